@@ -1,0 +1,91 @@
+// An opened, indexed trace. Opening imports the trace into an index once
+// (stored next to the trace, or in a cache directory), reuses it on later
+// opens, and rebuilds it when the trace changed or the index is corrupt.
+// A Trace is immutable after open and safe to share between threads; each
+// debugger client gets its own Cursor over it.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "formats/common/trace_reader.h"
+#include "state/error.h"
+#include "state/machine_state.h"
+
+namespace ttd {
+
+class IndexFile;
+class PageCache;
+
+struct OpenOptions {
+  std::string format;             // force a format ("" = sniff)
+  fmt::ReaderOptions reader;
+  std::string index_path;         // explicit index file ("" = next to trace or in cache_dir)
+  std::string cache_dir;          // used when the trace's folder is not writable
+  bool rebuild = false;           // ignore an existing index
+  uint32_t keyframe_interval = 4096;  // steps per chunk (a keyframe starts each chunk)
+  fmt::Progress progress;         // import progress (bytes of the source)
+};
+
+struct ThreadInfo {
+  uint64_t tid = 0, pid = 0;
+  uint64_t first_eid = 0, last_eid = 0;  // first and last step of this thread
+  uint64_t steps = 0;
+};
+
+struct IndexStats {
+  uint64_t steps = 0;
+  uint64_t chunks = 0;
+  uint64_t keyframes = 0;
+  uint64_t unique_pages = 0;
+  uint64_t index_bytes = 0;
+  uint64_t source_bytes = 0;
+  double build_seconds = 0;   // 0 when the index was reused
+  bool reused = false;
+  std::string index_path;
+};
+
+// One decoded step with its effects, as stored in the index.
+struct StepRecord {
+  uint64_t eid = 0;
+  fmt::StepInfo info;
+  std::vector<std::pair<std::string, fmt::AttrValue>> attrs;
+  struct RegWrite { uint16_t reg; std::vector<uint8_t> value; };
+  struct MemAccess { uint64_t addr; uint32_t size; bool write; std::vector<uint8_t> value; };
+  std::vector<RegWrite> regs;
+  std::vector<MemAccess> mem;
+};
+
+class Trace {
+ public:
+  static Result<std::shared_ptr<Trace>> open(const std::string& path, const OpenOptions& opts = {});
+  ~Trace();
+
+  const std::string& path() const { return path_; }
+  const fmt::TraceInfo& info() const { return info_; }
+  const ArchDesc& arch() const { return arch_desc(info_.arch); }
+  uint64_t step_count() const;
+  const std::vector<ThreadInfo>& threads() const { return threads_; }
+  const IndexStats& stats() const { return stats_; }
+  uint32_t chunk_steps() const;
+
+  // Decodes steps [from, to) in order; fn returns false to stop early.
+  Status for_each_step(uint64_t from, uint64_t to, const std::function<bool(const StepRecord&)>& fn) const;
+
+  // Internal: the index (used by Cursor and queries).
+  const IndexFile& index() const { return *index_; }
+  PageCache& pages() const { return *pages_; }
+
+ private:
+  Trace() = default;
+  std::string path_;
+  fmt::TraceInfo info_;
+  std::vector<ThreadInfo> threads_;
+  IndexStats stats_;
+  std::unique_ptr<IndexFile> index_;
+  std::unique_ptr<PageCache> pages_;
+};
+
+}  // namespace ttd

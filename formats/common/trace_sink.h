@@ -1,0 +1,98 @@
+// The common step stream every format reader produces. A reader walks its
+// file once, in order, and calls a TraceSink: first begin(), then effects
+// that set up the initial state, then for each step: step() followed by the
+// effects of that step. The consumer (the engine's indexer, a printer, a
+// verifier) decides what to do with them; readers know nothing of it.
+//
+// Position model: steps are numbered from 0 (EID) in the order step() is
+// called. The state at EID n is the state before step n runs; the pc of
+// step n is its address (the consumer sets the thread's pc register from
+// StepInfo::pc, so readers need not emit pc writes).
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "state/arch.h"
+
+namespace ttd::fmt {
+
+enum class StepKind : uint8_t {
+  Instruction = 0,
+  Syscall = 1,        // an instruction that entered the kernel; carries the kernel's effects
+  ThreadBegin = 2,
+  ThreadEnd = 3,
+  ContextChange = 4,
+  Interrupt = 5,
+  FunctionEnter = 6,  // XRay
+  FunctionExit = 7,
+  FunctionTailExit = 8,
+  CustomEvent = 9,
+  TypedEvent = 10,
+  Marker = 11,        // any other format-specific event
+};
+std::string_view step_kind_name(StepKind k);
+
+// What a format can reconstruct, for `ttd info` and for clients.
+struct Capabilities {
+  bool registers = false;       // full register values
+  bool memory_values = false;   // memory contents
+  bool memory_accesses = false; // addresses read/written (maybe without values)
+  bool code_bytes = false;      // instruction bytes at pc
+  std::string note;             // free text: what is missing and why
+};
+
+struct TraceInfo {
+  std::string format;     // "ucir", "xray-fdr", "rvnblock", "tenet", ...
+  ArchId arch = ArchId::X86_64;
+  std::string os;         // "linux", ...
+  std::string exec_path;  // program that was traced, if the trace names it
+  Capabilities caps;
+  std::vector<std::pair<std::string, std::string>> properties;  // format details for `ttd info`
+};
+
+struct StepInfo {
+  uint64_t tid = 0;
+  uint64_t pid = 0;
+  uint64_t pc = 0;
+  uint32_t size = 0;  // instruction size in bytes, 0 for events
+  StepKind kind = StepKind::Instruction;
+};
+
+// A per-step attribute shown by `ttd steps` (XRay function id, syscall
+// number, ...). Values are integers, signed integers, strings, or integer lists.
+using AttrValue = std::variant<uint64_t, int64_t, std::string, std::vector<uint64_t>>;
+
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+
+  virtual void begin(const TraceInfo& info) = 0;
+  // Starts step number N (N = number of previous step() calls).
+  virtual void step(const StepInfo& s) = 0;
+  // Attribute of the current step (ignored before the first step).
+  virtual void attr(std::string_view key, const AttrValue& v) {}
+
+  // Effects. `reg` is an index into arch_desc(info.arch).regs; the value is
+  // in target byte order, at most the register's size.
+  virtual void reg(uint64_t tid, uint16_t reg, std::span<const uint8_t> value) = 0;
+  virtual void reg_unknown(uint64_t tid, uint16_t reg) {}
+  virtual void mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t> bytes) = 0;
+  // A read of `size` bytes; `bytes` is empty when the trace does not say
+  // what was read, otherwise it holds the value read.
+  virtual void mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::span<const uint8_t> bytes) {}
+  virtual void mem_unknown(uint64_t pid, uint64_t addr, uint64_t size) {}
+  virtual void mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot, std::string_view name) {}
+  virtual void mem_unmap(uint64_t pid, uint64_t addr, uint64_t size) {}
+  virtual void mem_protect(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot) {}
+  virtual void thread_begin(uint64_t tid, uint64_t pid) {}
+  virtual void thread_end(uint64_t tid) {}
+
+  // Called once after the last step.
+  virtual void end() {}
+};
+
+}  // namespace ttd::fmt

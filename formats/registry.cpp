@@ -1,0 +1,40 @@
+#include <fstream>
+
+#include "formats/common/trace_reader.h"
+#include "formats/ucir/ucir_format.h"
+
+namespace ttd::fmt {
+
+const std::vector<FormatEntry>& all_formats() {
+  static const std::vector<FormatEntry> formats = {
+      ucir_format(),
+  };
+  return formats;
+}
+
+Result<std::unique_ptr<TraceReader>> open_trace(const std::string& path, const ReaderOptions& opts,
+                                                 const std::string& format) {
+  std::vector<uint8_t> head(4096);
+  size_t got = 0;
+  {
+    std::ifstream f(path, std::ios::binary);
+    if (f) {
+      f.read(reinterpret_cast<char*>(head.data()), head.size());
+      got = size_t(f.gcount());
+    }
+  }
+  head.resize(got);
+  for (const auto& e : all_formats()) {
+    if (!format.empty()) {
+      if (e.name == format) return e.open(path, opts);
+      continue;
+    }
+    if (e.sniff(path, head)) return e.open(path, opts);
+  }
+  if (!format.empty()) return make_error("--format", "unknown format '" + format + "'");
+  std::ifstream probe(path);
+  if (!probe) return make_error(path, "cannot open file");
+  return make_error(path, "not a trace format ttd knows (tried: ucir)");
+}
+
+}  // namespace ttd::fmt

@@ -1,0 +1,7 @@
+// usercorn UCIR traces: registry entry (sniff + open).
+#pragma once
+#include "formats/common/trace_reader.h"
+
+namespace ttd::fmt {
+FormatEntry ucir_format();
+}

@@ -1,0 +1,50 @@
+// Writes usercorn-compatible UCIR traces (as usercorn's trace.go writes
+// them: 74-byte header with big-endian version 1, then a snappy framed
+// stream of little-endian ops). Used by `ttd record` and by tests.
+//
+// Usage: create(); keyframe ops between begin_keyframe()/end_keyframe()
+// (registers, mappings, memory); then per basic block begin_frame(), jmp(),
+// and per instruction its memory ops, its register changes, then step();
+// a syscall instruction's step() is followed by begin_syscall() ... ops ...
+// end_syscall(). close() flushes and reports I/O errors.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "state/arch.h"
+#include "state/error.h"
+
+namespace ttd::fmt {
+
+class UcirWriter {
+ public:
+  static Result<std::unique_ptr<UcirWriter>> create(const std::string& path, ArchId arch,
+                                                    std::string_view os = "linux");
+  virtual ~UcirWriter() = default;
+
+  virtual void begin_keyframe() = 0;
+  virtual void end_keyframe() = 0;
+  virtual void begin_frame() = 0;  // ends the open frame, if any
+  virtual void jmp(uint64_t addr, uint32_t block_size) = 0;
+  virtual void step(uint8_t size) = 0;
+  // Register by index into arch_desc(arch).regs; written with the Unicorn
+  // 1.x register number usercorn used. Registers wider than 64 bits go out
+  // as OP_SPREG.
+  virtual void reg(uint16_t reg_index, std::span<const uint8_t> value_le) = 0;
+  virtual void reg_u64(uint16_t reg_index, uint64_t value) = 0;
+  virtual void mem_read(uint64_t addr, uint32_t size) = 0;
+  virtual void mem_write(uint64_t addr, std::span<const uint8_t> bytes) = 0;
+  virtual void mem_map(uint64_t addr, uint64_t size, uint8_t prot, std::string_view desc,
+                       std::string_view file = {}, uint64_t file_off = 0, uint64_t file_size = 0) = 0;
+  virtual void mem_unmap(uint64_t addr, uint64_t size) = 0;
+  virtual void mem_protect(uint64_t addr, uint64_t size, uint8_t prot) = 0;
+  virtual void begin_syscall(uint32_t num, uint64_t ret, std::span<const uint64_t> args) = 0;
+  virtual void end_syscall() = 0;
+  virtual void exit() = 0;
+  virtual Status close() = 0;
+};
+
+}  // namespace ttd::fmt

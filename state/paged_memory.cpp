@@ -1,0 +1,143 @@
+#include "state/paged_memory.h"
+
+#include <algorithm>
+
+namespace ttd {
+
+namespace {
+inline void set_valid_range(Page& p, uint64_t off, uint64_t n) {
+  for (uint64_t i = off; i < off + n;) {
+    if ((i & 63) == 0 && i + 64 <= off + n) {
+      p.valid[i >> 6] = ~0ull;
+      i += 64;
+    } else {
+      p.valid[i >> 6] |= 1ull << (i & 63);
+      ++i;
+    }
+  }
+}
+inline void clear_valid_range(Page& p, uint64_t off, uint64_t n) {
+  for (uint64_t i = off; i < off + n;) {
+    if ((i & 63) == 0 && i + 64 <= off + n) {
+      p.valid[i >> 6] = 0;
+      i += 64;
+    } else {
+      p.valid[i >> 6] &= ~(1ull << (i & 63));
+      ++i;
+    }
+  }
+}
+}  // namespace
+
+bool Page::all_valid() const {
+  return std::all_of(std::begin(valid), std::end(valid), [](uint64_t w) { return w == ~0ull; });
+}
+bool Page::none_valid() const {
+  return std::all_of(std::begin(valid), std::end(valid), [](uint64_t w) { return w == 0; });
+}
+
+Page* PagedMemory::writable_page(uint64_t no) {
+  if (no == last_no_) return last_;
+  auto& slot = pages_[no];
+  if (!slot) {
+    slot = std::make_shared<Page>();
+    std::memset(slot.get(), 0, sizeof(Page));
+  } else if (slot.use_count() > 1) {
+    slot = std::make_shared<Page>(*slot);
+  }
+  last_no_ = no;
+  last_ = slot.get();
+  return last_;
+}
+
+const Page* PagedMemory::find_page(uint64_t no) const {
+  auto it = pages_.find(no);
+  return it == pages_.end() ? nullptr : it->second.get();
+}
+
+void PagedMemory::set_page(uint64_t no, std::shared_ptr<Page> page) {
+  if (no == last_no_) {
+    last_no_ = ~0ull;
+    last_ = nullptr;
+  }
+  if (page)
+    pages_[no] = std::move(page);
+  else
+    pages_.erase(no);
+}
+
+void PagedMemory::write(uint64_t addr, const uint8_t* src, uint64_t len) {
+  while (len) {
+    uint64_t off = addr & (kPageSize - 1);
+    uint64_t n = std::min(len, kPageSize - off);
+    Page* p = writable_page(addr >> kPageShift);
+    std::memcpy(p->data + off, src, n);
+    set_valid_range(*p, off, n);
+    addr += n;
+    src += n;
+    len -= n;
+  }
+}
+
+void PagedMemory::fill(uint64_t addr, uint64_t len, uint8_t value) {
+  while (len) {
+    uint64_t off = addr & (kPageSize - 1);
+    uint64_t n = std::min(len, kPageSize - off);
+    Page* p = writable_page(addr >> kPageShift);
+    std::memset(p->data + off, value, n);
+    set_valid_range(*p, off, n);
+    addr += n;
+    len -= n;
+  }
+}
+
+void PagedMemory::invalidate(uint64_t addr, uint64_t len) {
+  while (len) {
+    uint64_t off = addr & (kPageSize - 1);
+    uint64_t n = std::min(len, kPageSize - off);
+    uint64_t no = addr >> kPageShift;
+    if (pages_.count(no)) {
+      Page* p = writable_page(no);
+      std::memset(p->data + off, 0, n);
+      clear_valid_range(*p, off, n);
+      if (p->none_valid()) set_page(no, nullptr);
+    }
+    if (n == len) break;
+    addr += n;
+    len -= n;
+  }
+}
+
+uint64_t PagedMemory::read(uint64_t addr, uint8_t* dst, uint8_t* valid, uint64_t len) const {
+  uint64_t known = 0;
+  while (len) {
+    uint64_t off = addr & (kPageSize - 1);
+    uint64_t n = std::min(len, kPageSize - off);
+    const Page* p = find_page(addr >> kPageShift);
+    if (!p) {
+      std::memset(dst, 0, n);
+      if (valid) std::memset(valid, 0, n);
+    } else {
+      std::memcpy(dst, p->data + off, n);
+      for (uint64_t i = 0; i < n; ++i) {
+        uint64_t b = off + i;
+        bool v = (p->valid[b >> 6] >> (b & 63)) & 1u;
+        if (valid) valid[i] = v;
+        known += v;
+      }
+    }
+    if (n == len) break;
+    addr += n;
+    dst += n;
+    if (valid) valid += n;
+    len -= n;
+  }
+  return known;
+}
+
+bool PagedMemory::all_known(uint64_t addr, uint64_t len) const {
+  std::vector<uint8_t> tmp(len);
+  return read(addr, tmp.data(), nullptr, len) == len;
+}
+
+}  // namespace ttd

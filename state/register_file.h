@@ -1,0 +1,43 @@
+// One thread's registers: raw bytes in target byte order (so a gdb 'g'
+// reply is their hex) plus a validity bit per register. A register the
+// trace never told us about is unknown, not zero.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "state/arch.h"
+
+namespace ttd {
+
+class RegisterFile {
+ public:
+  RegisterFile() = default;
+  explicit RegisterFile(const ArchDesc& arch);
+
+  const ArchDesc& arch() const { return *arch_; }
+  bool valid(uint16_t reg) const { return (valid_[reg >> 6] >> (reg & 63)) & 1u; }
+  // Raw bytes of a register in target byte order (size = regs[reg].bytes()).
+  std::span<const uint8_t> bytes(uint16_t reg) const;
+
+  // Sets the register from raw target-order bytes; shorter input is
+  // zero-extended (on the high side), longer input is cut.
+  void set_bytes(uint16_t reg, std::span<const uint8_t> value);
+  // Sets the low 64 bits from an integer (written in target byte order).
+  void set_u64(uint16_t reg, uint64_t value);
+  std::optional<uint64_t> get_u64(uint16_t reg) const;
+  void invalidate(uint16_t reg);
+  void invalidate_all();
+
+  std::span<const uint8_t> all_bytes() const { return bytes_; }
+  bool operator==(const RegisterFile& o) const;
+
+ private:
+  const ArchDesc* arch_ = nullptr;
+  std::vector<uint8_t> bytes_;
+  uint64_t valid_[4] = {0, 0, 0, 0};  // up to 256 registers
+};
+
+}  // namespace ttd
