@@ -7,21 +7,36 @@
 
 namespace ttd {
 
+namespace {
+// Inclusive last byte of [start, start+size), clamped to the top of the
+// address space. Working with "last" instead of "end" keeps a range that
+// ends exactly at 2^64 from wrapping to 0. size must be > 0.
+uint64_t last_byte(uint64_t start, uint64_t size) {
+  return size - 1 > ~0ull - start ? ~0ull : start + (size - 1);
+}
+// Size of [lo, hi]; the whole 2^64 space does not fit and loses its last byte.
+uint64_t span_size(uint64_t lo, uint64_t hi) {
+  uint64_t n = hi - lo + 1;
+  return n == 0 ? ~0ull : n;
+}
+}  // namespace
+
 void MemoryRegions::map(MemoryRegion r) {
   if (r.size == 0) return;
+  r.size = span_size(r.start, last_byte(r.start, r.size));  // clamp at the top
   unmap(r.start, r.size);
   regions_[r.start] = std::move(r);
 }
 
 void MemoryRegions::unmap(uint64_t start, uint64_t size) {
-  uint64_t end = start + size;
-  if (end < start) end = ~0ull;
+  if (size == 0) return;
+  uint64_t last = last_byte(start, size);
   auto it = regions_.upper_bound(start);
   if (it != regions_.begin()) --it;
-  while (it != regions_.end() && it->first < end) {
+  while (it != regions_.end() && it->first <= last) {
     MemoryRegion r = it->second;
-    uint64_t rend = r.start + r.size;
-    if (rend <= start) {
+    uint64_t rlast = last_byte(r.start, r.size);
+    if (rlast < start) {
       ++it;
       continue;
     }
@@ -31,10 +46,10 @@ void MemoryRegions::unmap(uint64_t start, uint64_t size) {
       head.size = start - r.start;
       regions_[head.start] = head;
     }
-    if (rend > end) {  // keep the tail
+    if (rlast > last) {  // keep the tail
       MemoryRegion tail = r;
-      tail.start = end;
-      tail.size = rend - end;
+      tail.start = last + 1;
+      tail.size = rlast - last;
       it = regions_.emplace(tail.start, tail).first;
       ++it;
     }
@@ -42,11 +57,12 @@ void MemoryRegions::unmap(uint64_t start, uint64_t size) {
 }
 
 void MemoryRegions::protect(uint64_t start, uint64_t size, uint8_t prot) {
-  uint64_t end = start + size;
+  if (size == 0) return;
+  uint64_t last = last_byte(start, size);
   std::vector<MemoryRegion> changed;
   for (auto& [s, r] : regions_) {
-    uint64_t lo = std::max(s, start), hi = std::min(s + r.size, end);
-    if (lo < hi) changed.push_back(MemoryRegion{lo, hi - lo, prot, r.name});
+    uint64_t lo = std::max(s, start), hi = std::min(last_byte(s, r.size), last);
+    if (lo <= hi) changed.push_back(MemoryRegion{lo, span_size(lo, hi), prot, r.name});
   }
   for (auto& c : changed) map(c);
 }

@@ -122,11 +122,9 @@ const std::vector<TypeDef>& type_defs() {
 <field name="NEP" start="2" end="2"/><field name="IOE" start="8" end="8"/>
 <field name="DZE" start="9" end="9"/><field name="OFE" start="10" end="10"/>
 <field name="UFE" start="11" end="11"/><field name="IXE" start="12" end="12"/>
-<field name="EBF" start="13" end="13"/><field name="IDE" start="15" end="15"/>
-<field name="Len" start="16" end="18"/><field name="FZ16" start="19" end="19"/>
-<field name="Stride" start="20" end="21"/><field name="RMode" start="22" end="23"/>
-<field name="FZ" start="24" end="24"/><field name="DN" start="25" end="25"/>
-<field name="AHP" start="26" end="26"/>
+<field name="IDE" start="15" end="15"/><field name="FZ16" start="19" end="19"/>
+<field name="RMode" start="22" end="23"/><field name="FZ" start="24" end="24"/>
+<field name="DN" start="25" end="25"/><field name="AHP" start="26" end="26"/>
 </flags>
 )"},
   };
