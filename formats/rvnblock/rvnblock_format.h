@@ -1,0 +1,7 @@
+// REVEN rvnblock traces: registry entry (sniff + open).
+#pragma once
+#include "formats/common/trace_reader.h"
+
+namespace ttd::fmt {
+FormatEntry rvnblock_format();
+}
