@@ -64,6 +64,9 @@ class Cursor {
   // The thread of the step at eid() (at the end: the thread of the last step).
   uint64_t current_tid() const;
 
+  // The step at eid() (nullopt at the end of the trace).
+  std::optional<fmt::StepInfo> current_step() const;
+
   // Positions at eid (0..step_count()). Errors for an EID out of range.
   Status seek(uint64_t eid);
 

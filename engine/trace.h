@@ -27,6 +27,9 @@ struct OpenOptions {
   bool rebuild = false;           // ignore an existing index
   uint32_t keyframe_interval = 4096;  // steps per chunk (a keyframe starts each chunk)
   fmt::Progress progress;         // import progress (bytes of the source)
+  // Supplies the reader instead of probing the registry (tests, tools that
+  // produce a step stream themselves).
+  std::function<Result<std::unique_ptr<fmt::TraceReader>>()> reader_factory;
 };
 
 struct ThreadInfo {

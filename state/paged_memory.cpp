@@ -37,7 +37,8 @@ bool Page::none_valid() const {
 }
 
 Page* PagedMemory::writable_page(uint64_t no) {
-  if (no == last_no_) return last_;
+  // Someone (a keyframe) may have started sharing the cached page since.
+  if (no == last_no_ && last_->use_count() == 1) return last_->get();
   auto& slot = pages_[no];
   if (!slot) {
     slot = std::make_shared<Page>();
@@ -46,8 +47,8 @@ Page* PagedMemory::writable_page(uint64_t no) {
     slot = std::make_shared<Page>(*slot);
   }
   last_no_ = no;
-  last_ = slot.get();
-  return last_;
+  last_ = &slot;
+  return slot.get();
 }
 
 const Page* PagedMemory::find_page(uint64_t no) const {
@@ -79,10 +80,30 @@ void PagedMemory::write(uint64_t addr, const uint8_t* src, uint64_t len) {
   }
 }
 
+namespace {
+// Whole pages of known zeros (fresh mappings) all share one page until written.
+std::shared_ptr<Page> shared_zero_page() {
+  static const std::shared_ptr<Page> zero = [] {
+    auto p = std::make_shared<Page>();
+    std::memset(p->data, 0, kPageSize);
+    std::memset(p->valid, 0xff, sizeof p->valid);
+    return p;
+  }();
+  return zero;
+}
+}  // namespace
+
 void PagedMemory::fill(uint64_t addr, uint64_t len, uint8_t value) {
   while (len) {
     uint64_t off = addr & (kPageSize - 1);
     uint64_t n = std::min(len, kPageSize - off);
+    if (value == 0 && n == kPageSize) {
+      set_page(addr >> kPageShift, shared_zero_page());
+      if (n == len) break;
+      addr += n;
+      len -= n;
+      continue;
+    }
     Page* p = writable_page(addr >> kPageShift);
     std::memset(p->data + off, value, n);
     set_valid_range(*p, off, n);

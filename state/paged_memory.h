@@ -24,6 +24,19 @@ using PagePtr = std::shared_ptr<const Page>;
 
 class PagedMemory {
  public:
+  PagedMemory() = default;
+  // Copies share pages; the write cache never crosses objects.
+  PagedMemory(const PagedMemory& o) : pages_(o.pages_) {}
+  PagedMemory(PagedMemory&& o) noexcept : pages_(std::move(o.pages_)) { o.clear(); }
+  PagedMemory& operator=(const PagedMemory& o) {
+    if (this != &o) { pages_ = o.pages_; last_no_ = ~0ull; last_ = nullptr; }
+    return *this;
+  }
+  PagedMemory& operator=(PagedMemory&& o) noexcept {
+    if (this != &o) { pages_ = std::move(o.pages_); last_no_ = ~0ull; last_ = nullptr; o.clear(); }
+    return *this;
+  }
+
   // Writes known bytes.
   void write(uint64_t addr, const uint8_t* src, uint64_t len);
   // Sets len bytes to a known value (used for zero-filled mappings).
@@ -49,7 +62,7 @@ class PagedMemory {
   std::unordered_map<uint64_t, std::shared_ptr<Page>> pages_;
   // One-entry cache of the last page written (already unshared).
   uint64_t last_no_ = ~0ull;
-  Page* last_ = nullptr;
+  std::shared_ptr<Page>* last_ = nullptr;  // map nodes are stable
 };
 
 }  // namespace ttd

@@ -68,6 +68,11 @@ void RegisterFile::invalidate_all() {
   std::fill(std::begin(valid_), std::end(valid_), 0);
 }
 
+void RegisterFile::restore(std::span<const uint8_t> bytes, const uint64_t valid[4]) {
+  std::copy_n(bytes.data(), std::min(bytes.size(), bytes_.size()), bytes_.begin());
+  std::copy_n(valid, 4, valid_);
+}
+
 bool RegisterFile::operator==(const RegisterFile& o) const {
   return arch_ == o.arch_ && bytes_ == o.bytes_ && std::equal(std::begin(valid_), std::end(valid_), std::begin(o.valid_));
 }

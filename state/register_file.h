@@ -32,6 +32,10 @@ class RegisterFile {
   void invalidate_all();
 
   std::span<const uint8_t> all_bytes() const { return bytes_; }
+  // Validity as 4 words of 64 bits (bit i = register i), for keyframes.
+  const uint64_t* valid_words() const { return valid_; }
+  // Restores bytes and validity saved with all_bytes()/valid_words().
+  void restore(std::span<const uint8_t> bytes, const uint64_t valid[4]);
   bool operator==(const RegisterFile& o) const;
 
  private:

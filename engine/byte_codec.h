@@ -1,0 +1,116 @@
+// Little helpers to write and read the index's compact encodings: LEB128
+// varints, zigzag, fixed-width little-endian integers. The reader is
+// bounds-checked: running past the end sets a flag instead of reading out
+// of bounds, so a corrupt index can never crash a decoder.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ttd {
+
+inline uint64_t zigzag(int64_t v) { return (uint64_t(v) << 1) ^ uint64_t(v >> 63); }
+inline int64_t unzigzag(uint64_t v) { return int64_t(v >> 1) ^ -int64_t(v & 1); }
+
+class ByteWriter {
+ public:
+  void u8(uint8_t v) { buf_.push_back(v); }
+  void var(uint64_t v) {
+    while (v >= 0x80) {
+      buf_.push_back(uint8_t(v) | 0x80);
+      v >>= 7;
+    }
+    buf_.push_back(uint8_t(v));
+  }
+  void svar(int64_t v) { var(zigzag(v)); }
+  void fixed64(uint64_t v) { bytes(&v, 8); }
+  void fixed32(uint32_t v) { bytes(&v, 4); }
+  void bytes(const void* p, size_t n) {
+    auto* b = static_cast<const uint8_t*>(p);
+    buf_.insert(buf_.end(), b, b + n);
+  }
+  void str(std::string_view s) {
+    var(s.size());
+    bytes(s.data(), s.size());
+  }
+  std::vector<uint8_t>& buf() { return buf_; }
+  size_t size() const { return buf_.size(); }
+  void clear() { buf_.clear(); }
+
+ private:
+  std::vector<uint8_t> buf_;
+};
+
+class ByteReader {
+ public:
+  ByteReader() = default;
+  ByteReader(const uint8_t* p, size_t n) : p_(p), end_(p + n) {}
+  bool ok() const { return !bad_; }
+  bool at_end() const { return p_ >= end_; }
+  size_t remaining() const { return size_t(end_ - p_); }
+  const uint8_t* pos() const { return p_; }
+
+  uint8_t u8() {
+    if (p_ >= end_) return fail();
+    return *p_++;
+  }
+  uint64_t var() {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (p_ >= end_) return fail();
+      uint8_t b = *p_++;
+      v |= uint64_t(b & 0x7f) << shift;
+      if (!(b & 0x80)) return v;
+    }
+    return fail();
+  }
+  int64_t svar() { return unzigzag(var()); }
+  uint64_t fixed64() {
+    uint64_t v = 0;
+    bytes(&v, 8);
+    return v;
+  }
+  uint32_t fixed32() {
+    uint32_t v = 0;
+    bytes(&v, 4);
+    return v;
+  }
+  bool bytes(void* out, size_t n) {
+    if (remaining() < n) {
+      fail();
+      return false;
+    }
+    std::memcpy(out, p_, n);
+    p_ += n;
+    return true;
+  }
+  // Returns a pointer to n bytes inside the buffer, or nullptr.
+  const uint8_t* take(size_t n) {
+    if (remaining() < n) {
+      fail();
+      return nullptr;
+    }
+    const uint8_t* r = p_;
+    p_ += n;
+    return r;
+  }
+  std::string str() {
+    uint64_t n = var();
+    const uint8_t* p = take(n);
+    return p ? std::string(reinterpret_cast<const char*>(p), n) : std::string();
+  }
+
+ private:
+  uint8_t fail() {
+    bad_ = true;
+    p_ = end_;
+    return 0;
+  }
+  const uint8_t* p_ = nullptr;
+  const uint8_t* end_ = nullptr;
+  bool bad_ = false;
+};
+
+}  // namespace ttd

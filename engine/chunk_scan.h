@@ -1,0 +1,44 @@
+// Searches over the step stream that consult chunk summaries first and
+// decode only the chunks that can hold a hit: the mechanism behind
+// continue / reverse-continue / watchpoints / per-thread stepping.
+#pragma once
+#include <cstdint>
+#include <optional>
+
+#include "engine/cursor.h"
+
+namespace ttd {
+
+struct ScanHit {
+  bool found = false;
+  bool interrupted = false;
+  uint64_t eid = 0;         // stop position
+  StopKind kind = StopKind::Breakpoint;
+  uint64_t addr = 0;        // breakpoint pc or watchpoint address
+  WatchKind watch = WatchKind::Write;
+  uint64_t access_eid = 0;  // watchpoints: the accessing step
+};
+
+class ChunkScan {
+ public:
+  explicit ChunkScan(const Trace& t);
+  // First EID >= from whose step belongs to thread tid.
+  std::optional<uint64_t> find_thread_forward(uint64_t from, uint64_t tid) const;
+  // Last EID < before whose step belongs to thread tid.
+  std::optional<uint64_t> find_thread_backward(uint64_t before, uint64_t tid) const;
+  // Earliest stop position > start (see Cursor::run_forward).
+  ScanHit find_stop_forward(uint64_t start, const StopConditions& c, const InterruptCheck& interrupted) const;
+  // Latest stop position < start (see Cursor::run_backward).
+  ScanHit find_stop_backward(uint64_t start, const StopConditions& c, const InterruptCheck& interrupted) const;
+
+ private:
+  std::optional<uint32_t> tidx_of(uint64_t tid) const;
+  bool may_hit(size_t chunk, const StopConditions& c) const;
+  // Visits the steps of one chunk in order: fn(eid, step, accesses).
+  template <class Fn>
+  bool scan_chunk(size_t chunk, bool want_accesses, const StopConditions& c, Fn&& fn) const;
+
+  const Trace& trace_;
+};
+
+}  // namespace ttd

@@ -1,0 +1,172 @@
+#include "engine/cursor.h"
+
+#include <algorithm>
+
+#include "engine/chunk_scan.h"
+#include "engine/index_file.h"
+#include "engine/keyframe_codec.h"
+#include "engine/page_cache.h"
+#include "engine/state_apply.h"
+#include "engine/step_codec.h"
+
+namespace ttd {
+
+struct Cursor::Impl {
+  const IndexFile* index = nullptr;
+  PageCache* pages = nullptr;
+  size_t chunk = SIZE_MAX;  // chunk whose stream is loaded
+  std::string buf;
+  std::unique_ptr<StepDecoder> dec;
+  std::unique_ptr<StateApplier> applier;
+  DecodedStep pending;       // header of the step at eid_
+  bool has_pending = false;
+  uint32_t last_tidx = 0;    // thread of the last applied step
+  bool any_applied = false;
+};
+
+Cursor::Cursor(std::shared_ptr<const Trace> trace) : trace_(std::move(trace)), impl_(new Impl) {
+  impl_->index = &trace_->index();
+  impl_->pages = &trace_->pages();
+  state_ = MachineState(trace_->arch());
+  Status s = seek(0);
+  (void)s;  // an empty or corrupt trace leaves an empty state; seek reports later
+}
+Cursor::~Cursor() = default;
+Cursor::Cursor(Cursor&&) noexcept = default;
+
+uint64_t Cursor::current_tid() const {
+  const auto& slots = impl_->index->thread_slots();
+  if (impl_->has_pending && impl_->pending.tidx < slots.size()) return slots[impl_->pending.tidx].tid;
+  if (impl_->any_applied && impl_->last_tidx < slots.size()) return slots[impl_->last_tidx].tid;
+  if (!trace_->threads().empty()) return trace_->threads().back().tid;
+  return 0;
+}
+
+std::optional<fmt::StepInfo> Cursor::current_step() const {
+  if (!impl_->has_pending) return std::nullopt;
+  const auto& slot = impl_->index->thread_slots()[impl_->pending.tidx];
+  return fmt::StepInfo{slot.tid, slot.pid, impl_->pending.pc, impl_->pending.size, impl_->pending.kind};
+}
+
+namespace {
+Error corrupt(const Trace& t, size_t chunk) {
+  return make_error(t.stats().index_path, "index chunk " + std::to_string(chunk) + " is corrupt; rebuild with `ttd index --rebuild`");
+}
+}  // namespace
+
+Status Cursor::seek(uint64_t target) {
+  Impl& I = *impl_;
+  const IndexFile& idx = *I.index;
+  uint64_t count = idx.meta().step_count;
+  if (target > count)
+    return make_error("EID", std::to_string(target) + " is out of range (the trace has " + std::to_string(count) +
+                                 " steps, EIDs 0.." + std::to_string(count) + ")");
+  if (idx.chunks().empty()) return make_error(trace_->stats().index_path, "index has no chunks");
+  size_t c = idx.chunk_of(target);
+  const auto& slots = idx.thread_slots();
+  // Replay forward from here when that is shorter than from the keyframe.
+  bool continue_here = I.chunk != SIZE_MAX && eid_ <= target && I.chunk <= c &&
+                       (I.chunk == c || target - eid_ < idx.chunk_steps());
+  if (!continue_here) {
+    const ChunkEntry& ch = idx.chunks()[c];
+    std::string kf;
+    if (!idx.read_blob(ch.keyframe, kf)) return corrupt(*trace_, c);
+    MachineState st(trace_->arch());
+    if (!decode_keyframe(reinterpret_cast<const uint8_t*>(kf.data()), kf.size(),
+                         [&](uint64_t id) { return I.pages->get(id); }, st))
+      return corrupt(*trace_, c);
+    state_ = std::move(st);
+    if (!idx.read_blob(ch.stream, I.buf)) return corrupt(*trace_, c);
+    I.chunk = c;
+    I.dec = std::make_unique<StepDecoder>(trace_->arch(), reinterpret_cast<const uint8_t*>(I.buf.data()), I.buf.size());
+    I.applier = std::make_unique<StateApplier>(state_, slots);
+    eid_ = ch.first_eid;
+    I.has_pending = false;
+    I.any_applied = false;
+    if (ch.steps && !(I.has_pending = I.dec->next(I.pending))) return corrupt(*trace_, c);
+    if (I.has_pending && I.pending.tidx >= slots.size()) return corrupt(*trace_, c);
+  }
+  while (eid_ < target) {
+    // Apply the pending step.
+    const DecodedStep& s = I.pending;
+    I.applier->begin_step(s.tidx, s.pc, s.size);
+    if (!I.dec->effects(s, *I.applier, slots[s.tidx].pid)) return corrupt(*trace_, I.chunk);
+    I.applier->end_step(s.tidx, s.pc, s.size);
+    I.last_tidx = s.tidx;
+    I.any_applied = true;
+    ++eid_;
+    I.has_pending = false;
+    const ChunkEntry& ch = idx.chunks()[I.chunk];
+    if (eid_ == ch.first_eid + ch.steps) {
+      if (I.chunk + 1 >= idx.chunks().size()) break;  // end of trace
+      // Continue into the next chunk with the same state (a fresh decoder:
+      // chunk encodings are self-contained).
+      ++I.chunk;
+      if (!idx.read_blob(idx.chunks()[I.chunk].stream, I.buf)) return corrupt(*trace_, I.chunk);
+      I.dec = std::make_unique<StepDecoder>(trace_->arch(), reinterpret_cast<const uint8_t*>(I.buf.data()), I.buf.size());
+    }
+    if (!(I.has_pending = I.dec->next(I.pending)) || I.pending.tidx >= slots.size()) return corrupt(*trace_, I.chunk);
+  }
+  if (I.has_pending) I.applier->position(I.pending.tidx, I.pending.pc);
+  return {};
+}
+
+Stop Cursor::step_forward(std::optional<uint64_t> tid) {
+  uint64_t t = tid.value_or(current_tid());
+  ChunkScan scan(*trace_);
+  uint64_t count = trace_->step_count();
+  auto first = scan.find_thread_forward(eid_, t);  // t's next step to execute
+  std::optional<uint64_t> next;
+  if (first) next = scan.find_thread_forward(*first + 1, t);
+  if (!next) {
+    (void)seek(count);
+    return Stop{StopKind::HistoryEnd, count, t};
+  }
+  (void)seek(*next);
+  return Stop{StopKind::Step, *next, t};
+}
+
+Stop Cursor::step_backward(std::optional<uint64_t> tid) {
+  uint64_t t = tid.value_or(current_tid());
+  ChunkScan scan(*trace_);
+  auto prev = eid_ ? scan.find_thread_backward(eid_, t) : std::nullopt;
+  if (!prev) {
+    (void)seek(0);
+    return Stop{StopKind::HistoryBegin, 0, current_tid()};
+  }
+  (void)seek(*prev);
+  return Stop{StopKind::Step, *prev, t};
+}
+
+Stop Cursor::run_forward(const StopConditions& c, const InterruptCheck& interrupted) {
+  ChunkScan scan(*trace_);
+  uint64_t count = trace_->step_count();
+  ScanHit hit = scan.find_stop_forward(eid_, c, interrupted);
+  if (hit.interrupted) {
+    (void)seek(std::max(eid_, hit.eid));
+    return Stop{StopKind::Interrupted, eid_, current_tid()};
+  }
+  if (!hit.found) {
+    (void)seek(count);
+    return Stop{StopKind::HistoryEnd, count, current_tid()};
+  }
+  (void)seek(hit.eid);
+  return Stop{hit.kind, hit.eid, current_tid(), hit.addr, hit.watch, hit.access_eid};
+}
+
+Stop Cursor::run_backward(const StopConditions& c, const InterruptCheck& interrupted) {
+  ChunkScan scan(*trace_);
+  ScanHit hit = scan.find_stop_backward(eid_, c, interrupted);
+  if (hit.interrupted) {
+    (void)seek(std::min(eid_, hit.eid));
+    return Stop{StopKind::Interrupted, eid_, current_tid()};
+  }
+  if (!hit.found) {
+    (void)seek(0);
+    return Stop{StopKind::HistoryBegin, 0, current_tid()};
+  }
+  (void)seek(hit.eid);
+  return Stop{hit.kind, hit.eid, current_tid(), hit.addr, hit.watch, hit.access_eid};
+}
+
+}  // namespace ttd

@@ -1,0 +1,412 @@
+#include "engine/index_builder.h"
+
+#include <snappy.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <unordered_map>
+
+#include "engine/index_meta_json.h"
+#include "engine/keyframe_codec.h"
+#include "engine/state_apply.h"
+#include "engine/step_codec.h"
+
+namespace ttd {
+
+namespace {
+
+// Collects a sorted unique list, skipping most repeats cheaply with a small
+// direct-mapped cache (loops execute the same pcs and pages again and again).
+class UniqueCollector {
+ public:
+  UniqueCollector() { reset(); }
+  void add(uint64_t v) {
+    uint64_t& slot = seen_[(v ^ (v >> 9) ^ (v >> 17)) & (seen_.size() - 1)];
+    if (slot == v) return;
+    slot = v;
+    values_.push_back(v);
+  }
+  void reset() {
+    seen_.fill(~0ull);
+    values_.clear();
+  }
+  std::vector<uint64_t> take() {
+    std::sort(values_.begin(), values_.end());
+    values_.erase(std::unique(values_.begin(), values_.end()), values_.end());
+    std::vector<uint64_t> out;
+    out.swap(values_);
+    reset();
+    return out;
+  }
+
+ private:
+  std::array<uint64_t, 1024> seen_;
+  std::vector<uint64_t> values_;
+};
+
+struct PageKey {
+  uint64_t lo, hi;
+  bool operator==(const PageKey&) const = default;
+};
+struct PageKeyHash {
+  size_t operator()(const PageKey& k) const { return size_t(k.lo); }
+};
+struct StoredPage {
+  std::shared_ptr<Page> page;  // keeps the live page shared, so writes copy it
+  uint64_t id = 0;
+};
+
+void write_list(ByteWriter& w, const std::vector<uint64_t>& v) {
+  w.var(v.size());
+  uint64_t prev = 0;
+  for (uint64_t x : v) {
+    w.var(x - prev);
+    prev = x;
+  }
+}
+void write_ref(ByteWriter& w, const BlobRef& b) {
+  w.var(b.offset);
+  w.var(b.size);
+  w.var(b.raw_size);
+}
+
+}  // namespace
+
+struct IndexBuilder::Impl {
+  std::string path, tmp_path;
+  SourceStamp stamp;
+  uint32_t chunk_steps;
+  FILE* out = nullptr;
+  uint64_t out_pos = kIndexHeaderSize;
+  XXH3_state_t* data_hash = nullptr;
+  std::string write_error;
+  bool finished = false;
+
+  IndexMeta meta;
+  const ArchDesc* arch = nullptr;
+  MachineState live;
+  std::vector<ThreadSlot> slots;
+  std::unordered_map<uint64_t, uint32_t> tidx_of;
+  std::unordered_map<std::string, uint32_t> attr_ids;
+  std::unique_ptr<StateApplier> applier;
+  std::unique_ptr<StepEncoder> enc;
+
+  bool in_step = false;
+  uint64_t steps = 0;
+  uint32_t cur_tidx = 0;
+  uint64_t cur_pc = 0;
+  uint32_t cur_size = 0;
+  uint64_t cur_pid = 0;
+
+  bool chunk_open = false;
+  ChunkEntry chunk;
+  UniqueCollector pcs, pages_r, pages_w, threads;
+  std::vector<ChunkEntry> chunks;
+
+  std::vector<BlobRef> pages;
+  std::unordered_map<PageKey, uint64_t, PageKeyHash> page_ids;
+  std::unordered_map<uint64_t, std::unordered_map<uint64_t, StoredPage>> prev_pages;  // pid -> page no -> stored
+  std::string compressed;
+
+  BlobRef write_blob(const uint8_t* data, size_t n) {
+    compressed.resize(snappy::MaxCompressedLength(n));
+    size_t clen = 0;
+    snappy::RawCompress(reinterpret_cast<const char*>(data), n, compressed.data(), &clen);
+    BlobRef ref{out_pos, uint32_t(clen), uint32_t(n)};
+    if (out && std::fwrite(compressed.data(), 1, clen, out) != clen && write_error.empty())
+      write_error = std::strerror(errno);
+    XXH3_64bits_update(data_hash, compressed.data(), clen);
+    out_pos += clen;
+    return ref;
+  }
+
+  uint64_t page_id(uint64_t pid, uint64_t no, const std::shared_ptr<Page>& page) {
+    StoredPage& prev = prev_pages[pid][no];
+    if (prev.page == page) return prev.id;
+    XXH128_hash_t h = XXH3_128bits(page.get(), sizeof(Page));
+    PageKey key{h.low64, h.high64};
+    auto it = page_ids.find(key);
+    uint64_t id;
+    if (it != page_ids.end()) {
+      id = it->second;
+    } else {
+      id = pages.size();
+      pages.push_back(write_blob(reinterpret_cast<const uint8_t*>(page.get()), sizeof(Page)));
+      page_ids.emplace(key, id);
+    }
+    prev.page = page;
+    prev.id = id;
+    return id;
+  }
+
+  uint32_t thread_index(uint64_t tid, uint64_t pid) {
+    auto it = tidx_of.find(tid);
+    if (it != tidx_of.end()) return it->second;
+    uint32_t idx = uint32_t(slots.size());
+    slots.push_back(ThreadSlot{tid, pid});
+    meta.threads.push_back(ThreadInfo{tid, pid, 0, 0, 0});
+    tidx_of.emplace(tid, idx);
+    return idx;
+  }
+
+  void open_chunk() {
+    chunk = ChunkEntry{};
+    chunk.first_eid = steps;
+    ByteWriter kf;
+    encode_keyframe(live, [this](uint64_t pid, uint64_t no, const std::shared_ptr<Page>& p) { return page_id(pid, no, p); },
+                    kf);
+    chunk.keyframe = write_blob(kf.buf().data(), kf.size());
+    enc->reset();
+    chunk_open = true;
+  }
+
+  void close_chunk() {
+    if (!chunk_open) return;
+    enc->end_step();
+    auto& buf = enc->out().buf();
+    chunk.stream = write_blob(buf.data(), buf.size());
+    enc->out().clear();
+    chunk.steps = uint32_t(steps - chunk.first_eid);
+    chunk.summary.pcs = pcs.take();
+    chunk.summary.pages_read = pages_r.take();
+    chunk.summary.pages_written = pages_w.take();
+    for (uint64_t t : threads.take()) chunk.summary.threads.push_back(uint32_t(t));
+    chunks.push_back(std::move(chunk));
+    chunk_open = false;
+  }
+
+  void finish_step() {
+    if (!in_step) return;
+    applier->end_step(cur_tidx, cur_pc, cur_size);
+    in_step = false;
+  }
+
+  void note_pages(UniqueCollector& c, uint64_t addr, uint64_t len) {
+    if (len == 0) return;
+    for (uint64_t p = addr >> kPageShift, last = (addr + len - 1) >> kPageShift; p <= last; ++p) c.add(p);
+  }
+};
+
+IndexBuilder::IndexBuilder(std::string index_path, SourceStamp stamp, uint32_t chunk_steps) : impl_(new Impl) {
+  impl_->path = std::move(index_path);
+  impl_->tmp_path = impl_->path + ".tmp." + std::to_string(::getpid());
+  impl_->stamp = stamp;
+  impl_->chunk_steps = std::max<uint32_t>(chunk_steps, 1);
+  impl_->data_hash = XXH3_createState();
+  XXH3_64bits_reset(impl_->data_hash);
+  impl_->out = std::fopen(impl_->tmp_path.c_str(), "wb");
+  if (!impl_->out) {
+    impl_->write_error = "cannot create " + impl_->tmp_path + ": " + std::strerror(errno);
+  } else {
+    static char header_space[kIndexHeaderSize] = {0};
+    std::fwrite(header_space, 1, kIndexHeaderSize, impl_->out);
+  }
+}
+
+IndexBuilder::~IndexBuilder() {
+  if (impl_->out) std::fclose(impl_->out);
+  if (!impl_->finished) std::remove(impl_->tmp_path.c_str());
+  XXH3_freeState(impl_->data_hash);
+}
+
+void IndexBuilder::begin(const fmt::TraceInfo& info) {
+  auto& I = *impl_;
+  I.meta.info = info;
+  I.arch = &arch_desc(info.arch);
+  I.live = MachineState(*I.arch);
+  I.applier = std::make_unique<StateApplier>(I.live, I.slots);
+  I.enc = std::make_unique<StepEncoder>(*I.arch);
+}
+
+void IndexBuilder::step(const fmt::StepInfo& s) {
+  auto& I = *impl_;
+  I.finish_step();
+  uint32_t tidx = I.thread_index(s.tid, s.pid);
+  if (I.steps % I.chunk_steps == 0) {
+    I.close_chunk();
+    I.applier->position(tidx, s.pc);
+    I.open_chunk();
+  }
+  ThreadInfo& ti = I.meta.threads[tidx];
+  if (ti.steps == 0) ti.first_eid = I.steps;
+  ti.last_eid = I.steps;
+  ++ti.steps;
+  I.cur_tidx = tidx;
+  I.cur_pc = s.pc;
+  I.cur_size = s.size;
+  I.cur_pid = I.slots[tidx].pid;
+  I.applier->begin_step(tidx, s.pc, s.size);
+  I.enc->begin_step(tidx, I.cur_pid, s.pc, s.size, s.kind);
+  I.pcs.add(s.pc);
+  I.threads.add(tidx);
+  I.in_step = true;
+  ++I.steps;
+}
+
+void IndexBuilder::attr(std::string_view key, const fmt::AttrValue& v) {
+  auto& I = *impl_;
+  if (!I.in_step) return;
+  auto it = I.attr_ids.find(std::string(key));
+  if (it == I.attr_ids.end()) {
+    it = I.attr_ids.emplace(std::string(key), uint32_t(I.meta.attr_keys.size())).first;
+    I.meta.attr_keys.emplace_back(key);
+  }
+  I.enc->attr(it->second, v);
+}
+
+void IndexBuilder::reg(uint64_t tid, uint16_t reg, std::span<const uint8_t> value) {
+  auto& I = *impl_;
+  if (reg >= I.arch->regs.size()) return;
+  uint32_t tidx = I.thread_index(tid, I.in_step ? I.cur_pid : 1);
+  if (I.in_step) {
+    I.enc->reg(tidx, reg, value);
+    I.chunk.summary.regs_written[reg >> 6] |= 1ull << (reg & 63);
+  }
+  I.applier->reg(tidx, reg, value.data(), uint32_t(value.size()));
+}
+
+void IndexBuilder::reg_unknown(uint64_t tid, uint16_t reg) {
+  auto& I = *impl_;
+  if (reg >= I.arch->regs.size()) return;
+  uint32_t tidx = I.thread_index(tid, I.in_step ? I.cur_pid : 1);
+  if (I.in_step) {
+    I.enc->reg_unknown(tidx, reg);
+    I.chunk.summary.regs_written[reg >> 6] |= 1ull << (reg & 63);
+  }
+  I.applier->reg_unknown(tidx, reg);
+}
+
+void IndexBuilder::mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t> bytes) {
+  auto& I = *impl_;
+  if (I.in_step) {
+    I.enc->mem_write(pid, addr, bytes);
+    I.note_pages(I.pages_w, addr, bytes.size());
+  }
+  I.applier->mem_write(pid, addr, bytes.data(), bytes.size());
+}
+
+void IndexBuilder::mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::span<const uint8_t> bytes) {
+  auto& I = *impl_;
+  if (I.in_step) {
+    I.enc->mem_read(pid, addr, size, bytes);
+    I.note_pages(I.pages_r, addr, size);
+  }
+  I.applier->mem_read(pid, addr, size, bytes.size() == size && size ? bytes.data() : nullptr);
+}
+
+void IndexBuilder::mem_unknown(uint64_t pid, uint64_t addr, uint64_t size) {
+  auto& I = *impl_;
+  if (I.in_step) {
+    I.enc->mem_unknown(pid, addr, size);
+    I.note_pages(I.pages_w, addr, size);
+  }
+  I.applier->mem_unknown(pid, addr, size);
+}
+
+void IndexBuilder::mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot, std::string_view name) {
+  auto& I = *impl_;
+  if (I.in_step) {
+    I.enc->mem_map(pid, addr, size, prot, name);
+    I.note_pages(I.pages_w, addr, size);
+  }
+  I.applier->mem_map(pid, addr, size, prot, name);
+}
+
+void IndexBuilder::mem_unmap(uint64_t pid, uint64_t addr, uint64_t size) {
+  auto& I = *impl_;
+  if (I.in_step) {
+    I.enc->mem_unmap(pid, addr, size);
+    I.note_pages(I.pages_w, addr, size);
+  }
+  I.applier->mem_unmap(pid, addr, size);
+}
+
+void IndexBuilder::mem_protect(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot) {
+  auto& I = *impl_;
+  if (I.in_step) I.enc->mem_protect(pid, addr, size, prot);
+  I.applier->mem_protect(pid, addr, size, prot);
+}
+
+void IndexBuilder::thread_begin(uint64_t tid, uint64_t pid) {
+  auto& I = *impl_;
+  uint32_t tidx = I.thread_index(tid, pid);
+  if (I.in_step) I.enc->thread_begin(tidx);
+  I.applier->thread_begin(tidx);
+}
+
+void IndexBuilder::thread_end(uint64_t tid) {
+  auto& I = *impl_;
+  auto it = I.tidx_of.find(tid);
+  if (it == I.tidx_of.end()) return;
+  if (I.in_step) I.enc->thread_end(it->second);
+  I.applier->thread_end(it->second);
+}
+
+void IndexBuilder::end() {
+  auto& I = *impl_;
+  I.finish_step();
+  I.close_chunk();
+  if (I.chunks.empty()) {  // no steps: one empty chunk holds the initial state
+    I.open_chunk();
+    I.close_chunk();
+  }
+}
+
+Status IndexBuilder::finish(double build_seconds) {
+  auto& I = *impl_;
+  if (!I.arch) return make_error(I.path, "the trace reader produced no trace");
+  if (I.chunk_open || I.chunks.empty()) end();
+  I.meta.step_count = I.steps;
+  I.meta.unique_pages = I.pages.size();
+  I.meta.build_seconds = build_seconds;
+
+  ByteWriter dir;
+  dir.str(meta_to_json(I.meta));
+  dir.var(I.chunks.size());
+  for (const auto& c : I.chunks) {
+    dir.var(c.steps);
+    write_ref(dir, c.stream);
+    write_ref(dir, c.keyframe);
+    write_list(dir, c.summary.pcs);
+    write_list(dir, c.summary.pages_read);
+    write_list(dir, c.summary.pages_written);
+    std::vector<uint64_t> t(c.summary.threads.begin(), c.summary.threads.end());
+    write_list(dir, t);
+    for (uint64_t w : c.summary.regs_written) dir.fixed64(w);
+  }
+  dir.var(I.pages.size());
+  for (const auto& p : I.pages) write_ref(dir, p);
+
+  IndexHeader h{};
+  std::memcpy(h.magic, kIndexMagic, 8);
+  h.version = kIndexVersion;
+  h.chunk_steps = I.chunk_steps;
+  h.source_size = I.stamp.size;
+  h.source_mtime_ns = I.stamp.mtime_ns;
+  h.source_fingerprint = I.stamp.fingerprint;
+  h.dir_offset = I.out_pos;
+  h.dir_size = dir.size();
+  h.dir_checksum = XXH3_64bits(dir.buf().data(), dir.size());
+  h.data_checksum = XXH3_64bits_digest(I.data_hash);
+  h.header_checksum = XXH3_64bits(&h, offsetof(IndexHeader, header_checksum));
+
+  if (!I.out) return make_error(I.path, I.write_error);
+  bool ok = std::fwrite(dir.buf().data(), 1, dir.size(), I.out) == dir.size();
+  ok = ok && std::fseek(I.out, 0, SEEK_SET) == 0 && std::fwrite(&h, 1, sizeof h, I.out) == sizeof h;
+  ok = ok && std::fflush(I.out) == 0;
+  if (!ok && I.write_error.empty()) I.write_error = std::strerror(errno);
+  std::fclose(I.out);
+  I.out = nullptr;
+  if (!I.write_error.empty()) return make_error(I.tmp_path, "writing the index failed: " + I.write_error);
+  if (std::rename(I.tmp_path.c_str(), I.path.c_str()) != 0)
+    return make_error(I.path, std::string("cannot move the index into place: ") + std::strerror(errno));
+  I.finished = true;
+  return {};
+}
+
+}  // namespace ttd

@@ -1,0 +1,48 @@
+// Write side of a trace index: a TraceSink that replays the format's step
+// stream into a live MachineState, encodes steps into chunks with their
+// summaries, takes a keyframe at every chunk start (pages deduplicated by
+// content across all keyframes) and finally writes the index atomically.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "engine/index_file.h"
+#include "formats/common/trace_sink.h"
+
+namespace ttd {
+
+// A register effect for a thread never announced (by a step or by
+// thread_begin) creates it in the process of the current step, or in
+// process 1 before the first step.
+class IndexBuilder : public fmt::TraceSink {
+ public:
+  // Writes to `index_path` (through a temporary file) once finish() is called.
+  IndexBuilder(std::string index_path, SourceStamp stamp, uint32_t chunk_steps);
+  ~IndexBuilder() override;
+
+  void begin(const fmt::TraceInfo& info) override;
+  void step(const fmt::StepInfo& s) override;
+  void attr(std::string_view key, const fmt::AttrValue& v) override;
+  void reg(uint64_t tid, uint16_t reg, std::span<const uint8_t> value) override;
+  void reg_unknown(uint64_t tid, uint16_t reg) override;
+  void mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t> bytes) override;
+  void mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::span<const uint8_t> bytes) override;
+  void mem_unknown(uint64_t pid, uint64_t addr, uint64_t size) override;
+  void mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot, std::string_view name) override;
+  void mem_unmap(uint64_t pid, uint64_t addr, uint64_t size) override;
+  void mem_protect(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot) override;
+  void thread_begin(uint64_t tid, uint64_t pid) override;
+  void thread_end(uint64_t tid) override;
+  void end() override;
+
+  // Writes the index file (atomically). Call after the reader succeeded;
+  // if it is never called the temporary file is removed.
+  Status finish(double build_seconds);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ttd

@@ -1,0 +1,175 @@
+#include "engine/index_file.h"
+
+#include <fcntl.h>
+#include <snappy.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+#include "engine/byte_codec.h"
+#include "engine/index_meta_json.h"
+
+namespace ttd {
+
+namespace fs = std::filesystem;
+
+Result<SourceStamp> stamp_source(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return make_error(path, std::string("cannot open: ") + std::strerror(errno));
+  SourceStamp s;
+  s.mtime_ns = uint64_t(st.st_mtim.tv_sec) * 1000000000ull + uint64_t(st.st_mtim.tv_nsec);
+  XXH3_state_t* h = XXH3_createState();
+  XXH3_64bits_reset(h);
+  if (S_ISDIR(st.st_mode)) {
+    std::error_code ec;
+    std::vector<std::string> names;
+    for (auto& e : fs::directory_iterator(path, ec)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    for (auto& n : names) {
+      struct stat fst {};
+      std::string p = path + "/" + n;
+      if (::stat(p.c_str(), &fst) != 0 || !S_ISREG(fst.st_mode)) continue;
+      XXH3_64bits_update(h, n.data(), n.size());
+      uint64_t v[2] = {uint64_t(fst.st_size), uint64_t(fst.st_mtim.tv_sec) * 1000000000ull + uint64_t(fst.st_mtim.tv_nsec)};
+      XXH3_64bits_update(h, v, sizeof v);
+      s.size += uint64_t(fst.st_size);
+    }
+  } else {
+    s.size = uint64_t(st.st_size);
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      XXH3_freeState(h);
+      return make_error(path, std::string("cannot open: ") + std::strerror(errno));
+    }
+    // Head and tail: enough to notice a rewritten trace without reading it all.
+    std::vector<uint8_t> buf(1 << 16);
+    ssize_t n = ::pread(fd, buf.data(), buf.size(), 0);
+    if (n > 0) XXH3_64bits_update(h, buf.data(), size_t(n));
+    if (s.size > buf.size()) {
+      n = ::pread(fd, buf.data(), buf.size(), off_t(s.size - buf.size()));
+      if (n > 0) XXH3_64bits_update(h, buf.data(), size_t(n));
+    }
+    ::close(fd);
+  }
+  XXH3_64bits_update(h, &s.size, sizeof s.size);
+  s.fingerprint = XXH3_64bits_digest(h);
+  XXH3_freeState(h);
+  return s;
+}
+
+IndexFile::~IndexFile() {
+  if (map_) ::munmap(const_cast<uint8_t*>(map_), size_);
+}
+
+Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, const SourceStamp& expect) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return make_error(path, "no index yet");
+  struct stat st {};
+  ::fstat(fd, &st);
+  uint64_t size = uint64_t(st.st_size);
+  if (size < kIndexHeaderSize) {
+    ::close(fd);
+    return make_error_at(path, 0, "index file too short");
+  }
+  void* m = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (m == MAP_FAILED) return make_error(path, "cannot map index");
+  std::unique_ptr<IndexFile> f(new IndexFile());
+  f->map_ = static_cast<const uint8_t*>(m);
+  f->size_ = size;
+
+  IndexHeader h;
+  std::memcpy(&h, f->map_, sizeof h);
+  if (std::memcmp(h.magic, kIndexMagic, 8) != 0) return make_error_at(path, 0, "not a ttd index (bad magic)");
+  if (XXH3_64bits(&h, offsetof(IndexHeader, header_checksum)) != h.header_checksum)
+    return make_error_at(path, 0, "index header checksum mismatch");
+  if (h.version != kIndexVersion)
+    return make_error_at(path, 8, "index version " + std::to_string(h.version) + ", this ttd writes " +
+                                      std::to_string(kIndexVersion));
+  SourceStamp got{h.source_size, h.source_mtime_ns, h.source_fingerprint};
+  if (!(got == expect)) return make_error(path, "index is stale: the trace changed since it was built");
+  if (h.dir_offset < kIndexHeaderSize || h.dir_offset > size || h.dir_size > size - h.dir_offset)
+    return make_error_at(path, 48, "index directory out of bounds");
+  if (h.chunk_steps == 0) return make_error_at(path, 12, "index chunk size is 0");
+  const uint8_t* dir = f->map_ + h.dir_offset;
+  if (XXH3_64bits(dir, h.dir_size) != h.dir_checksum)
+    return make_error_at(path, h.dir_offset, "index directory checksum mismatch");
+  if (XXH3_64bits(f->map_ + kIndexHeaderSize, h.dir_offset - kIndexHeaderSize) != h.data_checksum)
+    return make_error_at(path, kIndexHeaderSize, "index data checksum mismatch");
+  f->chunk_steps_ = h.chunk_steps;
+  if (auto s = f->parse_directory(path, dir, h.dir_size); !s) return s.error();
+  return f;
+}
+
+namespace {
+template <class T>
+bool read_list(ByteReader& r, std::vector<T>& out) {
+  uint64_t n = r.var();
+  if (n > r.remaining()) return false;
+  out.resize(n);
+  uint64_t prev = 0;
+  for (auto& x : out) {
+    prev += r.var();
+    x = T(prev);
+  }
+  return r.ok();
+}
+bool read_ref(ByteReader& r, BlobRef& b) {
+  b.offset = r.var();
+  b.size = uint32_t(r.var());
+  b.raw_size = uint32_t(r.var());
+  return r.ok();
+}
+}  // namespace
+
+Status IndexFile::parse_directory(const std::string& path, const uint8_t* p, size_t n) {
+  ByteReader r(p, n);
+  std::string json = r.str();
+  if (!r.ok() || !meta_from_json(json, meta_)) return make_error(path, "index metadata is malformed");
+  uint64_t nchunks = r.var();
+  if (nchunks > n) return make_error(path, "index chunk table is malformed");
+  chunks_.resize(nchunks);
+  uint64_t eid = 0;
+  for (auto& c : chunks_) {
+    c.first_eid = eid;
+    c.steps = uint32_t(r.var());
+    eid += c.steps;
+    bool ok = read_ref(r, c.stream) && read_ref(r, c.keyframe) && read_list(r, c.summary.pcs) &&
+              read_list(r, c.summary.pages_read) && read_list(r, c.summary.pages_written) &&
+              read_list(r, c.summary.threads);
+    for (auto& w : c.summary.regs_written) w = r.fixed64();
+    if (!ok || !r.ok()) return make_error(path, "index chunk table is malformed");
+  }
+  if (eid != meta_.step_count) return make_error(path, "index chunk table does not add up to the step count");
+  uint64_t npages = r.var();
+  if (npages > n) return make_error(path, "index page table is malformed");
+  pages_.resize(npages);
+  for (auto& b : pages_)
+    if (!read_ref(r, b)) return make_error(path, "index page table is malformed");
+  for (auto& t : meta_.threads) slots_.push_back(ThreadSlot{t.tid, t.pid});
+  for (auto& c : chunks_)
+    for (uint32_t t : c.summary.threads)
+      if (t >= slots_.size()) return make_error(path, "index chunk names an unknown thread");
+  return {};
+}
+
+bool IndexFile::read_blob(const BlobRef& ref, std::string& out) const {
+  if (ref.offset < kIndexHeaderSize || ref.offset > size_ || ref.size > size_ - ref.offset) return false;
+  const char* src = reinterpret_cast<const char*>(map_ + ref.offset);
+  size_t raw = 0;
+  if (!snappy::GetUncompressedLength(src, ref.size, &raw) || raw != ref.raw_size) return false;
+  return snappy::Uncompress(src, ref.size, &out);
+}
+
+size_t IndexFile::chunk_of(uint64_t eid) const {
+  if (chunks_.empty()) return 0;
+  size_t c = size_t(eid / chunk_steps_);
+  return std::min(c, chunks_.size() - 1);
+}
+
+}  // namespace ttd

@@ -1,0 +1,66 @@
+// Read side of a trace index: maps the file, validates header and
+// checksums, and exposes the directory (metadata, chunk table with
+// summaries, page table) and decompressed blobs.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/index_layout.h"
+#include "engine/state_apply.h"
+#include "engine/trace.h"
+#include "state/error.h"
+
+namespace ttd {
+
+struct SourceStamp {
+  uint64_t size = 0, mtime_ns = 0, fingerprint = 0;
+  bool operator==(const SourceStamp&) const = default;
+};
+// Size, mtime and an xxh3 of the head and tail of a trace file (for a
+// directory: of its files' names, sizes and mtimes).
+Result<SourceStamp> stamp_source(const std::string& path);
+
+// Everything the directory holds besides the chunk and page tables.
+struct IndexMeta {
+  fmt::TraceInfo info;
+  std::vector<ThreadInfo> threads;      // by thread index
+  std::vector<std::string> attr_keys;   // attribute key ids -> names
+  uint64_t step_count = 0;
+  uint64_t unique_pages = 0;
+  double build_seconds = 0;
+};
+
+class IndexFile {
+ public:
+  // Opens and validates; an Error explains why the index cannot be used
+  // (missing, other version, stale against `expect`, bad checksum).
+  static Result<std::unique_ptr<IndexFile>> open(const std::string& path, const SourceStamp& expect);
+  ~IndexFile();
+
+  const IndexMeta& meta() const { return meta_; }
+  const std::vector<ChunkEntry>& chunks() const { return chunks_; }
+  const std::vector<BlobRef>& pages() const { return pages_; }
+  const std::vector<ThreadSlot>& thread_slots() const { return slots_; }
+  uint32_t chunk_steps() const { return chunk_steps_; }
+  uint64_t file_size() const { return size_; }
+  // Decompresses a blob into out; false if it is corrupt.
+  bool read_blob(const BlobRef& ref, std::string& out) const;
+  // Chunk holding eid (the last chunk for eid == step_count).
+  size_t chunk_of(uint64_t eid) const;
+
+ private:
+  IndexFile() = default;
+  Status parse_directory(const std::string& path, const uint8_t* p, size_t n);
+
+  const uint8_t* map_ = nullptr;
+  uint64_t size_ = 0;
+  uint32_t chunk_steps_ = 0;
+  IndexMeta meta_;
+  std::vector<ChunkEntry> chunks_;
+  std::vector<BlobRef> pages_;
+  std::vector<ThreadSlot> slots_;
+};
+
+}  // namespace ttd

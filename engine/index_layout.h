@@ -1,0 +1,69 @@
+// On-disk layout of a trace index (.ttdidx):
+//
+//   [0, 80)        header (IndexHeader), checksummed
+//   [80, dir)      data: chunk step streams, keyframes and pages, each
+//                  snappy-compressed, referenced by offset from the directory
+//   [dir, end)     directory: metadata JSON, chunk table with summaries,
+//                  page table
+//
+// The header records the source trace's size, mtime and a fingerprint so a
+// changed trace is detected, and xxh3 checksums of the directory and of
+// the data region so a corrupt index is detected and rebuilt. The index is
+// written to a temporary file and renamed into place: it is never seen
+// half-written.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ttd {
+
+constexpr char kIndexMagic[8] = {'T', 'T', 'D', 'I', 'N', 'D', 'E', 'X'};
+constexpr uint32_t kIndexVersion = 1;
+constexpr uint64_t kIndexHeaderSize = 80;
+
+struct IndexHeader {
+  char magic[8];
+  uint32_t version;
+  uint32_t chunk_steps;
+  uint64_t source_size;
+  uint64_t source_mtime_ns;
+  uint64_t source_fingerprint;
+  uint64_t dir_offset;
+  uint64_t dir_size;
+  uint64_t dir_checksum;
+  uint64_t data_checksum;
+  uint64_t header_checksum;  // xxh3 of the 72 bytes before it
+};
+static_assert(sizeof(IndexHeader) == kIndexHeaderSize);
+
+struct BlobRef {
+  uint64_t offset = 0;
+  uint32_t size = 0;      // stored (compressed) size
+  uint32_t raw_size = 0;  // decompressed size
+};
+
+// What a chunk contains, so searches can skip it without decoding.
+struct ChunkSummary {
+  std::vector<uint64_t> pcs;           // sorted, unique
+  std::vector<uint64_t> pages_read;    // page numbers, sorted, unique
+  std::vector<uint64_t> pages_written; // sorted, unique
+  std::vector<uint32_t> threads;       // thread indexes, sorted, unique
+  uint64_t regs_written[4] = {0, 0, 0, 0};
+
+  bool has_pc(uint64_t pc) const;
+  bool has_thread(uint32_t tidx) const;
+  // Any page of [addr, addr+len) read / written.
+  bool reads(uint64_t addr, uint64_t len) const;
+  bool writes(uint64_t addr, uint64_t len) const;
+};
+
+struct ChunkEntry {
+  uint64_t first_eid = 0;
+  uint32_t steps = 0;
+  BlobRef stream;    // encoded steps
+  BlobRef keyframe;  // state before first_eid
+  ChunkSummary summary;
+};
+
+}  // namespace ttd

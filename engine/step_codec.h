@@ -1,0 +1,134 @@
+// The index's encoding of the step stream inside one chunk. Each step is a
+// header byte, then only what differs from the previous step (thread, pc
+// unless it falls through, size, kind), then attribute and effect blocks
+// prefixed by their byte length so scans can skip them. Register values of
+// up to 64 bits are stored as the difference from the same register's last
+// value in the chunk, so a counter increment costs one byte. Encoder and
+// decoder state resets at each chunk start: any chunk decodes on its own.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/byte_codec.h"
+#include "formats/common/trace_sink.h"
+#include "state/arch.h"
+
+namespace ttd {
+
+enum class EffectTag : uint8_t {
+  Reg = 1,
+  RegUnknown = 2,
+  MemWrite = 3,
+  MemRead = 4,
+  MemUnknown = 5,
+  MemMap = 6,
+  MemUnmap = 7,
+  MemProt = 8,
+  ThreadBegin = 9,
+  ThreadEnd = 10,
+  CtxThread = 11,  // following register effects apply to another thread
+  CtxPid = 12,     // following memory effects apply to another process
+};
+
+// Per-chunk memory of register values, shared by encoder and decoder.
+class RegisterHistory {
+ public:
+  void reset() { tables_.clear(); }
+  uint64_t& slot(uint32_t tidx, uint16_t reg);
+
+ private:
+  std::vector<std::pair<uint32_t, std::vector<uint64_t>>> tables_;
+};
+
+class StepEncoder {
+ public:
+  explicit StepEncoder(const ArchDesc& arch) : arch_(&arch) {}
+  void reset();  // at each chunk start
+  void begin_step(uint32_t tidx, uint64_t pid, uint64_t pc, uint32_t size, fmt::StepKind kind);
+  void attr(uint32_t key_id, const fmt::AttrValue& v);
+  void reg(uint32_t tidx, uint16_t reg, std::span<const uint8_t> value);
+  void reg_unknown(uint32_t tidx, uint16_t reg);
+  void mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t> bytes);
+  void mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::span<const uint8_t> bytes);
+  void mem_unknown(uint64_t pid, uint64_t addr, uint64_t size);
+  void mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot, std::string_view name);
+  void mem_unmap(uint64_t pid, uint64_t addr, uint64_t size);
+  void mem_protect(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot);
+  void thread_begin(uint32_t tidx);
+  void thread_end(uint32_t tidx);
+  // Appends the open step to out() (no-op if no step is open).
+  void end_step();
+  ByteWriter& out() { return out_; }
+
+ private:
+  void ctx_thread(uint32_t tidx);
+  void ctx_pid(uint64_t pid);
+  void mem_addr(uint64_t addr, uint64_t size);
+
+  const ArchDesc* arch_;
+  ByteWriter out_, attrs_, effects_;
+  RegisterHistory history_;
+  bool open_ = false;
+  uint32_t nattrs_ = 0;
+  // Step header of the open step and what the previous one was.
+  uint32_t tidx_ = 0, prev_tidx_ = ~0u;
+  uint64_t pid_ = 0, pc_ = 0, prev_next_pc_ = 0;
+  uint32_t size_ = 0, prev_size_ = ~0u;
+  fmt::StepKind kind_ = fmt::StepKind::Instruction;
+  // Effect context.
+  uint32_t eff_tidx_ = 0;
+  uint64_t eff_pid_ = 0;
+  uint64_t prev_addr_ = 0;
+};
+
+struct DecodedStep {
+  uint32_t tidx = 0;
+  uint64_t pc = 0;
+  uint32_t size = 0;
+  fmt::StepKind kind = fmt::StepKind::Instruction;
+  ByteReader attrs;    // empty when the step has none
+  ByteReader effects;  // empty when the step has none
+};
+
+// Receives decoded effects. Thread indexes refer to the index's thread table.
+struct EffectVisitor {
+  virtual ~EffectVisitor() = default;
+  virtual void reg(uint32_t tidx, uint16_t reg, const uint8_t* value, uint32_t len) = 0;
+  virtual void reg_unknown(uint32_t tidx, uint16_t reg) {}
+  virtual void mem_write(uint64_t pid, uint64_t addr, const uint8_t* bytes, uint64_t len) = 0;
+  virtual void mem_read(uint64_t pid, uint64_t addr, uint64_t size, const uint8_t* bytes) {}
+  virtual void mem_unknown(uint64_t pid, uint64_t addr, uint64_t size) {}
+  virtual void mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot, std::string_view name) {}
+  virtual void mem_unmap(uint64_t pid, uint64_t addr, uint64_t size) {}
+  virtual void mem_protect(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot) {}
+  virtual void thread_begin(uint32_t tidx) {}
+  virtual void thread_end(uint32_t tidx) {}
+};
+
+class StepDecoder {
+ public:
+  StepDecoder(const ArchDesc& arch, const uint8_t* data, size_t size);
+  // Decodes the next step's header; false at the end or on corrupt data
+  // (then ok() is false).
+  bool next(DecodedStep& s);
+  bool ok() const { return ok_; }
+  // Decodes a step's effects (must be called for every step, in order,
+  // when register values are needed: register deltas depend on history).
+  bool effects(const DecodedStep& s, EffectVisitor& v, uint64_t step_pid);
+  // Decodes attributes into (key id, value) pairs.
+  static bool attrs(const DecodedStep& s, std::vector<std::pair<uint32_t, fmt::AttrValue>>& out);
+
+ private:
+  const ArchDesc* arch_;
+  ByteReader in_;
+  RegisterHistory history_;
+  bool ok_ = true;
+  uint32_t prev_tidx_ = 0;
+  uint64_t prev_next_pc_ = 0;
+  uint32_t prev_size_ = 0;
+  uint64_t prev_addr_ = 0;
+};
+
+}  // namespace ttd

@@ -1,0 +1,76 @@
+// ttd info TRACE: what the trace is and what the index holds.
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "tools/ttd/commands.h"
+#include "tools/ttd/trace_options.h"
+
+namespace ttd::cli {
+
+namespace {
+struct InfoOptions {
+  TraceOptions trace;
+  bool json = false;
+};
+
+int run_info(const InfoOptions& o) {
+  auto t = open_trace_or_report(o.trace);
+  if (!t) return 1;
+  const auto& info = t->info();
+  const auto& st = t->stats();
+  uint64_t n = t->step_count();
+  nlohmann::json j;
+  j["trace"] = t->path();
+  j["format"] = info.format;
+  j["arch"] = t->arch().name;
+  j["os"] = info.os;
+  if (!info.exec_path.empty()) j["exec_path"] = info.exec_path;
+  j["steps"] = n;
+  j["eid_range"] = {0, n};
+  j["threads"] = nlohmann::json::array();
+  for (const auto& th : t->threads())
+    j["threads"].push_back({{"tid", th.tid}, {"pid", th.pid}, {"steps", th.steps}, {"first_eid", th.first_eid}, {"last_eid", th.last_eid}});
+  j["reconstructs"] = {{"registers", info.caps.registers},
+                       {"memory_values", info.caps.memory_values},
+                       {"memory_accesses", info.caps.memory_accesses},
+                       {"code_bytes", info.caps.code_bytes}};
+  if (!info.caps.note.empty()) j["limitations"] = info.caps.note;
+  for (auto& [k, v] : info.properties) j["properties"][k] = v;
+  j["index"] = {{"path", st.index_path},   {"state", st.reused ? "reused" : "built now"},
+                {"bytes", st.index_bytes}, {"chunks", st.chunks},
+                {"keyframes", st.keyframes}, {"unique_pages", st.unique_pages},
+                {"chunk_steps", t->chunk_steps()}};
+  if (o.json) {
+    std::cout << j.dump() << "\n";
+    return 0;
+  }
+  std::cout << "trace:        " << t->path() << "\n"
+            << "format:       " << info.format << "\n"
+            << "architecture: " << t->arch().name << (info.os.empty() ? "" : " (" + info.os + ")") << "\n";
+  if (!info.exec_path.empty()) std::cout << "program:      " << info.exec_path << "\n";
+  std::cout << "steps:        " << n << " (EIDs 0.." << n << ", " << n << " = end of trace)\n"
+            << "threads:      " << t->threads().size() << "\n";
+  for (const auto& th : t->threads())
+    std::cout << "  thread " << th.tid << " (process " << th.pid << "): " << th.steps << " steps, EIDs " << th.first_eid
+              << ".." << th.last_eid << "\n";
+  std::cout << "reconstructs: registers " << (info.caps.registers ? "yes" : "no") << ", memory values "
+            << (info.caps.memory_values ? "yes" : "no") << ", memory accesses " << (info.caps.memory_accesses ? "yes" : "no")
+            << ", code bytes " << (info.caps.code_bytes ? "yes" : "no") << "\n";
+  if (!info.caps.note.empty()) std::cout << "limitations:  " << info.caps.note << "\n";
+  for (auto& [k, v] : info.properties) std::cout << "  " << k << ": " << v << "\n";
+  std::cout << "index:        " << st.index_path << " (" << (st.reused ? "reused" : "built now") << ", "
+            << st.index_bytes << " bytes, " << st.chunks << " chunks of " << t->chunk_steps() << " steps, "
+            << st.unique_pages << " unique pages)\n";
+  return 0;
+}
+}  // namespace
+
+void add_info_command(CLI::App& app, CommandRunner& run) {
+  auto o = std::make_shared<InfoOptions>();
+  auto* sub = app.add_subcommand("info", "format, architecture, step count, threads, EID range, index state");
+  add_trace_options(*sub, o->trace);
+  sub->add_flag("--json", o->json, "print one JSON object");
+  sub->callback([o, &run] { run = [o] { return run_info(*o); }; });
+}
+
+}  // namespace ttd::cli

@@ -1,0 +1,28 @@
+// ttd: replay engine and time-travel debugger backend for execution traces.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "tools/ttd/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"ttd: time-travel debugging of execution traces (UCIR, XRay, REVEN, Tenet, ...)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "ttd 0.1.0");
+  ttd::cli::CommandRunner run;
+  ttd::cli::add_info_command(app, run);
+  ttd::cli::add_index_command(app, run);
+  ttd::cli::add_query_command(app, run);
+  ttd::cli::add_steps_command(app, run);
+#ifdef TTD_HAS_RECORD
+  ttd::cli::add_record_command(app, run);
+#endif
+#ifdef TTD_HAS_SERVE
+  ttd::cli::add_serve_command(app, run);
+#endif
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  return run ? run() : 2;
+}

@@ -1,0 +1,73 @@
+#include "tools/ttd/trace_options.h"
+
+#include <unistd.h>
+
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+namespace ttd::cli {
+
+void add_trace_options(CLI::App& sub, TraceOptions& o) {
+  sub.add_option("TRACE", o.path, "trace file (or directory)")->required();
+  sub.add_option("--format", o.format, "force the trace format instead of detecting it");
+  sub.add_option("--index", o.index_path, "index file to use (default: TRACE.ttdidx, or the cache dir)");
+  sub.add_option("--cache-dir", o.cache_dir, "where to keep the index when the trace's folder is read-only");
+  sub.add_option("--instr-map", o.instr_map, "XRay: the instrumented binary, to resolve function ids");
+  sub.add_flag("--rebuild", o.rebuild, "rebuild the index even if a valid one exists");
+  sub.add_option("--keyframe-interval", o.keyframe_interval, "steps between keyframes when building the index")
+      ->check(CLI::Range(16u, 1u << 24));
+}
+
+std::shared_ptr<Trace> open_trace_or_report(const TraceOptions& o) {
+  OpenOptions opts;
+  opts.format = o.format;
+  opts.index_path = o.index_path;
+  opts.cache_dir = o.cache_dir;
+  opts.rebuild = o.rebuild;
+  opts.keyframe_interval = o.keyframe_interval;
+  opts.reader.instr_map_binary = o.instr_map;
+  bool bar = o.progress && ::isatty(2);
+  auto last = std::chrono::steady_clock::now();
+  if (bar) {
+    opts.progress = [&last](uint64_t done, uint64_t total) {
+      auto now = std::chrono::steady_clock::now();
+      if (now - last < std::chrono::milliseconds(100) && done != total) return true;
+      last = now;
+      int pct = total ? int(100.0 * double(done) / double(total)) : 0;
+      int filled = pct * 40 / 100;
+      std::fprintf(stderr, "\rindexing [%.*s%*s] %3d%%", filled, "########################################", 40 - filled, "", pct);
+      std::fflush(stderr);
+      return true;
+    };
+  }
+  auto t = Trace::open(o.path, opts);
+  if (bar) std::fprintf(stderr, "\r%60s\r", "");
+  if (!t) {
+    std::cerr << "ttd: " << t.error().to_string() << "\n";
+    return nullptr;
+  }
+  return *t;
+}
+
+bool parse_u64(const std::string& s, uint64_t& out) {
+  if (s.empty()) return false;
+  const char* b = s.data();
+  const char* e = s.data() + s.size();
+  int base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    b += 2;
+    base = 16;
+  }
+  auto r = std::from_chars(b, e, out, base);
+  return r.ec == std::errc() && r.ptr == e;
+}
+
+std::string hex_u64(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+  return buf;
+}
+
+}  // namespace ttd::cli

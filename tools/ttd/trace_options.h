@@ -1,0 +1,31 @@
+// Options every subcommand that opens a trace shares (--format, --index,
+// --cache-dir, --instr-map, --rebuild), and opening with them.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+
+#include "engine/trace.h"
+
+namespace ttd::cli {
+
+struct TraceOptions {
+  std::string path;
+  std::string format;
+  std::string index_path;
+  std::string cache_dir;
+  std::string instr_map;
+  bool rebuild = false;
+  uint32_t keyframe_interval = 4096;
+  bool progress = false;  // show a progress bar on a terminal while importing
+};
+
+void add_trace_options(CLI::App& sub, TraceOptions& o);
+// Opens (importing if needed); on failure prints the error to stderr and
+// returns nullptr.
+std::shared_ptr<Trace> open_trace_or_report(const TraceOptions& o);
+// Parses a number in decimal or 0x-hex; the whole string must be a number.
+bool parse_u64(const std::string& s, uint64_t& out);
+std::string hex_u64(uint64_t v);
+
+}  // namespace ttd::cli
