@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Builds ttd and runs every test: unit and integration tests (real gdb,
+# gdb-multiarch, lldb-16, lldb-22) through ctest, then each libFuzzer
+# target briefly on its seed corpus. Installs what it needs first.
+# Usage: bash scripts/test.sh        (FUZZ_SECONDS=N to change fuzz time)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+
+JOBS=${JOBS:-$(nproc)}
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build build -j"$JOBS"
+(cd build && ctest --output-on-failure -j"$JOBS" --timeout 600)
+
+# Fuzzers: clang-16 with libFuzzer, ASan and UBSan.
+FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+CC=clang-16 CXX=clang++-16 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DTTD_FUZZ=ON -DBUILD_TESTING=OFF -DTTD_BENCH=OFF
+cmake --build build-fuzz -j"$JOBS"
+fuzz_pass=0
+fuzz_fail=0
+for f in build-fuzz/tests/fuzz/fuzz_*; do
+  [ -x "$f" ] || continue
+  name=$(basename "$f")
+  corpus=tests/fuzz/corpus/${name#fuzz_}
+  work=$(mktemp -d)
+  [ -d "$corpus" ] && cp -r "$corpus"/. "$work"/ 2>/dev/null || true
+  echo "fuzz: $name for ${FUZZ_SECONDS}s"
+  if "$f" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -timeout=10 "$work" >"$work.log" 2>&1; then
+    fuzz_pass=$((fuzz_pass + 1))
+  else
+    fuzz_fail=$((fuzz_fail + 1))
+    tail -40 "$work.log"
+    echo "fuzz: $name FAILED"
+  fi
+  rm -rf "$work" "$work.log"
+done
+echo "fuzz: $fuzz_pass passed, $fuzz_fail failed"
+[ "$fuzz_fail" = 0 ]
