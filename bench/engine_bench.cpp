@@ -1,0 +1,148 @@
+// Engine benchmarks on a recorded trace (TTD_BENCH_TRACE): index build
+// rate, index size against the trace's op volume, random seek latency
+// percentiles, reverse-continue to a breakpoint 50 M steps back, and the
+// peak RSS of a process that seeks. See docs/performance.md.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+
+#include "engine/cursor.h"
+#include "formats/ucir/snappy_frame_reader.h"
+#include "formats/ucir/ucir_header.h"
+
+using namespace ttd;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string trace_path() {
+  const char* p = std::getenv("TTD_BENCH_TRACE");
+  return p ? p : "";
+}
+
+std::shared_ptr<Trace> open_shared() {
+  static std::shared_ptr<Trace> t;
+  if (!t) {
+    auto r = Trace::open(trace_path());
+    if (r) t = *r;
+  }
+  return t;
+}
+
+double peak_rss_mb() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return double(ru.ru_maxrss) / 1024.0;
+}
+
+// Uncompressed size of the UCIR op stream: what "trace volume" means here.
+uint64_t ucir_op_bytes(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return 0;
+  std::fseek(f, 0, SEEK_END);
+  uint64_t size = uint64_t(std::ftell(f));
+  std::fseek(f, fmt::ucir::kHeaderSize, SEEK_SET);
+  fmt::SnappyFrameReader r(f, path, fmt::ucir::kHeaderSize, size);
+  std::vector<uint8_t> buf(fmt::SnappyFrameReader::kMaxBlock);
+  uint64_t total = 0;
+  for (;;) {
+    auto n = r.next(buf.data());
+    if (!n || *n == 0) break;
+    total += *n;
+  }
+  return total;
+}
+
+void BM_IndexBuild(benchmark::State& state) {
+  std::string path = trace_path();
+  if (path.empty()) return state.SkipWithError("set TTD_BENCH_TRACE to a UCIR trace");
+  std::string index = path + ".bench.ttdidx";
+  std::shared_ptr<Trace> t;
+  for (auto _ : state) {
+    OpenOptions o;
+    o.rebuild = true;
+    o.index_path = index;
+    auto r = Trace::open(path, o);
+    if (!r) return state.SkipWithError(r.error().to_string().c_str());
+    t = *r;
+  }
+  double secs = t->stats().build_seconds;
+  uint64_t ops = ucir_op_bytes(path);
+  state.counters["steps"] = double(t->step_count());
+  state.counters["build_s"] = secs;
+  state.counters["Msteps_per_s"] = double(t->step_count()) / secs / 1e6;
+  state.counters["index_MB"] = double(t->stats().index_bytes) / 1e6;
+  state.counters["op_volume_MB"] = double(ops) / 1e6;
+  state.counters["index_over_ops"] = ops ? double(t->stats().index_bytes) / double(ops) : 0;
+  std::filesystem::remove(index);
+}
+BENCHMARK(BM_IndexBuild)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+
+void BM_RandomSeek(benchmark::State& state) {
+  auto t = open_shared();
+  if (!t) return state.SkipWithError("cannot open TTD_BENCH_TRACE");
+  Cursor c(t);
+  std::mt19937_64 rng(1);
+  std::vector<double> us;
+  for (auto _ : state) {
+    uint64_t e = rng() % (t->step_count() + 1);
+    auto t0 = Clock::now();
+    if (!c.seek(e).ok()) return state.SkipWithError("seek failed");
+    us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    benchmark::DoNotOptimize(c.state());
+  }
+  std::sort(us.begin(), us.end());
+  state.counters["p50_us"] = us[us.size() / 2];
+  state.counters["p99_us"] = us[us.size() * 99 / 100];
+  state.counters["max_us"] = us.back();
+  state.counters["peak_rss_MB"] = peak_rss_mb();
+}
+BENCHMARK(BM_RandomSeek)->Iterations(20000)->Unit(benchmark::kMicrosecond);
+
+// A pc executed exactly once, early in the trace (startup code): the
+// breakpoint that reverse-continue has to find 50 M steps back.
+std::optional<std::pair<uint64_t, uint64_t>> once_pc(const std::shared_ptr<Trace>& t) {
+  for (uint64_t e = 1000; e < 200000 && e < t->step_count(); e += 97) {
+    Cursor c(t);
+    if (!c.seek(e).ok() || !c.current_step()) continue;
+    uint64_t pc = c.current_step()->pc;
+    StopConditions sc;
+    sc.breakpoints = {pc};
+    if (c.run_forward(sc).kind == StopKind::HistoryEnd) {
+      Cursor b(t);
+      (void)b.seek(e);
+      if (b.run_backward(sc).kind == StopKind::HistoryBegin) return std::make_pair(e, pc);
+    }
+  }
+  return std::nullopt;
+}
+
+void BM_ReverseContinue50M(benchmark::State& state) {
+  auto t = open_shared();
+  if (!t) return state.SkipWithError("cannot open TTD_BENCH_TRACE");
+  auto once = once_pc(t);
+  if (!once) return state.SkipWithError("no singly executed pc found");
+  uint64_t back = std::min<uint64_t>(50'000'000, t->step_count() - once->first);
+  uint64_t from = once->first + back;
+  StopConditions sc;
+  sc.breakpoints = {once->second};
+  Cursor c(t);
+  for (auto _ : state) {
+    state.PauseTiming();
+    (void)c.seek(from);
+    state.ResumeTiming();
+    Stop s = c.run_backward(sc);
+    if (s.kind != StopKind::Breakpoint || s.eid != once->first) return state.SkipWithError("did not stop at the breakpoint");
+  }
+  state.counters["steps_back"] = double(back);
+}
+BENCHMARK(BM_ReverseContinue50M)->Iterations(20)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The demo: installs what ttd needs, builds it, records the bundled
+# linked-list example under ttd's Unicorn recorder, queries the state at a
+# few EIDs, then serves the trace and drives gdb through a short
+# reverse-debugging session that finds the stray write that corrupts a
+# list node. Usage: bash scripts/demo.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh >/dev/null
+echo "== building ttd and the examples (first time: a few minutes)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$(nproc)" --target ttd examples >/dev/null
+
+TTD=build/ttd
+PROG=build/examples/x86_64/linked_list
+TRACE=build/demo/linked_list.ucir
+mkdir -p build/demo
+echo
+echo "== recording $PROG"
+echo "\$ ttd record -o $TRACE -- $PROG"
+"$TTD" record -o "$TRACE" -- "$PROG"
+echo
+echo "\$ ttd info $TRACE"
+"$TTD" info "$TRACE"
+STEPS=$("$TTD" info --json "$TRACE" | python3 -c 'import json,sys; print(json.load(sys.stdin)["steps"])')
+MAIN=$(nm "$PROG" | awk '$3=="main"{print "0x"$1}')
+FIRST_MAIN=$("$TTD" executions "$TRACE" --pc "$MAIN" --limit 1 --json 2>/dev/null | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["eid"])' 2>/dev/null || echo 0)
+echo
+echo "== the state at chosen EIDs (the state before that step runs)"
+for EID in 0 "$FIRST_MAIN" $((STEPS / 2)) "$STEPS"; do
+  echo "\$ ttd query $TRACE --at $EID --json --reg rip --reg rsp --reg rax --mem \$rsp:16"
+  RSP=$("$TTD" query "$TRACE" --at "$EID" --json --reg rsp | python3 -c 'import json,sys; print(json.load(sys.stdin)["regs"]["rsp"] or "0")')
+  "$TTD" query "$TRACE" --at "$EID" --json --reg rip --reg rsp --reg rax --mem "$RSP:16"
+done
+
+if "$TTD" serve --help >/dev/null 2>&1; then
+  echo
+  echo "== debugging the trace backwards with gdb"
+  PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  "$TTD" serve "$TRACE" --listen "127.0.0.1:$PORT" --once >build/demo/serve.log 2>&1 &
+  SERVER=$!
+  trap 'kill $SERVER 2>/dev/null || true' EXIT
+  for _ in $(seq 50); do grep -q "target remote" build/demo/serve.log 2>/dev/null && break; sleep 0.1; done
+  set -x
+  gdb -batch -nx "$PROG" \
+    -ex "target remote 127.0.0.1:$PORT" \
+    -ex "break print_list" -ex "continue" \
+    -ex "print pool[1]" \
+    -ex "watch pool[1].quantity" \
+    -ex "reverse-continue" \
+    -ex "backtrace" \
+    -ex "reverse-continue" \
+    -ex "backtrace" \
+    -ex "monitor eid" \
+    -ex "delete" -ex "reverse-stepi" -ex "stepi" -ex "monitor eid" \
+    -ex "continue" \
+    -ex "detach" || true
+  set +x
+  wait $SERVER 2>/dev/null || true
+fi
+echo
+echo "== done. Try it yourself:  $TTD serve $TRACE   (it prints the gdb and lldb commands to attach)"
