@@ -144,10 +144,16 @@ struct IndexBuilder::Impl {
     return id;
   }
 
+  uint64_t last_tid = ~0ull;
+  uint32_t last_tidx = 0;
+
   uint32_t thread_index(uint64_t tid, uint64_t pid) {
+    if (tid == last_tid) return last_tidx;
+    last_tid = tid;
     auto it = tidx_of.find(tid);
-    if (it != tidx_of.end()) return it->second;
-    uint32_t idx = uint32_t(slots.size());
+    if (it != tidx_of.end()) return last_tidx = it->second;
+    last_tidx = uint32_t(slots.size());
+    uint32_t idx = last_tidx;
     slots.push_back(ThreadSlot{tid, pid});
     meta.threads.push_back(ThreadInfo{tid, pid, 0, 0, 0});
     tidx_of.emplace(tid, idx);

@@ -17,6 +17,11 @@ std::span<const uint8_t> RegisterFile::bytes(uint16_t reg) const {
 void RegisterFile::set_bytes(uint16_t reg, std::span<const uint8_t> value) {
   const auto& d = arch_->regs[reg];
   uint8_t* dst = bytes_.data() + d.offset;
+  valid_[reg >> 6] |= (1ull << (reg & 63));
+  if (value.size() == 8 && d.bytes() == 8 && arch_->endian == Endian::Little) {
+    std::memcpy(dst, value.data(), 8);  // the common case, kept cheap
+    return;
+  }
   size_t n = std::min<size_t>(value.size(), d.bytes());
   if (arch_->endian == Endian::Little) {
     std::memcpy(dst, value.data(), n);
@@ -33,6 +38,11 @@ void RegisterFile::set_u64(uint16_t reg, uint64_t value) {
   const auto& d = arch_->regs[reg];
   uint8_t* dst = bytes_.data() + d.offset;
   uint32_t n = d.bytes();
+  valid_[reg >> 6] |= (1ull << (reg & 63));
+  if (n == 8 && arch_->endian == Endian::Little) {  // the hot case: 64-bit pc on a little-endian target
+    std::memcpy(dst, &value, 8);
+    return;
+  }
   std::memset(dst, 0, n);
   uint32_t m = std::min<uint32_t>(n, 8);
   if (arch_->endian == Endian::Little) {
