@@ -7,6 +7,15 @@
 // and per instruction its memory ops, its register changes, then step();
 // a syscall instruction's step() is followed by begin_syscall() ... ops ...
 // end_syscall(). close() flushes and reports I/O errors.
+//
+// Keyframe memory: usercorn's own keyframes trim zero bytes off each
+// mapping's data but keep the base address, so a reader cannot trust a
+// single keyframe write at a mapping's base that is shorter than the
+// mapping. This writer never produces one: keyframe writes are split at
+// 4 KiB page boundaries, and if a mapping would still get exactly one
+// write, starting at its base and shorter than the mapping, a one-byte
+// zero write follows it (harmless: a mapping is zero-filled and nothing
+// else in the keyframe writes there). See docs/formats/ucir.md.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -45,6 +54,10 @@ class UcirWriter {
   virtual void end_syscall() = 0;
   virtual void exit() = 0;
   virtual Status close() = 0;
+
+  // Register writes that could not be encoded (no Unicorn 1.x number for
+  // that register, e.g. x86-64 orig_rax or fioff) and were left out.
+  virtual uint64_t dropped_registers() const { return 0; }
 };
 
 }  // namespace ttd::fmt

@@ -1,0 +1,52 @@
+#include "formats/ucir/effect_emitter.h"
+
+#include <algorithm>
+#include <string_view>
+
+namespace ttd::fmt::ucir {
+
+void EffectEmitter::emit_reg_value(uint16_t reg, uint64_t value) {
+  // OP_REG carries a u64; the sink wants target byte order, register-sized
+  // (a wider register is zero-extended, as the value was).
+  uint8_t buf[kMaxSpRegBytes] = {};
+  const size_t width = std::min<size_t>(std::max<uint32_t>(arch_.regs[reg].bytes(), 1), sizeof buf);
+  for (size_t i = 0; i < 8 && i < width; ++i) buf[i] = uint8_t(value >> (8 * i));
+  if (arch_.endian == Endian::Big) std::reverse(buf, buf + width);
+  sink_.reg(tid_, reg, {buf, width});
+}
+
+void EffectEmitter::emit_spreg(uint16_t reg, const uint8_t* le, size_t n) {
+  // SPREG bytes are little-endian (that is how Unicorn hands out wide
+  // registers); convert for big-endian targets.
+  const size_t width = std::min<size_t>(n, arch_.regs[reg].bytes());
+  if (arch_.endian == Endian::Little) return sink_.reg(tid_, reg, {le, width});
+  uint8_t buf[kMaxSpRegBytes] = {};
+  const size_t full = std::min<size_t>(arch_.regs[reg].bytes(), sizeof buf);
+  std::copy(le, le + std::min(width, full), buf);
+  std::reverse(buf, buf + full);
+  sink_.reg(tid_, reg, {buf, full});
+}
+
+bool EffectEmitter::emit(const EffectGroup& g) {
+  bool exited = false;
+  for (const Effect& e : g.effects) {
+    switch (e.op) {
+      case OP_REG: emit_reg_value(e.reg, e.size); break;
+      case OP_SPREG: emit_spreg(e.reg, g.data_of(e), e.len); break;
+      case OP_MEM_READ: sink_.mem_read(pid_, e.addr, uint32_t(e.size), {}); break;
+      case OP_MEM_WRITE: sink_.mem_write(pid_, e.addr, {g.data_of(e), e.len}); break;
+      case OP_MEM_MAP:
+        sink_.mem_map(pid_, e.addr, e.size, e.prot,
+                      std::string_view(reinterpret_cast<const char*>(g.data_of(e)), e.len));
+        break;
+      case OP_MEM_UNMAP: sink_.mem_unmap(pid_, e.addr, e.size); break;
+      case OP_MEM_PROT: sink_.mem_protect(pid_, e.addr, e.size, e.prot); break;
+      case kEffectMemUnknown: sink_.mem_unknown(pid_, e.addr, e.size); break;
+      case OP_EXIT: exited = true; break;
+      default: break;
+    }
+  }
+  return exited;
+}
+
+}  // namespace ttd::fmt::ucir

@@ -1,0 +1,82 @@
+#include "formats/ucir/snappy_frame_writer.h"
+
+#include <snappy.h>
+
+#include <cstring>
+
+#include "formats/ucir/crc32c.h"
+
+namespace ttd::fmt {
+
+namespace {
+constexpr uint8_t kIdentifier[10] = {0xff, 0x06, 0x00, 0x00, 's', 'N', 'a', 'P', 'p', 'Y'};
+}
+
+SnappyFrameWriter::SnappyFrameWriter(std::FILE* file, std::string path) : file_(file), path_(std::move(path)) {
+  block_.reserve(kBlock);
+}
+
+void SnappyFrameWriter::put(const void* p, size_t n) {
+  if (failed_ || n == 0) return;
+  if (std::fwrite(p, 1, n, file_) != n) failed_ = true;
+}
+
+void SnappyFrameWriter::emit_block(const uint8_t* data, size_t n) {
+  if (!wrote_identifier_) {
+    put(kIdentifier, sizeof kIdentifier);
+    wrote_identifier_ = true;
+  }
+  const uint32_t crc = crc32c_mask(crc32c({data, n}));
+  snappy::Compress(reinterpret_cast<const char*>(data), n, &compressed_);
+  // Like golang/snappy: store the block raw unless compression saves at
+  // least 1/8, which keeps incompressible data cheap to decode.
+  const bool raw = compressed_.size() >= n - n / 8;
+  const size_t body = 4 + (raw ? n : compressed_.size());
+  uint8_t header[8] = {uint8_t(raw ? 0x01 : 0x00), uint8_t(body), uint8_t(body >> 8), uint8_t(body >> 16),
+                       uint8_t(crc), uint8_t(crc >> 8), uint8_t(crc >> 16), uint8_t(crc >> 24)};
+  put(header, sizeof header);
+  if (raw)
+    put(data, n);
+  else
+    put(compressed_.data(), compressed_.size());
+}
+
+void SnappyFrameWriter::write(std::span<const uint8_t> data) {
+  bytes_in_ += data.size();
+  const uint8_t* p = data.data();
+  size_t n = data.size();
+  // Whole blocks straight from the caller's buffer avoid a copy.
+  if (block_.empty()) {
+    while (n >= kBlock) {
+      emit_block(p, kBlock);
+      p += kBlock;
+      n -= kBlock;
+    }
+  }
+  while (n > 0) {
+    size_t take = std::min(n, kBlock - block_.size());
+    block_.insert(block_.end(), p, p + take);
+    p += take;
+    n -= take;
+    if (block_.size() == kBlock) {
+      emit_block(block_.data(), block_.size());
+      block_.clear();
+    }
+  }
+}
+
+void SnappyFrameWriter::flush() {
+  if (!block_.empty()) {
+    emit_block(block_.data(), block_.size());
+    block_.clear();
+  }
+}
+
+Status SnappyFrameWriter::finish() {
+  flush();
+  if (!failed_ && std::fflush(file_) != 0) failed_ = true;
+  if (failed_) return make_error(path_, "write error");
+  return {};
+}
+
+}  // namespace ttd::fmt

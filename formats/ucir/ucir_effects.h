@@ -1,0 +1,75 @@
+// Parsed UCIR effects waiting to be sent to a TraceSink. The sink wants a
+// step announced before its effects, but UCIR writes an instruction's
+// effects before its OP_STEP, so the reader parses them into an
+// EffectGroup (records plus a byte arena for data; no allocation once the
+// vectors have grown) and emits the group when the step is known.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "formats/ucir/ucir_ops.h"
+
+namespace ttd::fmt::ucir {
+
+// Effect kinds are UCIR op codes, plus one the keyframe policy synthesises.
+constexpr uint8_t kEffectMemUnknown = 0x80;
+
+struct Effect {
+  uint8_t op = 0;      // OP_REG, OP_SPREG, OP_MEM_*, OP_EXIT, kEffectMemUnknown
+  uint8_t prot = 0;    // MEM_MAP / MEM_PROT
+  uint16_t reg = 0;    // register index into the ArchDesc (REG / SPREG); MEM_MAP: 1 if the name is the backing file
+  uint32_t len = 0;    // bytes in the arena: write data, SPREG value, mapping name
+  uint64_t addr = 0;
+  uint64_t size = 0;   // region / access size; the value for OP_REG
+  uint64_t data = 0;   // arena offset of the bytes
+};
+
+struct EffectGroup {
+  std::vector<Effect> effects;
+  std::vector<uint8_t> bytes;
+  // OP_SYSCALL attributes of the step this group belongs to.
+  bool syscall = false;
+  uint32_t sys_num = 0;
+  uint64_t sys_ret = 0;
+  std::vector<uint64_t> sys_args;
+
+  bool empty() const { return effects.empty() && !syscall; }
+  void clear() {
+    effects.clear();
+    bytes.clear();
+    syscall = false;
+    sys_args.clear();
+  }
+  Effect& add(uint8_t op) { return effects.emplace_back(Effect{op}); }
+  // Copies data into the arena and points e at it.
+  void attach(Effect& e, const uint8_t* p, size_t n) {
+    e.data = bytes.size();
+    e.len = uint32_t(n);
+    bytes.insert(bytes.end(), p, p + n);
+  }
+  const uint8_t* data_of(const Effect& e) const { return bytes.data() + e.data; }
+  // Appends another group's effects (and its syscall attributes if this
+  // group has none yet).
+  void append(const EffectGroup& o) {
+    const uint64_t base = bytes.size();
+    bytes.insert(bytes.end(), o.bytes.begin(), o.bytes.end());
+    for (Effect e : o.effects) {
+      e.data += base;
+      effects.push_back(e);
+    }
+    if (o.syscall && !syscall) {
+      syscall = true;
+      sys_num = o.sys_num;
+      sys_ret = o.sys_ret;
+      sys_args = o.sys_args;
+    }
+  }
+  bool contains_exit() const {
+    for (const Effect& e : effects)
+      if (e.op == OP_EXIT) return true;
+    return false;
+  }
+};
+
+}  // namespace ttd::fmt::ucir

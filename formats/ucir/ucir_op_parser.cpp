@@ -1,0 +1,290 @@
+#include "formats/ucir/ucir_op_parser.h"
+
+#include <bit>
+#include <cstring>
+
+namespace ttd::fmt::ucir {
+
+namespace {
+
+inline uint16_t ld16(const uint8_t* p) { return uint16_t(p[0] | p[1] << 8); }
+inline uint32_t ld32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
+  return v;
+}
+inline uint64_t ld64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
+  return v;
+}
+
+std::string str(std::string_view s) { return std::string(s); }
+
+}  // namespace
+
+OpParser::OpParser(OpWindow& window, const ArchDesc& arch, const Uc1RegisterMap& regs, StepAssembler& steps)
+    : w_(window), arch_(arch), regs_(regs), steps_(steps) {}
+
+Error OpParser::op_error(uint64_t off, const std::string& message) const {
+  const uint64_t chunk = w_.chunk_file_offset(off);
+  return make_error_at(w_.path(), chunk,
+                       message + " at op stream offset " + std::to_string(off) +
+                           " (decompressed; chunk at file byte " + std::to_string(chunk) + ")");
+}
+
+Status OpParser::need(size_t n, uint8_t op, uint64_t off) {
+  bool got = false;
+  if (Status s = w_.fill(n, got); !s) return s;
+  if (!got)
+    return op_error(off, "truncated " + str(op_name(op)) + ": needs " + std::to_string(n) +
+                             " bytes, the stream ends after " + std::to_string(w_.avail()));
+  return {};
+}
+
+Status OpParser::check_range(uint64_t addr, uint64_t size, uint8_t op, uint64_t off) {
+  if (size > 0 && addr + (size - 1) < addr)
+    return op_error(off, str(op_name(op)) + " range of " + std::to_string(size) +
+                             " bytes wraps past the end of the address space");
+  return {};
+}
+
+Status OpParser::parse_register(uint16_t num, uint8_t op, uint64_t off, int32_t& index) {
+  index = regs_.index_of(num);
+  if (index == Uc1RegisterMap::kUnknown)
+    return op_error(off, str(op_name(op)) + ": register number " + std::to_string(num) +
+                             " is not a Unicorn 1.x register ttd knows for " + arch_.name);
+  if (index == Uc1RegisterMap::kNoSlot) ++ignored_regs_;
+  return {};
+}
+
+Status OpParser::parse_effect(uint8_t op, EffectGroup& g, uint64_t off) {
+  if (op >= kOpCount) return op_error(off, "unknown op " + std::to_string(op));
+  const size_t fixed = 1 + kFixedBody[op];
+  if (Status s = need(fixed, op, off); !s) return s;
+  const uint8_t* p = w_.cur() + 1;
+  switch (op) {
+    case OP_NOP: break;
+    case OP_EXIT: g.add(OP_EXIT); break;
+    case OP_JMP: steps_.set_pc(ld64(p)); break;
+    case OP_REG: {
+      int32_t index;
+      if (Status s = parse_register(ld16(p), op, off, index); !s) return s;
+      if (index >= 0) {
+        Effect& e = g.add(OP_REG);
+        e.reg = uint16_t(index);
+        e.size = ld64(p + 2);
+      }
+      break;
+    }
+    case OP_SPREG: {
+      const uint16_t size = ld16(p + 2);
+      if (size > kMaxSpRegBytes)
+        return op_error(off, "OP_SPREG value of " + std::to_string(size) + " bytes is larger than any register (" +
+                                 std::to_string(kMaxSpRegBytes) + ")");
+      int32_t index;
+      if (Status s = parse_register(ld16(p), op, off, index); !s) return s;
+      if (Status s = need(fixed + size, op, off); !s) return s;
+      p = w_.cur() + 1;
+      if (index >= 0) {
+        Effect& e = g.add(OP_SPREG);
+        e.reg = uint16_t(index);
+        g.attach(e, p + 4, size);
+      }
+      w_.advance(fixed + size);
+      return {};
+    }
+    case OP_MEM_READ: {
+      const uint64_t addr = ld64(p);
+      const uint32_t size = ld32(p + 8);
+      if (Status s = check_range(addr, size, op, off); !s) return s;
+      Effect& e = g.add(OP_MEM_READ);
+      e.addr = addr;
+      e.size = size;
+      break;
+    }
+    case OP_MEM_WRITE: {
+      const uint64_t addr = ld64(p);
+      const uint32_t size = ld32(p + 8);
+      if (Status s = check_range(addr, size, op, off); !s) return s;
+      if (Status s = need(fixed + size, op, off); !s) return s;
+      Effect& e = g.add(OP_MEM_WRITE);
+      e.addr = addr;
+      g.attach(e, w_.cur() + fixed, size);
+      w_.advance(fixed + size);
+      return {};
+    }
+    case OP_MEM_MAP: {
+      const uint64_t addr = ld64(p), size = ld64(p + 8);
+      const uint8_t prot = p[16];
+      const uint16_t dlen = ld16(p + 33), flen = ld16(p + 35);
+      if (Status s = check_range(addr, size, op, off); !s) return s;
+      if (Status s = need(fixed + dlen + flen, op, off); !s) return s;
+      const uint8_t* text = w_.cur() + fixed;
+      Effect& e = g.add(OP_MEM_MAP);
+      e.addr = addr;
+      e.size = size;
+      e.prot = prot;
+      // The backing file names a mapping better than usercorn's desc.
+      e.reg = flen > 0 ? 1 : 0;
+      if (flen > 0)
+        g.attach(e, text + dlen, flen);
+      else
+        g.attach(e, text, dlen);
+      w_.advance(fixed + dlen + flen);
+      return {};
+    }
+    case OP_MEM_UNMAP:
+    case OP_MEM_PROT: {
+      const uint64_t addr = ld64(p), size = ld64(p + 8);
+      if (Status s = check_range(addr, size, op, off); !s) return s;
+      Effect& e = g.add(op);
+      e.addr = addr;
+      e.size = size;
+      if (op == OP_MEM_PROT) e.prot = p[16];
+      break;
+    }
+    default:
+      return op_error(off, str(op_name(op)) + " is not allowed here");
+  }
+  w_.advance(fixed);
+  return {};
+}
+
+Status OpParser::parse_frame_header(uint8_t op, uint64_t off, uint32_t& count) {
+  if (Status s = need(13, op, off); !s) return s;
+  count = ld32(w_.cur() + 9);
+  w_.advance(13);
+  return {};
+}
+
+Status OpParser::parse_keyframe_body(uint32_t count, uint64_t frame_off, EffectGroup& g) {
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint64_t off = w_.offset();
+    bool got = false;
+    if (Status s = w_.fill(1, got); !s) return s;
+    if (!got)
+      return op_error(frame_off, "op count past the end of the stream: OP_KEYFRAME declares " +
+                                     std::to_string(count) + " ops, the stream ends after " + std::to_string(i));
+    const uint8_t op = *w_.cur();
+    if (op == OP_FRAME || op == OP_KEYFRAME || op == OP_STEP || op == OP_SYSCALL) {
+      return op_error(off, str(op_name(op)) + " inside OP_KEYFRAME (keyframe at op stream offset " +
+                               std::to_string(frame_off) + " declared " + std::to_string(count) + " ops, " +
+                               std::to_string(i) + " read)");
+    }
+    if (Status s = parse_effect(op, g, off); !s) return s;
+  }
+  return {};
+}
+
+Result<bool> OpParser::read_keyframe(EffectGroup& kf) {
+  bool got = false;
+  if (Status s = w_.fill(1, got); !s) return s.error();
+  if (!got || *w_.cur() != OP_KEYFRAME) return false;
+  const uint64_t off = w_.offset();
+  uint32_t count = 0;
+  if (Status s = parse_frame_header(OP_KEYFRAME, off, count); !s) return s.error();
+  if (Status s = parse_keyframe_body(count, off, kf); !s) return s.error();
+  return true;
+}
+
+Status OpParser::parse_syscall(uint64_t off, EffectGroup& sys) {
+  if (Status s = need(1 + kFixedBody[OP_SYSCALL], OP_SYSCALL, off); !s) return s;
+  const uint8_t* p = w_.cur() + 1;
+  sys.clear();
+  sys.syscall = true;
+  sys.sys_num = ld32(p);
+  sys.sys_ret = ld64(p + 4);
+  const uint8_t argc = p[12];
+  const uint16_t count = ld16(p + 13);
+  const size_t head = 1 + kFixedBody[OP_SYSCALL] + size_t(argc) * 8;
+  if (Status s = need(head, OP_SYSCALL, off); !s) return s;
+  p = w_.cur() + 1 + kFixedBody[OP_SYSCALL];
+  for (uint8_t i = 0; i < argc; ++i) sys.sys_args.push_back(ld64(p + 8 * i));
+  w_.advance(head);
+  for (uint16_t i = 0; i < count; ++i) {
+    const uint64_t nested = w_.offset();
+    bool got = false;
+    if (Status s = w_.fill(1, got); !s) return s;
+    if (!got)
+      return op_error(off, "op count past the end of the stream: OP_SYSCALL declares " + std::to_string(count) +
+                               " ops, the stream ends after " + std::to_string(i));
+    const uint8_t op = *w_.cur();
+    if (op == OP_FRAME || op == OP_KEYFRAME || op == OP_STEP || op == OP_SYSCALL)
+      return op_error(nested, str(op_name(op)) + " inside OP_SYSCALL (syscall at op stream offset " +
+                                  std::to_string(off) + " declared " + std::to_string(count) + " ops, " +
+                                  std::to_string(i) + " read)");
+    if (Status s = parse_effect(op, sys, nested); !s) return s;
+  }
+  return {};
+}
+
+Status OpParser::run(const Progress& progress) {
+  uint32_t frame_left = 0, frame_count = 0;
+  uint64_t frame_off = 0;
+  uint64_t last_chunks = w_.source().chunks();
+  for (;;) {
+    bool got = false;
+    if (Status s = w_.fill(1, got); !s) return s;
+    if (!got) break;
+    const uint64_t off = w_.offset();
+    const uint8_t op = *w_.cur();
+
+    if (op == OP_FRAME || op == OP_KEYFRAME) {
+      if (frame_left > 0)
+        return op_error(off, "op count past the end of the frame: " + str(op_name(op)) +
+                                 " inside the frame at op stream offset " + std::to_string(frame_off) + ", which declared " +
+                                 std::to_string(frame_count) + " ops with " + std::to_string(frame_count - frame_left) +
+                                 " read");
+      uint32_t count = 0;
+      if (Status s = parse_frame_header(op, off, count); !s) return s;
+      if (op == OP_KEYFRAME) {
+        // Only the first keyframe is state; later ones repeat what the
+        // frames already say.
+        ++extra_keyframes_;
+        kf_scratch_.clear();
+        if (Status s = parse_keyframe_body(count, off, kf_scratch_); !s) return s;
+        continue;
+      }
+      ++frames_;
+      frame_left = frame_count = count;
+      frame_off = off;
+      if (progress && w_.source().chunks() - last_chunks >= 64) {
+        last_chunks = w_.source().chunks();
+        if (!progress(w_.source().position(), w_.source().file_size()))
+          return make_error_at(w_.path(), w_.source().position(), "read cancelled");
+      }
+      continue;
+    }
+    if (frame_left > 0) --frame_left;
+
+    switch (op) {
+      case OP_STEP: {
+        if (Status s = need(2, op, off); !s) return s;
+        steps_.on_step(w_.cur()[1]);
+        w_.advance(2);
+        break;
+      }
+      case OP_SYSCALL: {
+        if (Status s = parse_syscall(off, sys_scratch_); !s) return s;
+        steps_.on_syscall(sys_scratch_);
+        break;
+      }
+      case OP_NOP: w_.advance(1); break;
+      default:
+        if (Status s = parse_effect(op, steps_.pending(), off); !s) return s;
+        steps_.note_op();
+        break;
+    }
+  }
+  if (frame_left > 0)
+    return op_error(frame_off, "op count past the end of the stream: OP_FRAME declares " +
+                                   std::to_string(frame_count) + " ops, the stream ends after " +
+                                   std::to_string(frame_count - frame_left));
+  steps_.finish();
+  return {};
+}
+
+}  // namespace ttd::fmt::ucir

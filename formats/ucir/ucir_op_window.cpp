@@ -1,0 +1,49 @@
+#include "formats/ucir/ucir_op_window.h"
+
+#include <cstring>
+
+namespace ttd::fmt::ucir {
+
+OpWindow::OpWindow(SnappyFrameReader& src) : src_(src) {
+  buf_.resize(4 * SnappyFrameReader::kMaxBlock);
+}
+
+Status OpWindow::fill_slow(size_t n, bool& got) {
+  got = false;
+  if (pos_ > 0) {
+    std::memmove(buf_.data(), buf_.data() + pos_, end_ - pos_);
+    base_ += pos_;
+    end_ -= pos_;
+    pos_ = 0;
+    // Forget chunks that ended before the window start, keeping the one
+    // that holds it.
+    size_t keep = 0;
+    while (keep + 1 < chunks_.size() && chunks_[keep + 1].stream <= base_) ++keep;
+    chunks_.erase(chunks_.begin(), chunks_.begin() + keep);
+  }
+  while (end_ < n && !eof_) {
+    if (buf_.size() - end_ < SnappyFrameReader::kMaxBlock)
+      buf_.resize(std::max(buf_.size() * 2, end_ + SnappyFrameReader::kMaxBlock));
+    auto r = src_.next(buf_.data() + end_);
+    if (!r) return r.error();
+    if (*r == 0) {
+      eof_ = true;
+      break;
+    }
+    chunks_.push_back({base_ + end_, src_.chunk_offset()});
+    end_ += *r;
+  }
+  got = end_ >= n;
+  return {};
+}
+
+uint64_t OpWindow::chunk_file_offset(uint64_t off) const {
+  uint64_t file = src_.chunk_offset();
+  for (const ChunkStart& c : chunks_) {
+    if (c.stream > off) break;
+    file = c.file;
+  }
+  return file;
+}
+
+}  // namespace ttd::fmt::ucir

@@ -1,0 +1,60 @@
+// Turns UCIR's op order into the sink's step order.
+//
+// usercorn's tracer (trace.go) lags one instruction: for each instruction
+// it writes the memory ops, then the register changes, then OP_STEP; a
+// syscall instruction's OP_STEP is followed by an OP_SYSCALL holding the
+// kernel's effects. The sink wants step() first and then its effects, so:
+//  - effects are collected in a pending group until OP_STEP arrives;
+//  - the step is then held until the next op shows whether an OP_SYSCALL
+//    belongs to it (one directly after OP_STEP does: the step becomes
+//    StepKind::Syscall, with attrs "syscall", "args", "ret", and the
+//    syscall's nested ops become its effects, after the others);
+//  - a SYSCALL not directly after an OP_STEP belongs to the next step.
+// Exit quirk: usercorn's OnExit flushes the exit syscall BEFORE the exit
+// instruction's registers and OP_STEP, so a SYSCALL holding OP_EXIT right
+// after an OP_STEP goes to the next step if one follows; if the stream
+// ends first (ttd's writer order) it joins the held step.
+// OP_EXIT ends thread 1 (thread_end) after the last effect of its step.
+#pragma once
+#include "formats/ucir/effect_emitter.h"
+#include "formats/ucir/ucir_effects.h"
+
+namespace ttd::fmt::ucir {
+
+class StepAssembler {
+ public:
+  StepAssembler(TraceSink& sink, const ArchDesc& arch, uint64_t tid, uint64_t pid);
+
+  // Effects of the instruction whose OP_STEP has not come yet.
+  EffectGroup& pending() { return pending_; }
+  EffectEmitter& emitter() { return emitter_; }
+  void set_pc(uint64_t pc) { pc_ = pc; }
+  // Any op other than NOP, a frame header or an attached SYSCALL: after it
+  // a SYSCALL no longer belongs to the held step.
+  void note_op() { attach_open_ = false; }
+  void on_step(uint8_t size);
+  // `sys` holds the syscall's attributes and nested effects.
+  void on_syscall(const EffectGroup& sys);
+  // End of stream: emits what is held, then calls sink.end().
+  void finish();
+  uint64_t steps() const { return steps_; }
+
+ private:
+  void flush_held();
+  void emit_step(StepInfo info, const EffectGroup& g);
+
+  TraceSink& sink_;
+  EffectEmitter emitter_;
+  uint64_t tid_, pid_;
+  EffectGroup held_, pending_;
+  StepInfo held_info_;
+  bool has_held_ = false;
+  bool attach_open_ = false;
+  bool floating_exit_ = false;  // pending_ starts with an exit syscall that came right after the held step
+  bool end_owed_ = false;       // thread_end due after the current step's effects
+  bool thread_ended_ = false;
+  uint64_t pc_ = 0;
+  uint64_t steps_ = 0;
+};
+
+}  // namespace ttd::fmt::ucir

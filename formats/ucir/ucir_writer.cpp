@@ -1,0 +1,271 @@
+// UcirWriter implementation: buffers one frame of ops, then writes it as
+// OP_FRAME/OP_KEYFRAME with its op count through the snappy framing
+// encoder (the count comes first, so a frame cannot be streamed).
+#include "formats/ucir/ucir_writer.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <vector>
+
+#include "formats/ucir/snappy_frame_writer.h"
+#include "formats/ucir/uc1_registers.h"
+#include "formats/ucir/ucir_header.h"
+#include "formats/ucir/ucir_op_encoder.h"
+
+namespace ttd::fmt {
+
+namespace {
+
+using namespace ucir;
+
+constexpr uint64_t kPage = 4096;
+constexpr size_t kFrameSplitBytes = 1 << 20;  // bound the frame buffer when the caller never starts frames
+constexpr uint64_t kMaxWrite = 1 << 24;       // keeps single ops small for readers' buffers
+constexpr uint16_t kMaxSyscallOps = 0xffff;
+
+class UcirFileWriter final : public UcirWriter {
+ public:
+  UcirFileWriter(std::FILE* f, std::string path, const ArchDesc& arch)
+      : file_(f), path_(path), out_(f, path), arch_(arch), regs_(arch) {}
+  ~UcirFileWriter() override {
+    if (file_) (void)close();
+  }
+
+  void begin_keyframe() override {
+    finish_frame();
+    open(OP_KEYFRAME);
+    kf_maps_.clear();
+  }
+  void end_keyframe() override {
+    if (kind_ != OP_KEYFRAME) return;
+    end_syscall();
+    // Disambiguate mappings whose only write sits at their base and is
+    // shorter than the mapping (see the header comment).
+    for (const KeyframeMap& m : kf_maps_) {
+      if (m.writes == 1 && m.first_addr == m.addr && m.first_len > 0 && m.first_len < m.size) {
+        static const uint8_t zero = 0;
+        enc().mem_write(m.addr + m.first_len, {&zero, 1});
+        count_op();
+      }
+    }
+    finish_frame();
+  }
+  void begin_frame() override {
+    finish_frame();
+    open(OP_FRAME);
+  }
+  void jmp(uint64_t addr, uint32_t block_size) override {
+    end_syscall();
+    ensure_frame();
+    enc().jmp(addr, block_size);
+    count_op();
+  }
+  void step(uint8_t size) override {
+    end_syscall();
+    if (kind_ == OP_FRAME && frame_.size() >= kFrameSplitBytes) begin_frame();
+    ensure_frame();
+    enc().step(size);
+    count_op();
+  }
+  void reg(uint16_t reg_index, std::span<const uint8_t> value_le) override {
+    if (reg_index >= arch_.regs.size()) return void(++dropped_);
+    const auto num = regs_.number_of(reg_index);
+    if (!num) return void(++dropped_);
+    ensure_frame();
+    const uint32_t width = arch_.regs[reg_index].bytes();
+    if (width <= 8) {
+      uint64_t v = 0;
+      for (size_t i = 0; i < value_le.size() && i < 8; ++i) v |= uint64_t(value_le[i]) << (8 * i);
+      enc().reg(*num, v);
+    } else {
+      uint8_t buf[ucir::kMaxSpRegBytes] = {};
+      const size_t n = std::min<size_t>(width, sizeof buf);
+      std::memcpy(buf, value_le.data(), std::min(n, value_le.size()));
+      enc().spreg(*num, {buf, n});
+    }
+    count_op();
+  }
+  void reg_u64(uint16_t reg_index, uint64_t value) override {
+    uint8_t le[8];
+    for (int i = 0; i < 8; ++i) le[i] = uint8_t(value >> (8 * i));
+    reg(reg_index, le);
+  }
+  void mem_read(uint64_t addr, uint32_t size) override {
+    ensure_frame();
+    enc().mem_read(addr, size);
+    count_op();
+  }
+  void mem_write(uint64_t addr, std::span<const uint8_t> bytes) override {
+    ensure_frame();
+    while (!bytes.empty()) {
+      uint64_t take = std::min<uint64_t>(bytes.size(), kMaxWrite);
+      if (kind_ == OP_KEYFRAME) take = std::min(take, kPage - (addr % kPage));
+      if (kind_ == OP_KEYFRAME) note_keyframe_write(addr, take);
+      enc().mem_write(addr, bytes.first(take));
+      count_op();
+      addr += take;
+      bytes = bytes.subspan(take);
+    }
+  }
+  void mem_map(uint64_t addr, uint64_t size, uint8_t prot, std::string_view desc, std::string_view file,
+               uint64_t file_off, uint64_t file_size) override {
+    ensure_frame();
+    desc = desc.substr(0, 0xffff);
+    file = file.substr(0, 0xffff);
+    enc().mem_map(addr, size, prot, file_off, file_size, desc, file);
+    count_op();
+    if (kind_ == OP_KEYFRAME) kf_maps_.push_back({addr, size});
+  }
+  void mem_unmap(uint64_t addr, uint64_t size) override {
+    ensure_frame();
+    enc().mem_unmap(addr, size);
+    count_op();
+  }
+  void mem_protect(uint64_t addr, uint64_t size, uint8_t prot) override {
+    ensure_frame();
+    enc().mem_prot(addr, size, prot);
+    count_op();
+  }
+  void begin_syscall(uint32_t num, uint64_t ret, std::span<const uint64_t> args) override {
+    end_syscall();
+    ensure_frame();
+    sys_num_ = num;
+    sys_ret_ = ret;
+    sys_args_.assign(args.begin(), args.begin() + std::min<size_t>(args.size(), 255));
+    start_syscall_op();
+  }
+  void end_syscall() override {
+    if (!in_syscall_) return;
+    patch_syscall_count();
+    in_syscall_ = false;
+  }
+  void exit() override {
+    ensure_frame();
+    enc().exit();
+    count_op();
+  }
+  Status close() override {
+    if (!file_) return status_;
+    end_syscall();
+    finish_frame();
+    Status s = out_.finish();
+    if (std::fclose(file_) != 0 && s.ok()) s = make_error(path_, "write error on close");
+    file_ = nullptr;
+    if (status_.ok()) status_ = s;
+    return status_;
+  }
+  uint64_t dropped_registers() const override { return dropped_; }
+
+  Status write_header(std::string_view os) {
+    Header h;
+    h.version_big_endian = true;
+    h.arch = usercorn_arch_name(arch_.id);
+    h.os = std::string(os);
+    h.code_order = h.data_order = arch_.endian == Endian::Big ? 1 : 0;
+    const auto bytes = encode_header(h);
+    if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) return make_error(path_, "write error");
+    return {};
+  }
+
+ private:
+  struct KeyframeMap {
+    uint64_t addr, size;
+    uint32_t writes = 0;
+    uint64_t first_addr = 0, first_len = 0;
+  };
+
+  OpEncoder enc() { return OpEncoder(frame_); }
+
+  void open(uint8_t kind) {
+    kind_ = kind;
+    frame_.clear();
+    frame_ops_ = 0;
+  }
+  void ensure_frame() {
+    if (kind_ == 0) open(OP_FRAME);
+  }
+  // Every op goes either into the open syscall (counted there) or into the
+  // frame.
+  void count_op() {
+    if (in_syscall_) {
+      if (++sys_ops_ == kMaxSyscallOps) {
+        // The count is a u16: continue in another OP_SYSCALL with the same
+        // number, which readers attach to the same step.
+        patch_syscall_count();
+        start_syscall_op();
+      }
+      return;
+    }
+    ++frame_ops_;
+  }
+  void start_syscall_op() {
+    in_syscall_ = true;
+    sys_pos_ = frame_.size();
+    sys_ops_ = 0;
+    enc().syscall_header(sys_num_, sys_ret_, sys_args_, 0);
+    ++frame_ops_;
+  }
+  void patch_syscall_count() {
+    // op u8, num u32, ret u64, argc u8, then the u16 count.
+    const size_t at = sys_pos_ + 1 + 4 + 8 + 1;
+    frame_[at] = uint8_t(sys_ops_);
+    frame_[at + 1] = uint8_t(sys_ops_ >> 8);
+  }
+  void note_keyframe_write(uint64_t addr, uint64_t len) {
+    for (auto it = kf_maps_.rbegin(); it != kf_maps_.rend(); ++it) {
+      if (addr >= it->addr && addr - it->addr < it->size) {
+        if (it->writes++ == 0) it->first_addr = addr, it->first_len = len;
+        return;
+      }
+    }
+  }
+  void finish_frame() {
+    end_syscall();
+    if (kind_ == 0) return;
+    std::vector<uint8_t> head;
+    OpEncoder(head).frame_header(kind_, 0, frame_ops_);
+    out_.write(head);
+    out_.write(frame_);
+    kind_ = 0;
+    frame_.clear();
+    frame_ops_ = 0;
+  }
+
+  std::FILE* file_;
+  std::string path_;
+  SnappyFrameWriter out_;
+  const ArchDesc& arch_;
+  Uc1RegisterMap regs_;
+  Status status_;
+  uint8_t kind_ = 0;  // 0: no frame open, else OP_FRAME / OP_KEYFRAME
+  std::vector<uint8_t> frame_;
+  uint32_t frame_ops_ = 0;
+  bool in_syscall_ = false;
+  size_t sys_pos_ = 0;
+  uint32_t sys_ops_ = 0;
+  uint32_t sys_num_ = 0;
+  uint64_t sys_ret_ = 0;
+  std::vector<uint64_t> sys_args_;
+  std::vector<KeyframeMap> kf_maps_;
+  uint64_t dropped_ = 0;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<UcirWriter>> UcirWriter::create(const std::string& path, ArchId arch, std::string_view os) {
+  const ArchDesc* desc = nullptr;
+  try {
+    desc = &arch_desc(arch);
+  } catch (const std::exception& e) {
+    return make_error(path, std::string("no architecture table: ") + e.what());
+  }
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return make_error(path, std::string("cannot create file: ") + std::strerror(errno));
+  auto w = std::make_unique<UcirFileWriter>(f, path, *desc);
+  if (Status s = w->write_header(os); !s) return s.error();
+  return std::unique_ptr<UcirWriter>(std::move(w));
+}
+
+}  // namespace ttd::fmt
