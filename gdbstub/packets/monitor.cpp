@@ -1,0 +1,68 @@
+// qRcmd,<hex command>: gdb's `monitor`, lldb's `process plugin packet
+// monitor`. Output goes out as O<hex> packets, then OK.
+//
+// The stub itself answers `reverse on|off` (direction switch: ordinary
+// continue / step run backwards, for lldb < 21 which has no reverse
+// packets) and adds its lines to `help`; everything else goes to the
+// target. A failing command still ends in OK with its error text shown:
+// gdb 13 turns an E reply to qRcmd into "Protocol error with Rcmd", which
+// hides the message.
+#include "gdbstub/hex.h"
+#include "gdbstub/packets/handlers.h"
+
+namespace ttd::gdb::packets {
+
+namespace {
+
+void send_output(HandlerContext& ctx, std::string_view text) {
+  constexpr size_t kChunk = 1024;  // text bytes per O packet
+  for (size_t at = 0; at < text.size(); at += kChunk)
+    ctx.reply("O" + encode_hex_text(text.substr(at, kChunk)));
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n')) s.remove_suffix(1);
+  return s;
+}
+
+constexpr std::string_view kReverseHelp =
+    "reverse [on|off]   make continue and step run backwards (for debuggers without reverse commands)\n";
+
+std::string reverse_command(HandlerContext& ctx, std::string_view arg) {
+  if (arg == "on") ctx.state.reverse_mode = true;
+  else if (arg == "off") ctx.state.reverse_mode = false;
+  else if (!arg.empty()) return "error: reverse takes on or off\n";
+  return std::string("direction: ") + (ctx.state.reverse_mode ? "reverse" : "forward") + "\n";
+}
+
+}  // namespace
+
+void q_rcmd(HandlerContext& ctx, std::string_view args) {
+  auto text = decode_hex_text(args);
+  if (!text) return ctx.error(ErrorCode::BadPacket, "qRcmd takes a hex-encoded command");
+  std::string_view command = trim(*text);
+  std::string_view verb = command.substr(0, command.find(' '));
+  std::string_view rest = verb.size() < command.size() ? trim(command.substr(verb.size())) : std::string_view{};
+  TargetCaps caps = ctx.target.capabilities();
+
+  if (verb == "reverse" && caps.reverse) {
+    send_output(ctx, reverse_command(ctx, rest));
+    return ctx.ok();
+  }
+  if (verb == "help" || command.empty()) {
+    std::string help = caps.monitor ? ctx.target.monitor_help() : std::string();
+    if (caps.reverse) help += kReverseHelp;
+    if (help.empty()) return ctx.unsupported();
+    send_output(ctx, help);
+    return ctx.ok();
+  }
+  if (!caps.monitor) return ctx.unsupported();
+  MonitorReply reply = ctx.target.monitor(command);
+  std::string output = std::move(reply.output);
+  if (!reply.ok && !output.starts_with("error")) output = "error: " + output;
+  send_output(ctx, output);
+  ctx.ok();
+}
+
+}  // namespace ttd::gdb::packets

@@ -1,0 +1,108 @@
+#include "gdbstub/packets/stop_reply.h"
+
+#include "gdbstub/hex.h"
+
+namespace ttd::gdb::packets {
+
+namespace {
+
+void append_register(std::string& out, const RegisterFile& regs, uint16_t index) {
+  if (!regs.valid(index)) return;  // an unknown pc is left for g/p to report as xx
+  const auto& desc = regs.arch().regs[index];
+  out += hex_number(desc.gdb_regnum);
+  out += ':';
+  append_hex_bytes(out, regs.bytes(index));
+  out += ';';
+}
+
+// lldb: "threads:1,2;thread-pcs:401000,401230;" (bare hex tids, pcs as
+// numbers). thread-pcs is left out when some pc is unknown, since lldb
+// pairs the two lists by position.
+void append_thread_list(std::string& out, const HandlerContext& ctx) {
+  auto threads = ctx.target.threads();
+  std::string ids, pcs;
+  bool all_pcs = true;
+  for (const auto& t : threads) {
+    if (!ids.empty()) ids += ',', pcs += ',';
+    ids += hex_number(to_wire_id(t.tid));
+    auto regs = ctx.target.read_registers(t.tid);
+    std::optional<uint64_t> pc;
+    if (regs) pc = regs->get_u64(ctx.target.arch().pc_index);
+    if (pc) pcs += hex_number(*pc);
+    else all_pcs = false;
+  }
+  out += "threads:" + ids + ";";
+  if (all_pcs && !threads.empty()) out += "thread-pcs:" + pcs + ";";
+}
+
+std::string thread_part(const HandlerContext& ctx, uint64_t tid) {
+  return "thread:" + format_thread_id(pid_of(ctx, tid), tid, ctx.state.client.multiprocess) + ";";
+}
+
+void append_expedited(std::string& out, const HandlerContext& ctx, uint64_t tid) {
+  if (ctx.state.client.threads_in_stop_reply) append_thread_list(out, ctx);
+  auto regs = ctx.target.read_registers(tid);
+  if (!regs) return;
+  const ArchDesc& arch = ctx.target.arch();
+  append_register(out, *regs, arch.pc_index);
+  if (arch.sp_index != arch.pc_index) append_register(out, *regs, arch.sp_index);
+}
+
+}  // namespace
+
+uint64_t pid_of(const HandlerContext& ctx, uint64_t tid) {
+  for (const auto& t : ctx.target.threads())
+    if (t.tid == tid) return t.pid;
+  return ctx.target.pid();
+}
+
+std::string format_stop_reply(const HandlerContext& ctx, const StopReason& stop) {
+  const ClientFeatures& client = ctx.state.client;
+  if (stop.kind == StopKind::Exited) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    uint8_t code = uint8_t(stop.exit_code);
+    std::string out{'W', kDigits[code >> 4], kDigits[code & 15]};
+    if (client.multiprocess) out += ";process:" + hex_number(to_wire_id(ctx.target.pid()));
+    return out;
+  }
+  std::string out = stop.kind == StopKind::Interrupted ? "T02" : "T05";
+  out += thread_part(ctx, stop.tid);
+  switch (stop.kind) {
+    case StopKind::SwBreakpoint:
+      if (client.swbreak) out += "swbreak:;";
+      break;
+    case StopKind::HwBreakpoint:
+      if (client.hwbreak) out += "hwbreak:;";
+      break;
+    case StopKind::Watchpoint: {
+      const char* key = stop.watch_type == WatchType::Write ? "watch:"
+                        : stop.watch_type == WatchType::Read ? "rwatch:"
+                                                             : "awatch:";
+      out += key + hex_number(stop.watch_addr) + ";";
+      break;
+    }
+    case StopKind::HistoryBegin: out += "replaylog:begin;"; break;
+    case StopKind::HistoryEnd: out += "replaylog:end;"; break;
+    default: break;
+  }
+  append_expedited(out, ctx, stop.tid);
+  return out;
+}
+
+std::string format_no_reason_reply(const HandlerContext& ctx, uint64_t tid) {
+  std::string out = "T00" + thread_part(ctx, tid);
+  append_expedited(out, ctx, tid);
+  return out;
+}
+
+void note_stop(SessionState& state, const StopReason& stop, Direction direction) {
+  state.last_stop = stop;
+  if (stop.kind == StopKind::Exited) return;
+  if (direction == Direction::Backward && stop.kind != StopKind::Interrupted) {
+    state.g_thread = state.c_thread = IdSel::any();
+  } else {
+    state.g_thread = state.c_thread = IdSel::specific(stop.tid);
+  }
+}
+
+}  // namespace ttd::gdb::packets

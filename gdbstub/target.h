@@ -1,0 +1,163 @@
+// The narrow interface between the RSP stub and whatever it debugs. The stub
+// knows no trace format and no engine: it asks a Target for the architecture,
+// threads, registers and memory at the current position, and asks it to move
+// (forwards or backwards) under a set of breakpoints and watchpoints. Every
+// optional feature is a capability flag; the stub derives qSupported, the
+// vCont? reply and which packets it accepts from them.
+//
+// Threading: a Target serves one debugger connection and is called from
+// that connection's thread only. Errors are values (ttd::Result); nothing
+// here throws across the interface.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "state/arch.h"
+#include "state/error.h"
+#include "state/register_file.h"
+
+namespace ttd::gdb {
+
+struct ThreadDesc {
+  uint64_t tid = 0;
+  uint64_t pid = 0;
+  std::string name;  // may be empty
+};
+
+enum class BreakpointType : uint8_t { Software, Hardware };
+struct Breakpoint {
+  uint64_t addr = 0;
+  BreakpointType type = BreakpointType::Software;
+  uint64_t kind = 0;  // the client's "kind" field (instruction size); informative
+  bool operator==(const Breakpoint&) const = default;
+};
+
+enum class WatchType : uint8_t { Write, Read, Access };
+struct Watchpoint {
+  uint64_t addr = 0, len = 1;
+  WatchType type = WatchType::Write;
+  bool operator==(const Watchpoint&) const = default;
+};
+
+enum class Direction : uint8_t { Forward, Backward };
+enum class ResumeAction : uint8_t { Continue, Step };
+
+struct ResumeRequest {
+  Direction direction = Direction::Forward;
+  ResumeAction action = ResumeAction::Continue;
+  // For Step: the thread to step (always one of threads()). Forward: run
+  // until that thread's next step is about to execute; backward: go to that
+  // thread's latest step before here. For Continue: the thread the client
+  // last named (informative; all threads run).
+  uint64_t tid = 0;
+  std::span<const Breakpoint> breakpoints;
+  std::span<const Watchpoint> watchpoints;
+};
+
+// Why a resume stopped. `tid` is the thread to report (the one that hit the
+// breakpoint / watchpoint / finished its step, or the current thread).
+// Contract for breakpoints: the state after the stop has pc == the
+// breakpoint address. A backward continue never reports a breakpoint at the
+// pc it started from (gdb does not step off it first in reverse).
+// Watchpoint timing per ArchDesc::watch_timing is the target's business.
+enum class StopKind : uint8_t {
+  StepDone,      // T05, no reason
+  SwBreakpoint,  // T05 swbreak: (when the client understands it)
+  HwBreakpoint,  // T05 hwbreak:
+  Watchpoint,    // T05 watch:/rwatch:/awatch:<watch_addr>
+  HistoryBegin,  // T05 replaylog:begin (T05, never T00: lldb-16 would loop)
+  HistoryEnd,    // T05 replaylog:end
+  Interrupted,   // T02 (Ctrl-C or the client went away)
+  Exited,        // W<exit_code>
+};
+
+struct StopReason {
+  StopKind kind = StopKind::StepDone;
+  uint64_t tid = 0;
+  uint64_t watch_addr = 0;
+  WatchType watch_type = WatchType::Write;
+  int exit_code = 0;
+};
+
+// Called often during long resumes; returns true when the run must stop
+// (the client sent Ctrl-C or disconnected). The target then returns
+// StopKind::Interrupted. Cheap to call: it rate-limits its own polling.
+using InterruptCheck = std::function<bool()>;
+
+// A memory region as lldb's qMemoryRegionInfo wants it.
+struct MemoryRegionDesc {
+  uint64_t start = 0, size = 0;
+  bool mapped = false;
+  bool readable = false, writable = false, executable = false;
+  std::string name;  // file or "[heap]"; may be empty
+};
+
+struct MonitorReply {
+  std::string output;  // shown to the user as is (add the trailing newline)
+  bool ok = true;      // false: the command failed (the stub replies E)
+};
+
+struct TargetCaps {
+  bool reverse = false;          // bc / bs (ReverseContinue+ / ReverseStep+)
+  bool hw_breakpoints = true;    // Z1
+  bool watchpoints = true;       // Z2 / Z3 / Z4
+  uint32_t watchpoint_slots = 4; // qWatchpointSupportInfo num:
+  bool memory_regions = false;   // memory_region() is meaningful
+  bool monitor = false;          // monitor() is meaningful (qRcmd)
+};
+
+class Target {
+ public:
+  virtual ~Target() = default;
+
+  virtual const ArchDesc& arch() const = 0;
+  virtual TargetCaps capabilities() const = 0;
+
+  // Threads alive at the current position, in a stable order.
+  virtual std::vector<ThreadDesc> threads() const = 0;
+  // The thread that runs next at the current position (reported by '?'
+  // before any resume, and used when the client says "any thread").
+  virtual uint64_t current_thread() const = 0;
+
+  // A copy of the thread's registers with validity (unknown -> "xx").
+  // Error for an unknown thread.
+  virtual Result<RegisterFile> read_registers(uint64_t tid) const = 0;
+
+  // Reads data.size() bytes of the thread's process memory at addr into
+  // data; known[i] is set to 1 when byte i is known, 0 when the trace does
+  // not tell (data[i] is then meaningless). Error for an unknown thread.
+  virtual Status read_memory(uint64_t tid, uint64_t addr, std::span<uint8_t> data,
+                             std::span<uint8_t> known) const = 0;
+
+  // The mapped region holding addr, or for an unmapped address an unmapped
+  // region from addr up to the next mapping (or the end of the address
+  // space). nullopt when the target knows no mappings at all.
+  virtual std::optional<MemoryRegionDesc> memory_region(uint64_t tid, uint64_t addr) const;
+
+  // Moves the position. Runs until a stop condition, the end (or start) of
+  // history, or until `interrupted` returns true. Errors are for failures of
+  // the target itself (a corrupt index), not for ordinary stops.
+  virtual Result<StopReason> resume(const ResumeRequest& request, const InterruptCheck& interrupted) = 0;
+
+  // `monitor <text>` (qRcmd). Only called when capabilities().monitor.
+  virtual MonitorReply monitor(std::string_view command);
+  // Lines for `monitor help` describing what monitor() accepts.
+  virtual std::string monitor_help() const { return {}; }
+
+  // Path of the traced executable on this machine, when known.
+  virtual std::optional<std::string> exec_file() const { return std::nullopt; }
+  // target.xml served through qXfer:features:read. Defaults to the one
+  // generated from arch().
+  virtual std::string target_description() const;
+  // Free text qThreadExtraInfo shows next to a thread ("main", "eid 42").
+  virtual std::string thread_extra_info(uint64_t tid) const;
+  // The process id of the debuggee (qProcessInfo, W;process:, vKill).
+  virtual uint64_t pid() const;
+};
+
+}  // namespace ttd::gdb
