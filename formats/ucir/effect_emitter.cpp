@@ -1,6 +1,8 @@
 #include "formats/ucir/effect_emitter.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <string_view>
 
 namespace ttd::fmt::ucir {
@@ -8,6 +10,12 @@ namespace ttd::fmt::ucir {
 void EffectEmitter::emit_reg_value(uint16_t reg, uint64_t value) {
   // OP_REG carries a u64; the sink wants target byte order, register-sized
   // (a wider register is zero-extended, as the value was).
+  const uint32_t bytes = arch_.regs[reg].bytes();
+  if (arch_.endian == Endian::Little && bytes <= 8 && std::endian::native == std::endian::little) {
+    uint8_t le[8];
+    std::memcpy(le, &value, 8);
+    return sink_.reg(tid_, reg, {le, bytes});
+  }
   uint8_t buf[kMaxSpRegBytes] = {};
   const size_t width = std::min<size_t>(std::max<uint32_t>(arch_.regs[reg].bytes(), 1), sizeof buf);
   for (size_t i = 0; i < 8 && i < width; ++i) buf[i] = uint8_t(value >> (8 * i));
@@ -29,7 +37,7 @@ void EffectEmitter::emit_spreg(uint16_t reg, const uint8_t* le, size_t n) {
 
 bool EffectEmitter::emit(const EffectGroup& g) {
   bool exited = false;
-  for (const Effect& e : g.effects) {
+  for (const Effect& e : g.effects()) {
     switch (e.op) {
       case OP_REG: emit_reg_value(e.reg, e.size); break;
       case OP_SPREG: emit_spreg(e.reg, g.data_of(e), e.len); break;

@@ -10,32 +10,32 @@
 #include <string>
 #include <vector>
 
+#include "formats/ucir/chunk_source.h"
 #include "state/error.h"
 
 namespace ttd::fmt {
 
-class SnappyFrameReader {
+class SnappyFrameReader final : public ChunkSource {
  public:
-  static constexpr size_t kMaxBlock = 65536;  // largest decoded chunk the format allows
 
   // Reads from `file` (owned, closed on destruction) starting at its current
   // position, which is byte `start` of the file `path` names (errors cite
   // absolute file offsets). `file_size` is only for progress reports.
   SnappyFrameReader(std::FILE* file, std::string path, uint64_t start, uint64_t file_size);
-  ~SnappyFrameReader();
+  ~SnappyFrameReader() override;
   SnappyFrameReader(const SnappyFrameReader&) = delete;
   SnappyFrameReader& operator=(const SnappyFrameReader&) = delete;
 
   // Decodes the next non-empty data chunk into dst, which must have room
   // for kMaxBlock bytes. Returns its size, or 0 at the clean end of the
   // stream. Padding and skippable chunks are passed over.
-  Result<size_t> next(uint8_t* dst);
+  Result<size_t> next(uint8_t* dst) override;
 
-  const std::string& path() const { return path_; }
-  uint64_t chunk_offset() const { return chunk_offset_; }  // file offset of the last chunk returned
-  uint64_t position() const { return consumed_; }          // file bytes consumed so far
-  uint64_t file_size() const { return file_size_; }
-  uint64_t chunks() const { return chunks_; }              // data chunks decoded
+  const std::string& path() const override { return path_; }
+  uint64_t chunk_offset() const override { return chunk_offset_; }
+  uint64_t position() const override { return consumed_; }
+  uint64_t file_size() const override { return file_size_; }
+  uint64_t chunks() const override { return chunks_; }
 
  private:
   // Makes at least n bytes available at in_[pos_]; false at end of file.

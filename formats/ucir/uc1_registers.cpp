@@ -9,7 +9,8 @@ namespace {
 
 // Numbers taken from unicorn-engine/unicorn tag 1.0.3 include/unicorn/*.h
 // (identical in 1.0.2; 1.0 and 1.0.1 lack only the entries appended at the
-// end of each enum, e.g. x86 MSR/MXCSR/FS_BASE/GS_BASE).
+// end of each enum, e.g. x86 MSR/MXCSR/FS_BASE/GS_BASE). The first row
+// naming a register is the number the writer uses.
 // X86_64
 constexpr Uc1Register kX86_64[] = {
     {35, "rax", true},  // UC_X86_REG_RAX
@@ -145,38 +146,6 @@ constexpr Uc1Register kAArch64[] = {
     {260, "pc", false},  // UC_ARM64_REG_PC
     {265, "cpsr|pstate", false},  // UC_ARM64_REG_PSTATE
     {3, "cpsr|nzcv", false},  // UC_ARM64_REG_NZCV
-    {228, "v0|q0", false},  // UC_ARM64_REG_V0
-    {229, "v1|q1", false},  // UC_ARM64_REG_V1
-    {230, "v2|q2", false},  // UC_ARM64_REG_V2
-    {231, "v3|q3", false},  // UC_ARM64_REG_V3
-    {232, "v4|q4", false},  // UC_ARM64_REG_V4
-    {233, "v5|q5", false},  // UC_ARM64_REG_V5
-    {234, "v6|q6", false},  // UC_ARM64_REG_V6
-    {235, "v7|q7", false},  // UC_ARM64_REG_V7
-    {236, "v8|q8", false},  // UC_ARM64_REG_V8
-    {237, "v9|q9", false},  // UC_ARM64_REG_V9
-    {238, "v10|q10", false},  // UC_ARM64_REG_V10
-    {239, "v11|q11", false},  // UC_ARM64_REG_V11
-    {240, "v12|q12", false},  // UC_ARM64_REG_V12
-    {241, "v13|q13", false},  // UC_ARM64_REG_V13
-    {242, "v14|q14", false},  // UC_ARM64_REG_V14
-    {243, "v15|q15", false},  // UC_ARM64_REG_V15
-    {244, "v16|q16", false},  // UC_ARM64_REG_V16
-    {245, "v17|q17", false},  // UC_ARM64_REG_V17
-    {246, "v18|q18", false},  // UC_ARM64_REG_V18
-    {247, "v19|q19", false},  // UC_ARM64_REG_V19
-    {248, "v20|q20", false},  // UC_ARM64_REG_V20
-    {249, "v21|q21", false},  // UC_ARM64_REG_V21
-    {250, "v22|q22", false},  // UC_ARM64_REG_V22
-    {251, "v23|q23", false},  // UC_ARM64_REG_V23
-    {252, "v24|q24", false},  // UC_ARM64_REG_V24
-    {253, "v25|q25", false},  // UC_ARM64_REG_V25
-    {254, "v26|q26", false},  // UC_ARM64_REG_V26
-    {255, "v27|q27", false},  // UC_ARM64_REG_V27
-    {256, "v28|q28", false},  // UC_ARM64_REG_V28
-    {257, "v29|q29", false},  // UC_ARM64_REG_V29
-    {258, "v30|q30", false},  // UC_ARM64_REG_V30
-    {259, "v31|q31", false},  // UC_ARM64_REG_V31
     {104, "v0|q0", false},  // UC_ARM64_REG_Q0
     {105, "v1|q1", false},  // UC_ARM64_REG_Q1
     {106, "v2|q2", false},  // UC_ARM64_REG_Q2
@@ -209,6 +178,38 @@ constexpr Uc1Register kAArch64[] = {
     {133, "v29|q29", false},  // UC_ARM64_REG_Q29
     {134, "v30|q30", false},  // UC_ARM64_REG_Q30
     {135, "v31|q31", false},  // UC_ARM64_REG_Q31
+    {228, "v0|q0", false},  // UC_ARM64_REG_V0
+    {229, "v1|q1", false},  // UC_ARM64_REG_V1
+    {230, "v2|q2", false},  // UC_ARM64_REG_V2
+    {231, "v3|q3", false},  // UC_ARM64_REG_V3
+    {232, "v4|q4", false},  // UC_ARM64_REG_V4
+    {233, "v5|q5", false},  // UC_ARM64_REG_V5
+    {234, "v6|q6", false},  // UC_ARM64_REG_V6
+    {235, "v7|q7", false},  // UC_ARM64_REG_V7
+    {236, "v8|q8", false},  // UC_ARM64_REG_V8
+    {237, "v9|q9", false},  // UC_ARM64_REG_V9
+    {238, "v10|q10", false},  // UC_ARM64_REG_V10
+    {239, "v11|q11", false},  // UC_ARM64_REG_V11
+    {240, "v12|q12", false},  // UC_ARM64_REG_V12
+    {241, "v13|q13", false},  // UC_ARM64_REG_V13
+    {242, "v14|q14", false},  // UC_ARM64_REG_V14
+    {243, "v15|q15", false},  // UC_ARM64_REG_V15
+    {244, "v16|q16", false},  // UC_ARM64_REG_V16
+    {245, "v17|q17", false},  // UC_ARM64_REG_V17
+    {246, "v18|q18", false},  // UC_ARM64_REG_V18
+    {247, "v19|q19", false},  // UC_ARM64_REG_V19
+    {248, "v20|q20", false},  // UC_ARM64_REG_V20
+    {249, "v21|q21", false},  // UC_ARM64_REG_V21
+    {250, "v22|q22", false},  // UC_ARM64_REG_V22
+    {251, "v23|q23", false},  // UC_ARM64_REG_V23
+    {252, "v24|q24", false},  // UC_ARM64_REG_V24
+    {253, "v25|q25", false},  // UC_ARM64_REG_V25
+    {254, "v26|q26", false},  // UC_ARM64_REG_V26
+    {255, "v27|q27", false},  // UC_ARM64_REG_V27
+    {256, "v28|q28", false},  // UC_ARM64_REG_V28
+    {257, "v29|q29", false},  // UC_ARM64_REG_V29
+    {258, "v30|q30", false},  // UC_ARM64_REG_V30
+    {259, "v31|q31", false},  // UC_ARM64_REG_V31
     {262, "tpidr|tpidr_el0", false},  // UC_ARM64_REG_TPIDR_EL0
 };
 
@@ -383,7 +384,10 @@ Uc1RegisterMap::Uc1RegisterMap(const ArchDesc& arch) {
       index = arch.find(names.substr(0, bar));
       names = bar == std::string_view::npos ? std::string_view() : names.substr(bar + 1);
     }
-    if (!index) {
+    // The pc is never a register effect: UCIR carries it in OP_JMP and
+    // OP_STEP (usercorn leaves it out of OP_REG), and the sink takes it
+    // from StepInfo::pc.
+    if (!index || *index == arch.pc_index) {
       by_number_[r.number] = kNoSlot;
       continue;
     }

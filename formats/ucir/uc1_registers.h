@@ -1,9 +1,13 @@
 // usercorn wrote register numbers as the Unicorn 1.x enums it linked
-// (UC_X86_REG_RAX = 35, ...). Unicorn 2 renumbered x86 (EIZ, RIZ, CR5-7,
-// CR9-15 and DR8-15 are gone, shifting everything after them), and the
-// architecture tables in state/ carry Unicorn 2 ids, so UCIR needs its own
-// table: Unicorn 1.x number -> gdb register name. ARM, ARM64 and MIPS kept
-// their 1.x numbers in 2.x for every register listed here.
+// (UC_X86_REG_RAX = 35, ...). The file format is defined by those 1.x
+// numbers, so UCIR keeps its own table (Unicorn 1.x number -> gdb register
+// name, plus which registers usercorn's keyframe covers) instead of relying
+// on whatever Unicorn is installed. Checked against Debian's Unicorn 2.0.1:
+// 2.x dropped x86 EIZ, RIZ, CR5-7, CR9-15 and DR8-15 but kept every other
+// number (the enum has explicit gaps), and ARM, ARM64 and MIPS are
+// unchanged, so every number here equals its 2.0.1 constant
+// (tests/formats_ucir/test_uc1_registers.cpp checks this against the
+// state/ tables' Unicorn ids).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -31,7 +35,7 @@ std::span<const Uc1Register> uc1_register_table(ArchId arch);
 class Uc1RegisterMap {
  public:
   static constexpr int32_t kUnknown = -1;  // not a Unicorn 1.x register we know for this architecture
-  static constexpr int32_t kNoSlot = -2;   // known, but the architecture table has no such register
+  static constexpr int32_t kNoSlot = -2;   // known, but no slot for it (not in the table, or the pc)
 
   explicit Uc1RegisterMap(const ArchDesc& arch);
 

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "formats/ucir/ucir_ops.h"
@@ -25,23 +26,33 @@ struct Effect {
   uint64_t data = 0;   // arena offset of the bytes
 };
 
-struct EffectGroup {
-  std::vector<Effect> effects;
-  std::vector<uint8_t> bytes;
+class EffectGroup {
+ public:
   // OP_SYSCALL attributes of the step this group belongs to.
   bool syscall = false;
   uint32_t sys_num = 0;
   uint64_t sys_ret = 0;
   std::vector<uint64_t> sys_args;
+  std::vector<uint8_t> bytes;  // arena for effect data
 
-  bool empty() const { return effects.empty() && !syscall; }
+  std::span<Effect> effects() { return {slots_.data(), count_}; }
+  std::span<const Effect> effects() const { return {slots_.data(), count_}; }
+  bool empty() const { return count_ == 0 && !syscall; }
+  // Keeps the storage: after warm-up a group never allocates.
   void clear() {
-    effects.clear();
+    count_ = 0;
     bytes.clear();
     syscall = false;
     sys_args.clear();
   }
-  Effect& add(uint8_t op) { return effects.emplace_back(Effect{op}); }
+  Effect& add(uint8_t op) {
+    if (count_ == slots_.size()) [[unlikely]]
+      slots_.resize(slots_.empty() ? 16 : slots_.size() * 2);
+    Effect& e = slots_[count_++];
+    e = Effect{};
+    e.op = op;
+    return e;
+  }
   // Copies data into the arena and points e at it.
   void attach(Effect& e, const uint8_t* p, size_t n) {
     e.data = bytes.size();
@@ -54,9 +65,10 @@ struct EffectGroup {
   void append(const EffectGroup& o) {
     const uint64_t base = bytes.size();
     bytes.insert(bytes.end(), o.bytes.begin(), o.bytes.end());
-    for (Effect e : o.effects) {
+    for (const Effect& src : o.effects()) {
+      Effect& e = add(src.op);
+      e = src;
       e.data += base;
-      effects.push_back(e);
     }
     if (o.syscall && !syscall) {
       syscall = true;
@@ -66,10 +78,14 @@ struct EffectGroup {
     }
   }
   bool contains_exit() const {
-    for (const Effect& e : effects)
+    for (const Effect& e : effects())
       if (e.op == OP_EXIT) return true;
     return false;
   }
+
+ private:
+  std::vector<Effect> slots_;
+  size_t count_ = 0;
 };
 
 }  // namespace ttd::fmt::ucir

@@ -24,8 +24,8 @@ MapInfo* owner(std::vector<MapInfo>& maps, uint64_t addr) {
 KeyframeSummary apply_keyframe_policy(EffectGroup& kf) {
   KeyframeSummary s;
   std::vector<MapInfo> maps;
-  for (size_t i = 0; i < kf.effects.size(); ++i) {
-    const Effect& e = kf.effects[i];
+  for (size_t i = 0; i < kf.effects().size(); ++i) {
+    const Effect& e = kf.effects()[i];
     if (e.op == OP_MEM_MAP) {
       ++s.mappings;
       maps.push_back({e.addr, e.size});
@@ -39,7 +39,7 @@ KeyframeSummary apply_keyframe_policy(EffectGroup& kf) {
   }
   for (const MapInfo& m : maps) {
     if (m.writes != 1) continue;
-    Effect& w = kf.effects[m.first_write];
+    Effect& w = kf.effects()[m.first_write];
     if (w.addr != m.addr || w.len == 0 || w.len >= m.size) continue;
     w.op = kEffectMemUnknown;
     w.addr = m.addr;
@@ -52,7 +52,7 @@ KeyframeSummary apply_keyframe_policy(EffectGroup& kf) {
 std::vector<uint16_t> registers_left_zero(const EffectGroup& kf, const Uc1RegisterMap& regs) {
   std::vector<uint16_t> out;
   for (uint16_t r : regs.tracked()) {
-    const bool set = std::any_of(kf.effects.begin(), kf.effects.end(), [r](const Effect& e) {
+    const bool set = std::any_of(kf.effects().begin(), kf.effects().end(), [r](const Effect& e) {
       return (e.op == OP_REG || e.op == OP_SPREG) && e.reg == r;
     });
     if (!set) out.push_back(r);

@@ -23,47 +23,62 @@ inline uint64_t ld64(const uint8_t* p) {
 
 std::string str(std::string_view s) { return std::string(s); }
 
+// The largest fixed part of any op (MEM_MAP), so one check covers them all.
+constexpr size_t kMaxFixed = 1 + kFixedBody[OP_MEM_MAP];
+
 }  // namespace
 
 OpParser::OpParser(OpWindow& window, const ArchDesc& arch, const Uc1RegisterMap& regs, StepAssembler& steps)
     : w_(window), arch_(arch), regs_(regs), steps_(steps) {}
 
-Error OpParser::op_error(uint64_t off, const std::string& message) const {
+bool OpParser::fail(uint64_t off, const std::string& message) {
   const uint64_t chunk = w_.chunk_file_offset(off);
-  return make_error_at(w_.path(), chunk,
-                       message + " at op stream offset " + std::to_string(off) +
-                           " (decompressed; chunk at file byte " + std::to_string(chunk) + ")");
+  error_ = make_error_at(w_.path(), chunk,
+                         message + " at op stream offset " + std::to_string(off) +
+                             " (decompressed; chunk at file byte " + std::to_string(chunk) + ")");
+  return false;
 }
 
-Status OpParser::need(size_t n, uint8_t op, uint64_t off) {
+bool OpParser::fill_error(const Status& s) {
+  error_ = s.error();
+  return false;
+}
+
+Status OpParser::take_error() {
+  Status s = std::move(*error_);
+  error_.reset();
+  return s;
+}
+
+bool OpParser::need_slow(size_t n, uint8_t op, uint64_t off) {
   bool got = false;
-  if (Status s = w_.fill(n, got); !s) return s;
+  if (Status s = w_.fill(n, got); !s) return fill_error(s);
   if (!got)
-    return op_error(off, "truncated " + str(op_name(op)) + ": needs " + std::to_string(n) +
-                             " bytes, the stream ends after " + std::to_string(w_.avail()));
-  return {};
+    return fail(off, "truncated " + str(op_name(op)) + ": needs " + std::to_string(n) +
+                         " bytes, the stream ends after " + std::to_string(w_.avail()));
+  return true;
 }
 
-Status OpParser::check_range(uint64_t addr, uint64_t size, uint8_t op, uint64_t off) {
-  if (size > 0 && addr + (size - 1) < addr)
-    return op_error(off, str(op_name(op)) + " range of " + std::to_string(size) +
-                             " bytes wraps past the end of the address space");
-  return {};
+bool OpParser::range_error(uint64_t size, uint8_t op, uint64_t off) {
+  return fail(off, str(op_name(op)) + " range of " + std::to_string(size) +
+                       " bytes wraps past the end of the address space");
 }
 
-Status OpParser::parse_register(uint16_t num, uint8_t op, uint64_t off, int32_t& index) {
-  index = regs_.index_of(num);
-  if (index == Uc1RegisterMap::kUnknown)
-    return op_error(off, str(op_name(op)) + ": register number " + std::to_string(num) +
-                             " is not a Unicorn 1.x register ttd knows for " + arch_.name);
-  if (index == Uc1RegisterMap::kNoSlot) ++ignored_regs_;
-  return {};
+bool OpParser::register_miss(uint16_t num, uint8_t op, uint64_t off, int32_t index) {
+  if (index == Uc1RegisterMap::kNoSlot) {
+    // A register usercorn knows but our architecture table does not hold:
+    // the value has nowhere to go.
+    ++ignored_regs_;
+    return true;
+  }
+  return fail(off, str(op_name(op)) + ": register number " + std::to_string(num) +
+                       " is not a Unicorn 1.x register ttd knows for " + arch_.name);
 }
 
-Status OpParser::parse_effect(uint8_t op, EffectGroup& g, uint64_t off) {
-  if (op >= kOpCount) return op_error(off, "unknown op " + std::to_string(op));
+bool OpParser::parse_effect(uint8_t op, EffectGroup& g, uint64_t off) {
+  if (op >= kOpCount) return fail(off, "unknown op " + std::to_string(op));
   const size_t fixed = 1 + kFixedBody[op];
-  if (Status s = need(fixed, op, off); !s) return s;
+  if (!need(fixed, op, off)) return false;
   const uint8_t* p = w_.cur() + 1;
   switch (op) {
     case OP_NOP: break;
@@ -71,7 +86,7 @@ Status OpParser::parse_effect(uint8_t op, EffectGroup& g, uint64_t off) {
     case OP_JMP: steps_.set_pc(ld64(p)); break;
     case OP_REG: {
       int32_t index;
-      if (Status s = parse_register(ld16(p), op, off, index); !s) return s;
+      if (!parse_register(ld16(p), op, off, index)) return false;
       if (index >= 0) {
         Effect& e = g.add(OP_REG);
         e.reg = uint16_t(index);
@@ -82,24 +97,22 @@ Status OpParser::parse_effect(uint8_t op, EffectGroup& g, uint64_t off) {
     case OP_SPREG: {
       const uint16_t size = ld16(p + 2);
       if (size > kMaxSpRegBytes)
-        return op_error(off, "OP_SPREG value of " + std::to_string(size) + " bytes is larger than any register (" +
-                                 std::to_string(kMaxSpRegBytes) + ")");
+        return fail(off, "OP_SPREG value of " + std::to_string(size) + " bytes is larger than any register (" +
+                             std::to_string(kMaxSpRegBytes) + ")");
       int32_t index;
-      if (Status s = parse_register(ld16(p), op, off, index); !s) return s;
-      if (Status s = need(fixed + size, op, off); !s) return s;
-      p = w_.cur() + 1;
-      if (index >= 0) {
+      if (!parse_register(ld16(p), op, off, index) || !need(fixed + size, op, off)) return false;
+      if (index >= 0 && size > 0) {  // an empty value says nothing
         Effect& e = g.add(OP_SPREG);
         e.reg = uint16_t(index);
-        g.attach(e, p + 4, size);
+        g.attach(e, w_.cur() + fixed, size);
       }
       w_.advance(fixed + size);
-      return {};
+      return true;
     }
     case OP_MEM_READ: {
       const uint64_t addr = ld64(p);
       const uint32_t size = ld32(p + 8);
-      if (Status s = check_range(addr, size, op, off); !s) return s;
+      if (!check_range(addr, size, op, off)) return false;
       Effect& e = g.add(OP_MEM_READ);
       e.addr = addr;
       e.size = size;
@@ -108,20 +121,18 @@ Status OpParser::parse_effect(uint8_t op, EffectGroup& g, uint64_t off) {
     case OP_MEM_WRITE: {
       const uint64_t addr = ld64(p);
       const uint32_t size = ld32(p + 8);
-      if (Status s = check_range(addr, size, op, off); !s) return s;
-      if (Status s = need(fixed + size, op, off); !s) return s;
+      if (!check_range(addr, size, op, off) || !need(fixed + size, op, off)) return false;
       Effect& e = g.add(OP_MEM_WRITE);
       e.addr = addr;
       g.attach(e, w_.cur() + fixed, size);
       w_.advance(fixed + size);
-      return {};
+      return true;
     }
     case OP_MEM_MAP: {
       const uint64_t addr = ld64(p), size = ld64(p + 8);
       const uint8_t prot = p[16];
       const uint16_t dlen = ld16(p + 33), flen = ld16(p + 35);
-      if (Status s = check_range(addr, size, op, off); !s) return s;
-      if (Status s = need(fixed + dlen + flen, op, off); !s) return s;
+      if (!check_range(addr, size, op, off) || !need(fixed + dlen + flen, op, off)) return false;
       const uint8_t* text = w_.cur() + fixed;
       Effect& e = g.add(OP_MEM_MAP);
       e.addr = addr;
@@ -134,12 +145,12 @@ Status OpParser::parse_effect(uint8_t op, EffectGroup& g, uint64_t off) {
       else
         g.attach(e, text, dlen);
       w_.advance(fixed + dlen + flen);
-      return {};
+      return true;
     }
     case OP_MEM_UNMAP:
     case OP_MEM_PROT: {
       const uint64_t addr = ld64(p), size = ld64(p + 8);
-      if (Status s = check_range(addr, size, op, off); !s) return s;
+      if (!check_range(addr, size, op, off)) return false;
       Effect& e = g.add(op);
       e.addr = addr;
       e.size = size;
@@ -147,36 +158,35 @@ Status OpParser::parse_effect(uint8_t op, EffectGroup& g, uint64_t off) {
       break;
     }
     default:
-      return op_error(off, str(op_name(op)) + " is not allowed here");
+      return fail(off, str(op_name(op)) + " is not allowed here");
   }
   w_.advance(fixed);
-  return {};
+  return true;
 }
 
-Status OpParser::parse_frame_header(uint8_t op, uint64_t off, uint32_t& count) {
-  if (Status s = need(13, op, off); !s) return s;
+bool OpParser::parse_frame_header(uint8_t op, uint64_t off, uint32_t& count) {
+  if (!need(13, op, off)) return false;
   count = ld32(w_.cur() + 9);
   w_.advance(13);
-  return {};
+  return true;
 }
 
-Status OpParser::parse_keyframe_body(uint32_t count, uint64_t frame_off, EffectGroup& g) {
+bool OpParser::parse_keyframe_body(uint32_t count, uint64_t frame_off, EffectGroup& g) {
   for (uint32_t i = 0; i < count; ++i) {
     const uint64_t off = w_.offset();
     bool got = false;
-    if (Status s = w_.fill(1, got); !s) return s;
+    if (Status s = w_.fill(1, got); !s) return fill_error(s);
     if (!got)
-      return op_error(frame_off, "op count past the end of the stream: OP_KEYFRAME declares " +
-                                     std::to_string(count) + " ops, the stream ends after " + std::to_string(i));
+      return fail(frame_off, "op count past the end of the stream: OP_KEYFRAME declares " + std::to_string(count) +
+                                 " ops, the stream ends after " + std::to_string(i));
     const uint8_t op = *w_.cur();
-    if (op == OP_FRAME || op == OP_KEYFRAME || op == OP_STEP || op == OP_SYSCALL) {
-      return op_error(off, str(op_name(op)) + " inside OP_KEYFRAME (keyframe at op stream offset " +
-                               std::to_string(frame_off) + " declared " + std::to_string(count) + " ops, " +
-                               std::to_string(i) + " read)");
-    }
-    if (Status s = parse_effect(op, g, off); !s) return s;
+    if (op == OP_FRAME || op == OP_KEYFRAME || op == OP_STEP || op == OP_SYSCALL)
+      return fail(off, str(op_name(op)) + " inside OP_KEYFRAME (keyframe at op stream offset " +
+                           std::to_string(frame_off) + " declared " + std::to_string(count) + " ops, " +
+                           std::to_string(i) + " read)");
+    if (!parse_effect(op, g, off)) return false;
   }
-  return {};
+  return true;
 }
 
 Result<bool> OpParser::read_keyframe(EffectGroup& kf) {
@@ -185,13 +195,13 @@ Result<bool> OpParser::read_keyframe(EffectGroup& kf) {
   if (!got || *w_.cur() != OP_KEYFRAME) return false;
   const uint64_t off = w_.offset();
   uint32_t count = 0;
-  if (Status s = parse_frame_header(OP_KEYFRAME, off, count); !s) return s.error();
-  if (Status s = parse_keyframe_body(count, off, kf); !s) return s.error();
+  if (!parse_frame_header(OP_KEYFRAME, off, count) || !parse_keyframe_body(count, off, kf))
+    return take_error().error();
   return true;
 }
 
-Status OpParser::parse_syscall(uint64_t off, EffectGroup& sys) {
-  if (Status s = need(1 + kFixedBody[OP_SYSCALL], OP_SYSCALL, off); !s) return s;
+bool OpParser::parse_syscall(uint64_t off, EffectGroup& sys) {
+  if (!need(1 + kFixedBody[OP_SYSCALL], OP_SYSCALL, off)) return false;
   const uint8_t* p = w_.cur() + 1;
   sys.clear();
   sys.syscall = true;
@@ -200,25 +210,25 @@ Status OpParser::parse_syscall(uint64_t off, EffectGroup& sys) {
   const uint8_t argc = p[12];
   const uint16_t count = ld16(p + 13);
   const size_t head = 1 + kFixedBody[OP_SYSCALL] + size_t(argc) * 8;
-  if (Status s = need(head, OP_SYSCALL, off); !s) return s;
+  if (!need(head, OP_SYSCALL, off)) return false;
   p = w_.cur() + 1 + kFixedBody[OP_SYSCALL];
   for (uint8_t i = 0; i < argc; ++i) sys.sys_args.push_back(ld64(p + 8 * i));
   w_.advance(head);
   for (uint16_t i = 0; i < count; ++i) {
     const uint64_t nested = w_.offset();
     bool got = false;
-    if (Status s = w_.fill(1, got); !s) return s;
+    if (Status s = w_.fill(1, got); !s) return fill_error(s);
     if (!got)
-      return op_error(off, "op count past the end of the stream: OP_SYSCALL declares " + std::to_string(count) +
-                               " ops, the stream ends after " + std::to_string(i));
+      return fail(off, "op count past the end of the stream: OP_SYSCALL declares " + std::to_string(count) +
+                           " ops, the stream ends after " + std::to_string(i));
     const uint8_t op = *w_.cur();
     if (op == OP_FRAME || op == OP_KEYFRAME || op == OP_STEP || op == OP_SYSCALL)
-      return op_error(nested, str(op_name(op)) + " inside OP_SYSCALL (syscall at op stream offset " +
-                                  std::to_string(off) + " declared " + std::to_string(count) + " ops, " +
-                                  std::to_string(i) + " read)");
-    if (Status s = parse_effect(op, sys, nested); !s) return s;
+      return fail(nested, str(op_name(op)) + " inside OP_SYSCALL (syscall at op stream offset " +
+                              std::to_string(off) + " declared " + std::to_string(count) + " ops, " +
+                              std::to_string(i) + " read)");
+    if (!parse_effect(op, sys, nested)) return false;
   }
-  return {};
+  return true;
 }
 
 Status OpParser::run(const Progress& progress) {
@@ -226,26 +236,39 @@ Status OpParser::run(const Progress& progress) {
   uint64_t frame_off = 0;
   uint64_t last_chunks = w_.source().chunks();
   for (;;) {
-    bool got = false;
-    if (Status s = w_.fill(1, got); !s) return s;
-    if (!got) break;
+    if (w_.avail() < kMaxFixed) {
+      // Refill once for the common case; near the end each op checks
+      // exactly what it needs.
+      bool got = false;
+      if (Status s = w_.fill(kMaxFixed, got); !s) return s;
+      if (w_.avail() == 0) break;
+    }
     const uint64_t off = w_.offset();
-    const uint8_t op = *w_.cur();
+    const uint8_t* p = w_.cur();
+    const uint8_t op = *p;
 
+    if (op == OP_STEP) {  // the most frequent op first
+      if (frame_left > 0) --frame_left;
+      if (!need(2, op, off)) return take_error();
+      steps_.on_step(w_.cur()[1]);
+      w_.advance(2);
+      continue;
+    }
     if (op == OP_FRAME || op == OP_KEYFRAME) {
-      if (frame_left > 0)
-        return op_error(off, "op count past the end of the frame: " + str(op_name(op)) +
-                                 " inside the frame at op stream offset " + std::to_string(frame_off) + ", which declared " +
-                                 std::to_string(frame_count) + " ops with " + std::to_string(frame_count - frame_left) +
-                                 " read");
+      if (frame_left > 0) {
+        fail(off, "op count past the end of the frame: " + str(op_name(op)) + " inside the frame at op stream offset " +
+                      std::to_string(frame_off) + ", which declared " + std::to_string(frame_count) + " ops with " +
+                      std::to_string(frame_count - frame_left) + " read");
+        return take_error();
+      }
       uint32_t count = 0;
-      if (Status s = parse_frame_header(op, off, count); !s) return s;
+      if (!parse_frame_header(op, off, count)) return take_error();
       if (op == OP_KEYFRAME) {
         // Only the first keyframe is state; later ones repeat what the
         // frames already say.
         ++extra_keyframes_;
         kf_scratch_.clear();
-        if (Status s = parse_keyframe_body(count, off, kf_scratch_); !s) return s;
+        if (!parse_keyframe_body(count, off, kf_scratch_)) return take_error();
         continue;
       }
       ++frames_;
@@ -259,30 +282,32 @@ Status OpParser::run(const Progress& progress) {
       continue;
     }
     if (frame_left > 0) --frame_left;
-
-    switch (op) {
-      case OP_STEP: {
-        if (Status s = need(2, op, off); !s) return s;
-        steps_.on_step(w_.cur()[1]);
-        w_.advance(2);
-        break;
-      }
-      case OP_SYSCALL: {
-        if (Status s = parse_syscall(off, sys_scratch_); !s) return s;
-        steps_.on_syscall(sys_scratch_);
-        break;
-      }
-      case OP_NOP: w_.advance(1); break;
-      default:
-        if (Status s = parse_effect(op, steps_.pending(), off); !s) return s;
+    if (op == OP_REG && w_.avail() >= 11) {  // the most frequent effect, inline
+      const int32_t index = regs_.index_of(ld16(p + 1));
+      if (index >= 0) {
+        Effect& e = steps_.pending().add(OP_REG);
+        e.reg = uint16_t(index);
+        e.size = ld64(p + 3);
+        w_.advance(11);
         steps_.note_op();
-        break;
+        continue;
+      }
+    }
+    if (op == OP_SYSCALL) {
+      if (!parse_syscall(off, sys_scratch_)) return take_error();
+      steps_.on_syscall(sys_scratch_);
+    } else if (op == OP_NOP) {
+      w_.advance(1);
+    } else {
+      if (!parse_effect(op, steps_.pending(), off)) return take_error();
+      steps_.note_op();
     }
   }
-  if (frame_left > 0)
-    return op_error(frame_off, "op count past the end of the stream: OP_FRAME declares " +
-                                   std::to_string(frame_count) + " ops, the stream ends after " +
-                                   std::to_string(frame_count - frame_left));
+  if (frame_left > 0) {
+    fail(frame_off, "op count past the end of the stream: OP_FRAME declares " + std::to_string(frame_count) +
+                        " ops, the stream ends after " + std::to_string(frame_count - frame_left));
+    return take_error();
+  }
   steps_.finish();
   return {};
 }

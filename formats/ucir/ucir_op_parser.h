@@ -1,8 +1,11 @@
 // Parses the decompressed UCIR op stream (frames of little-endian ops, as
 // usercorn's ops.go packs them) straight from the OpWindow with raw
 // pointer reads, feeding effects and steps to a StepAssembler. No
-// allocation per op once the effect groups have grown.
+// allocation per op once the effect groups have grown. Internally a
+// failing step returns false and leaves its Error in error_, which keeps
+// the per-op path free of Status objects.
 #pragma once
+#include <optional>
 #include <string>
 
 #include "formats/common/trace_reader.h"
@@ -29,17 +32,27 @@ class OpParser {
 
  private:
   // Ensures n bytes of the op at `off` are in the window.
-  Status need(size_t n, uint8_t op, uint64_t off);
+  bool need(size_t n, uint8_t op, uint64_t off) { return w_.avail() >= n || need_slow(n, op, off); }
+  bool need_slow(size_t n, uint8_t op, uint64_t off);
   // Parses one op that can appear inside a frame, keyframe or syscall
   // (everything but FRAME/KEYFRAME/STEP/SYSCALL) into g.
-  Status parse_effect(uint8_t op, EffectGroup& g, uint64_t off);
-  Status parse_register(uint16_t num, uint8_t op, uint64_t off, int32_t& index);
-  Status parse_frame_header(uint8_t op, uint64_t off, uint32_t& count);
-  // Parses a frame body of `count` ops into g (keyframes).
-  Status parse_keyframe_body(uint32_t count, uint64_t off, EffectGroup& g);
-  Status parse_syscall(uint64_t off, EffectGroup& sys);
-  Status check_range(uint64_t addr, uint64_t size, uint8_t op, uint64_t off);
-  Error op_error(uint64_t off, const std::string& message) const;
+  bool parse_effect(uint8_t op, EffectGroup& g, uint64_t off);
+  bool parse_register(uint16_t num, uint8_t op, uint64_t off, int32_t& index) {
+    index = regs_.index_of(num);
+    return index >= 0 || register_miss(num, op, off, index);
+  }
+  bool register_miss(uint16_t num, uint8_t op, uint64_t off, int32_t index);
+  bool parse_frame_header(uint8_t op, uint64_t off, uint32_t& count);
+  // Parses a keyframe body of `count` ops into g.
+  bool parse_keyframe_body(uint32_t count, uint64_t off, EffectGroup& g);
+  bool parse_syscall(uint64_t off, EffectGroup& sys);
+  bool check_range(uint64_t addr, uint64_t size, uint8_t op, uint64_t off) {
+    return size == 0 || addr + (size - 1) >= addr || range_error(size, op, off);
+  }
+  bool range_error(uint64_t size, uint8_t op, uint64_t off);
+  bool fill_error(const Status& s);
+  bool fail(uint64_t off, const std::string& message);
+  Status take_error();
 
   OpWindow& w_;
   const ArchDesc& arch_;
@@ -48,6 +61,7 @@ class OpParser {
   EffectGroup sys_scratch_;
   EffectGroup kf_scratch_;
   uint64_t frames_ = 0, extra_keyframes_ = 0, ignored_regs_ = 0;
+  std::optional<Error> error_;
 };
 
 }  // namespace ttd::fmt::ucir

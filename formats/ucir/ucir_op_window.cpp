@@ -4,8 +4,8 @@
 
 namespace ttd::fmt::ucir {
 
-OpWindow::OpWindow(SnappyFrameReader& src) : src_(src) {
-  buf_.resize(4 * SnappyFrameReader::kMaxBlock);
+OpWindow::OpWindow(ChunkSource& src) : src_(src) {
+  buf_.resize(4 * ChunkSource::kMaxBlock);
 }
 
 Status OpWindow::fill_slow(size_t n, bool& got) {
@@ -22,8 +22,8 @@ Status OpWindow::fill_slow(size_t n, bool& got) {
     chunks_.erase(chunks_.begin(), chunks_.begin() + keep);
   }
   while (end_ < n && !eof_) {
-    if (buf_.size() - end_ < SnappyFrameReader::kMaxBlock)
-      buf_.resize(std::max(buf_.size() * 2, end_ + SnappyFrameReader::kMaxBlock));
+    if (buf_.size() - end_ < ChunkSource::kMaxBlock)
+      buf_.resize(std::max(buf_.size() * 2, end_ + ChunkSource::kMaxBlock));
     auto r = src_.next(buf_.data() + end_);
     if (!r) return r.error();
     if (*r == 0) {

@@ -8,13 +8,13 @@
 #include <cstdint>
 #include <vector>
 
-#include "formats/ucir/snappy_frame_reader.h"
+#include "formats/ucir/chunk_source.h"
 
 namespace ttd::fmt::ucir {
 
 class OpWindow {
  public:
-  explicit OpWindow(SnappyFrameReader& src);
+  explicit OpWindow(ChunkSource& src);
 
   const uint8_t* cur() const { return buf_.data() + pos_; }
   size_t avail() const { return end_ - pos_; }
@@ -31,7 +31,7 @@ class OpWindow {
   // must be at or after the window's start).
   uint64_t chunk_file_offset(uint64_t off) const;
   const std::string& path() const { return src_.path(); }
-  SnappyFrameReader& source() { return src_; }
+  ChunkSource& source() { return src_; }
 
  private:
   Status fill_slow(size_t n, bool& got);
@@ -39,7 +39,7 @@ class OpWindow {
   struct ChunkStart {
     uint64_t stream, file;
   };
-  SnappyFrameReader& src_;
+  ChunkSource& src_;
   std::vector<uint8_t> buf_;
   size_t pos_ = 0, end_ = 0;
   uint64_t base_ = 0;  // stream offset of buf_[0]

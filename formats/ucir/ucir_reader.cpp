@@ -7,6 +7,7 @@
 #include <cstring>
 #include <exception>
 
+#include "formats/ucir/chunk_prefetcher.h"
 #include "formats/ucir/snappy_frame_reader.h"
 #include "formats/ucir/ucir_keyframe.h"
 #include "formats/ucir/ucir_op_parser.h"
@@ -56,7 +57,8 @@ Status UcirReader::read(TraceSink& sink, const Progress& progress) {
     return make_error_at(path_, kHeaderSize, "cannot seek past the header");
   }
   SnappyFrameReader frames(f, path_, kHeaderSize, size);
-  OpWindow window(frames);
+  ChunkPrefetcher prefetch(frames);
+  OpWindow window(prefetch);
   const Uc1RegisterMap regs(desc_);
   StepAssembler steps(sink, desc_, kTid, kPid);
   OpParser parser(window, desc_, regs, steps);

@@ -32,8 +32,8 @@ void StepAssembler::emit_step(StepInfo info, const EffectGroup& g) {
 
 void StepAssembler::flush_held() {
   if (!has_held_) return;
-  emit_step(held_info_, held_);
-  held_.clear();
+  emit_step(held_info_, groups_[held_]);
+  groups_[held_].clear();
   has_held_ = false;
 }
 
@@ -41,8 +41,7 @@ void StepAssembler::on_step(uint8_t size) {
   flush_held();
   held_info_ = StepInfo{tid_, pid_, pc_, size, StepKind::Instruction};
   pc_ += size;
-  std::swap(held_, pending_);
-  pending_.clear();
+  std::swap(held_, pending_);  // the old held group was cleared by flush_held
   has_held_ = true;
   attach_open_ = true;
   floating_exit_ = false;
@@ -51,27 +50,28 @@ void StepAssembler::on_step(uint8_t size) {
 void StepAssembler::on_syscall(const EffectGroup& sys) {
   if (has_held_ && attach_open_) {
     if (!sys.contains_exit()) {
-      held_.append(sys);  // stays open: a continuation SYSCALL attaches too
+      groups_[held_].append(sys);  // stays open: a continuation SYSCALL attaches too
       return;
     }
-    floating_exit_ = pending_.empty();
+    floating_exit_ = true;
   }
   attach_open_ = false;
-  pending_.append(sys);
+  groups_[pending_].append(sys);
 }
 
 void StepAssembler::finish() {
+  EffectGroup& pending = groups_[pending_];
   if (floating_exit_ && has_held_) {
-    held_.append(pending_);
-    pending_.clear();
+    groups_[held_].append(pending);
+    pending.clear();
   }
   flush_held();
-  if (!pending_.empty()) {
+  if (!pending.empty()) {
     // Effects with no OP_STEP after them (a cut-off trace): keep them as
     // a marker step rather than lose them or pin them on another step.
-    emit_step(StepInfo{tid_, pid_, pc_, 0, StepKind::Marker}, pending_);
+    emit_step(StepInfo{tid_, pid_, pc_, 0, StepKind::Marker}, pending);
     sink_.attr("note", AttrValue(std::string("effects after the last OP_STEP")));
-    pending_.clear();
+    pending.clear();
   }
   if (end_owed_) {
     sink_.thread_end(tid_);

@@ -26,7 +26,7 @@ class StepAssembler {
   StepAssembler(TraceSink& sink, const ArchDesc& arch, uint64_t tid, uint64_t pid);
 
   // Effects of the instruction whose OP_STEP has not come yet.
-  EffectGroup& pending() { return pending_; }
+  EffectGroup& pending() { return groups_[pending_]; }
   EffectEmitter& emitter() { return emitter_; }
   void set_pc(uint64_t pc) { pc_ = pc; }
   // Any op other than NOP, a frame header or an attached SYSCALL: after it
@@ -46,7 +46,10 @@ class StepAssembler {
   TraceSink& sink_;
   EffectEmitter emitter_;
   uint64_t tid_, pid_;
-  EffectGroup held_, pending_;
+  // The held step's group and the pending one; a step swaps their roles
+  // by flipping indexes, never moving the vectors.
+  EffectGroup groups_[2];
+  int held_ = 0, pending_ = 1;
   StepInfo held_info_;
   bool has_held_ = false;
   bool attach_open_ = false;

@@ -70,6 +70,7 @@ class UcirFileWriter final : public UcirWriter {
     count_op();
   }
   void reg(uint16_t reg_index, std::span<const uint8_t> value_le) override {
+    if (reg_index == arch_.pc_index) return;  // UCIR's pc lives in OP_JMP / OP_STEP
     if (reg_index >= arch_.regs.size()) return void(++dropped_);
     const auto num = regs_.number_of(reg_index);
     if (!num) return void(++dropped_);

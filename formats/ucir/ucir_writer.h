@@ -41,7 +41,7 @@ class UcirWriter {
   virtual void step(uint8_t size) = 0;
   // Register by index into arch_desc(arch).regs; written with the Unicorn
   // 1.x register number usercorn used. Registers wider than 64 bits go out
-  // as OP_SPREG.
+  // as OP_SPREG. The pc is not written (UCIR carries it in jmp/step).
   virtual void reg(uint16_t reg_index, std::span<const uint8_t> value_le) = 0;
   virtual void reg_u64(uint16_t reg_index, uint64_t value) = 0;
   virtual void mem_read(uint64_t addr, uint32_t size) = 0;

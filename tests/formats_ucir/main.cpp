@@ -6,9 +6,12 @@
 #include <cstring>
 
 #include "sample_traces.h"
+#include "ucir_test_support.h"
 
 int main(int argc, char** argv) {
   if (argc >= 3 && !std::strcmp(argv[1], "--write-seeds")) return ttd::test::write_seed_corpus(argv[2]) ? 0 : 1;
   doctest::Context ctx(argc, argv);
-  return ctx.run();
+  const int rc = ctx.run();
+  ttd::test::remove_temp_files();
+  return rc;
 }

@@ -31,6 +31,13 @@ bool write_raw(const std::string& path, const std::vector<uint8_t>& ops, const s
   return std::fclose(f) == 0 && ok;
 }
 
+std::string write_bytes_to(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return "";
+  const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  return std::fclose(f) == 0 && ok ? path : "";
+}
+
 }  // namespace
 
 std::string write_sample_x86_64(const std::string& path) {
@@ -74,7 +81,7 @@ std::string write_sample_x86_64(const std::string& path) {
   return path;
 }
 
-std::string write_usercorn_style_x86_64(const std::string& path) {
+std::vector<uint8_t> usercorn_style_x86_64_ops() {
   std::vector<uint8_t> ops;
   OpEncoder e(ops);
   const uint8_t code[] = {0x48, 0x31, 0xff, 0xb8, 0x3c, 0x00, 0x00, 0x00, 0x0f, 0x05};  // xor rdi,rdi; mov eax,60; syscall
@@ -106,10 +113,14 @@ std::string write_usercorn_style_x86_64(const std::string& path) {
   e.exit();
   e.reg(kUc1Rcx, 0x40000a);
   e.step(2);
-  return write_raw(path, ops, "x86_64", false) ? path : "";
+  return ops;
 }
 
-std::string write_sample_i386_le_version(const std::string& path) {
+std::string write_usercorn_style_x86_64(const std::string& path) {
+  return write_raw(path, usercorn_style_x86_64_ops(), "x86_64", false) ? path : "";
+}
+
+std::vector<uint8_t> i386_ops() {
   std::vector<uint8_t> ops;
   OpEncoder e(ops);
   std::vector<uint8_t> kf;
@@ -125,14 +136,27 @@ std::string write_sample_i386_le_version(const std::string& path) {
   e.reg(19, 0x11223345);
   e.step(1);
   e.step(1);
-  return write_raw(path, ops, "x86", true) ? path : "";
+  return ops;
+}
+
+std::string write_sample_i386_le_version(const std::string& path) {
+  return write_raw(path, i386_ops(), "x86", true) ? path : "";
 }
 
 bool write_seed_corpus(const std::string& dir) {
   std::filesystem::create_directories(dir);
+  // fuzz_ucir also re-frames everything after the 74-byte header as one
+  // valid raw chunk; header + bare ops seeds reach the op parser that way.
+  auto bare = [&](const std::string& name, const std::string& arch, const std::vector<uint8_t>& ops) {
+    std::vector<uint8_t> b = ucir_header_bytes(arch);
+    b.insert(b.end(), ops.begin(), ops.end());
+    return !write_bytes_to(dir + "/" + name, b).empty();
+  };
   return !write_sample_x86_64(dir + "/writer_x86_64.ucir").empty() &&
          !write_usercorn_style_x86_64(dir + "/usercorn_style_x86_64.ucir").empty() &&
-         !write_sample_i386_le_version(dir + "/i386_le_version.ucir").empty();
+         !write_sample_i386_le_version(dir + "/i386_le_version.ucir").empty() &&
+         bare("bare_ops_usercorn_style_x86_64", "x86_64", usercorn_style_x86_64_ops()) &&
+         bare("bare_ops_i386", "x86", i386_ops());
 }
 
 }  // namespace ttd::test

@@ -116,10 +116,21 @@ std::string join(const std::vector<std::string>& lines) {
   return s;
 }
 
+namespace {
+std::string temp_prefix() { return "ttd_ucir_" + std::to_string(getpid()) + "_"; }
+}  // namespace
+
 std::string temp_path(const std::string& name) {
   static std::atomic<int> counter{0};
   auto dir = std::filesystem::temp_directory_path();
-  return (dir / ("ttd_ucir_" + std::to_string(getpid()) + "_" + std::to_string(counter++) + "_" + name)).string();
+  return (dir / (temp_prefix() + std::to_string(counter++) + "_" + name)).string();
+}
+
+void remove_temp_files() {
+  std::error_code ec;
+  const std::string prefix = temp_prefix();
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::temp_directory_path(), ec))
+    if (entry.path().filename().string().rfind(prefix, 0) == 0) std::filesystem::remove(entry.path(), ec);
 }
 
 std::vector<uint8_t> ucir_header_bytes(const std::string& arch, bool version_little_endian) {

@@ -45,6 +45,8 @@ std::string join(const std::vector<std::string>& lines);
 
 // A unique scratch file path (removed by the caller or left in /tmp).
 std::string temp_path(const std::string& name);
+// Removes every file temp_path() handed out in this process.
+void remove_temp_files();
 
 std::vector<uint8_t> ucir_header_bytes(const std::string& arch = "x86_64", bool version_little_endian = false);
 // Writes header + a snappy framed stream holding `ops`.

@@ -1,0 +1,27 @@
+// Where the UCIR op window gets decompressed data from: one snappy data
+// chunk (at most 64 KiB) at a time. Implemented by SnappyFrameReader (in
+// the calling thread) and ChunkPrefetcher (decodes ahead on a thread).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "state/error.h"
+
+namespace ttd::fmt {
+
+class ChunkSource {
+ public:
+  static constexpr size_t kMaxBlock = 65536;  // largest decoded chunk the format allows
+
+  virtual ~ChunkSource() = default;
+  // Decodes the next non-empty data chunk into dst (room for kMaxBlock
+  // bytes). Returns its size, or 0 at the clean end of the stream.
+  virtual Result<size_t> next(uint8_t* dst) = 0;
+  virtual uint64_t chunk_offset() const = 0;  // file offset of the chunk last returned
+  virtual uint64_t position() const = 0;      // file bytes consumed through that chunk
+  virtual uint64_t chunks() const = 0;        // data chunks returned so far
+  virtual uint64_t file_size() const = 0;
+  virtual const std::string& path() const = 0;
+};
+
+}  // namespace ttd::fmt
