@@ -1,6 +1,8 @@
 #include <fstream>
 
 #include "formats/common/trace_reader.h"
+#include "formats/rvnblock/rvnblock_format.h"
+#include "formats/tenet/tenet_format.h"
 #include "formats/ucir/ucir_format.h"
 
 namespace ttd::fmt {
@@ -8,6 +10,8 @@ namespace ttd::fmt {
 const std::vector<FormatEntry>& all_formats() {
   static const std::vector<FormatEntry> formats = {
       ucir_format(),
+      rvnblock_format(),
+      tenet_format(),
   };
   return formats;
 }
