@@ -274,7 +274,7 @@ Status OpParser::run(const Progress& progress) {
       ++frames_;
       frame_left = frame_count = count;
       frame_off = off;
-      if (progress && w_.source().chunks() - last_chunks >= 64) {
+      if (progress && w_.source().chunks() - last_chunks >= 16) {  // every MiB or so
         last_chunks = w_.source().chunks();
         if (!progress(w_.source().position(), w_.source().file_size()))
           return make_error_at(w_.path(), w_.source().position(), "read cancelled");
@@ -308,6 +308,9 @@ Status OpParser::run(const Progress& progress) {
                         " ops, the stream ends after " + std::to_string(frame_count - frame_left));
     return take_error();
   }
+  // A last report, so callers see the whole file done.
+  if (progress && !progress(w_.source().position(), w_.source().file_size()))
+    return make_error_at(w_.path(), w_.source().position(), "read cancelled");
   steps_.finish();
   return {};
 }

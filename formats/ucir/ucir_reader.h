@@ -1,6 +1,20 @@
 // Reads a usercorn UCIR trace into a TraceSink: header, then the snappy
-// framed op stream, one chunk at a time. See docs/formats/ucir.md for how
-// ops become steps and effects.
+// framed op stream, one chunk at a time (decoded on a second thread).
+// docs/formats/ucir.md has the details; what a consumer must know:
+//  - Before step 0: begin(), thread_begin(1, 1), the keyframe's effects,
+//    then reg(r, 0) for usercorn's registers the keyframe left out.
+//  - Every step is tid 1 / pid 1; EID n is the n-th OP_STEP. StepInfo::pc
+//    is the only pc information (no pc register effects are sent).
+//  - mem_map(...) means the range is mapped AND known to hold zeros; no
+//    zero writes follow. Its size comes from the trace: do not
+//    materialise pages for it.
+//  - mem_unknown(base, size) right after a keyframe mapping: usercorn
+//    trimmed that mapping's data, so its bytes are unknown.
+//  - Syscall steps have kind Syscall and attrs "syscall", "args", "ret";
+//    the kernel's effects follow the instruction's own.
+//  - OP_EXIT becomes thread_end(1) after its step's last effect.
+//  - A final Marker step (attr "note") holds effects that no OP_STEP
+//    followed.
 #pragma once
 #include <memory>
 #include <string>

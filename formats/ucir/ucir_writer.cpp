@@ -39,18 +39,7 @@ class UcirFileWriter final : public UcirWriter {
     kf_maps_.clear();
   }
   void end_keyframe() override {
-    if (kind_ != OP_KEYFRAME) return;
-    end_syscall();
-    // Disambiguate mappings whose only write sits at their base and is
-    // shorter than the mapping (see the header comment).
-    for (const KeyframeMap& m : kf_maps_) {
-      if (m.writes == 1 && m.first_addr == m.addr && m.first_len > 0 && m.first_len < m.size) {
-        static const uint8_t zero = 0;
-        enc().mem_write(m.addr + m.first_len, {&zero, 1});
-        count_op();
-      }
-    }
-    finish_frame();
+    if (kind_ == OP_KEYFRAME) finish_frame();
   }
   void begin_frame() override {
     finish_frame();
@@ -83,7 +72,7 @@ class UcirFileWriter final : public UcirWriter {
     } else {
       uint8_t buf[ucir::kMaxSpRegBytes] = {};
       const size_t n = std::min<size_t>(width, sizeof buf);
-      std::memcpy(buf, value_le.data(), std::min(n, value_le.size()));
+      if (!value_le.empty()) std::memcpy(buf, value_le.data(), std::min(n, value_le.size()));
       enc().spreg(*num, {buf, n});
     }
     count_op();
@@ -222,9 +211,22 @@ class UcirFileWriter final : public UcirWriter {
       }
     }
   }
+  // Disambiguates mappings whose only keyframe write sits at their base
+  // and is shorter than the mapping (see the header comment).
+  void fix_keyframe_writes() {
+    for (const KeyframeMap& m : kf_maps_) {
+      if (m.writes == 1 && m.first_addr == m.addr && m.first_len > 0 && m.first_len < m.size) {
+        static const uint8_t zero = 0;
+        enc().mem_write(m.addr + m.first_len, {&zero, 1});
+        count_op();
+      }
+    }
+    kf_maps_.clear();
+  }
   void finish_frame() {
     end_syscall();
     if (kind_ == 0) return;
+    if (kind_ == OP_KEYFRAME) fix_keyframe_writes();
     std::vector<uint8_t> head;
     OpEncoder(head).frame_header(kind_, 0, frame_ops_);
     out_.write(head);

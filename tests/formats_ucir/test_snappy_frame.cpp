@@ -23,7 +23,7 @@ std::vector<uint8_t> encode(const std::vector<uint8_t>& data, size_t piece) {
   REQUIRE(w.finish().ok());
   std::vector<uint8_t> out(size_t(std::ftell(f)));
   std::rewind(f);
-  REQUIRE(std::fread(out.data(), 1, out.size(), f) == out.size());
+  if (!out.empty()) REQUIRE(std::fread(out.data(), 1, out.size(), f) == out.size());
   std::fclose(f);
   return out;
 }
@@ -31,7 +31,7 @@ std::vector<uint8_t> encode(const std::vector<uint8_t>& data, size_t piece) {
 // Decodes a framed stream held in memory; returns the data or the error.
 Result<std::vector<uint8_t>> decode(const std::vector<uint8_t>& framed) {
   std::FILE* f = std::tmpfile();
-  std::fwrite(framed.data(), 1, framed.size(), f);
+  if (!framed.empty()) std::fwrite(framed.data(), 1, framed.size(), f);
   std::rewind(f);
   SnappyFrameReader r(f, "mem.sz", 0, framed.size());
   std::vector<uint8_t> out, block(SnappyFrameReader::kMaxBlock);
@@ -106,7 +106,7 @@ TEST_CASE("snappy framing: errors name the chunk's file offset") {
   SUBCASE("truncated chunk") {
     auto s = good;
     append_chunk(s, 0x01, std::vector<uint8_t>(50, 5));
-    s.resize(s.size() - 10);
+    s.erase(s.end() - 10, s.end());  // cut the chunk short
     auto r = decode(s);
     REQUIRE(!r.ok());
     CHECK(r.error().offset == second);

@@ -80,7 +80,7 @@ TEST_CASE("errors: framing problems name the chunk's file offset") {
   }
   SUBCASE("truncated chunk") {
     test::append_chunk(file, 0x01, std::vector<uint8_t>(40, 0));
-    file.resize(file.size() - 5);
+    file.erase(file.end() - 5, file.end());
     const Error e = read_error(test::write_bytes("trunc.ucir", file));
     CHECK(*e.offset == second);
     CHECK(contains(e, "truncated chunk: header says 44 bytes, the file ends after 39"));

@@ -162,3 +162,38 @@ TEST_CASE("keyframe: later keyframes are checked and skipped") {
   CHECK(test::join(sink.after_first_step()) == test::join(Lines{"step pc=0x1000 size=1 instruction tid=1 pid=1",
                                          "step pc=0x1001 size=1 instruction tid=1 pid=1", "end"}));
 }
+
+TEST_CASE("keyframe: a write belongs to the latest mapping holding its address") {
+  const uint8_t data[4] = {1, 2, 3, 4};
+  std::vector<uint8_t> b;
+  OpEncoder e(b);
+  e.mem_map(0x10000, 0x4000, 3, 0, 0, "outer", "");
+  e.mem_map(0x11000, 0x1000, 3, 0, 0, "inner", "");
+  e.mem_write(0x10000, data);  // outer's only write
+  e.mem_write(0x11000, data);  // inner's only write
+  SUBCASE("each mapping's lone base write is untrusted") {
+    RecordingSink sink;
+    const Lines mem = keyframe_lines(b, 4, sink);
+    CHECK(has(mem, "unknown 0x10000 0x4000"));
+    CHECK(has(mem, "unknown 0x11000 0x1000"));
+  }
+  SUBCASE("a second write in the outer mapping (past the inner one) makes it trusted") {
+    e.mem_write(0x13000, data);
+    RecordingSink sink;
+    const Lines mem = keyframe_lines(b, 5, sink);
+    CHECK(has(mem, "write 0x10000 01020304"));
+    CHECK(has(mem, "unknown 0x11000 0x1000"));
+  }
+}
+
+TEST_CASE("keyframe: many mappings and writes are handled without quadratic cost") {
+  std::vector<uint8_t> b;
+  OpEncoder e(b);
+  const uint8_t data[1] = {9};
+  const uint32_t n = 20000;
+  for (uint32_t i = 0; i < n; ++i) e.mem_map(0x100000 + uint64_t(i) * 0x1000, 0x1000, 3, 0, 0, "", "");
+  for (uint32_t i = 0; i < n; ++i) e.mem_write(0x100010 + uint64_t(i) * 0x1000, data);
+  RecordingSink sink;
+  (void)keyframe_lines(b, 2 * n, sink);
+  CHECK(sink.property("keyframe") == "20000 mappings, 20000 writes, 0 mappings unknown (zero-trimmed data)");
+}
