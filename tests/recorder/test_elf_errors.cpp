@@ -1,0 +1,116 @@
+// What the recorder says about programs it cannot run.
+#include <doctest/doctest.h>
+#include <elf.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "tests/recorder/trace_digest.h"
+#include "tools/recorder/elf_image.h"
+#include "tools/recorder/recorder.h"
+
+using namespace ttd;
+using namespace ttd::rec;
+
+namespace {
+
+std::string write_temp(const std::string& tag, const std::vector<uint8_t>& bytes) {
+  std::string p = test::temp_trace(tag) + ".bin";
+  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  return p;
+}
+
+// A minimal 64-bit ELF header (no program headers) with the given fields.
+std::vector<uint8_t> elf_header(uint8_t elf_class, uint16_t machine) {
+  Elf64_Ehdr h{};
+  std::memcpy(h.e_ident, ELFMAG, SELFMAG);
+  h.e_ident[EI_CLASS] = elf_class;
+  h.e_ident[EI_DATA] = ELFDATA2LSB;
+  h.e_ident[EI_VERSION] = EV_CURRENT;
+  h.e_type = ET_EXEC;
+  h.e_machine = machine;
+  h.e_phentsize = sizeof(Elf64_Phdr);
+  std::vector<uint8_t> b(sizeof h);
+  std::memcpy(b.data(), &h, sizeof h);
+  return b;
+}
+
+std::string record_error(const std::vector<std::string>& argv, std::string output = "") {
+  RecordOptions o;
+  o.output = output.empty() ? test::temp_trace("err") : output;
+  o.argv = argv;
+  o.capture_output = true;
+  auto r = record(o);
+  std::filesystem::remove(o.output);
+  REQUIRE_FALSE(r.ok());
+  return r.error().to_string();
+}
+
+}  // namespace
+
+TEST_CASE("a missing program is reported with its path") {
+  std::string e = record_error({"/nonexistent/ttd-no-such-program"});
+  CHECK(e.find("/nonexistent/ttd-no-such-program") != std::string::npos);
+  CHECK(e.find("cannot open program") != std::string::npos);
+}
+
+TEST_CASE("a file that is not ELF is refused") {
+  std::string p = write_temp("text", {'#', '!', '/', 'b', 'i', 'n', '/', 's', 'h', '\n'});
+  CHECK(record_error({p}).find("not an ELF executable") != std::string::npos);
+  std::filesystem::remove(p);
+  std::string empty = write_temp("empty", {});
+  CHECK(record_error({empty}).find("not an ELF executable") != std::string::npos);
+  std::filesystem::remove(empty);
+}
+
+TEST_CASE("a dynamically linked executable is refused") {
+  // Debian's coreutils are dynamically linked PIE executables.
+  if (!std::filesystem::exists("/bin/true")) return;
+  CHECK(record_error({"/bin/true"}).find("only static executables are supported") != std::string::npos);
+}
+
+TEST_CASE("other architectures and 32-bit ELF are refused") {
+  std::string riscv = write_temp("riscv", elf_header(ELFCLASS64, EM_RISCV));
+  CHECK(record_error({riscv}).find("unsupported architecture: riscv") != std::string::npos);
+  std::string i386 = write_temp("i386", elf_header(ELFCLASS32, EM_386));
+  CHECK(record_error({i386}).find("unsupported architecture") != std::string::npos);
+  std::filesystem::remove(riscv);
+  std::filesystem::remove(i386);
+}
+
+TEST_CASE("a truncated or headerless ELF is refused with a byte offset") {
+  std::string noph = write_temp("noph", elf_header(ELFCLASS64, EM_X86_64));
+  std::string e = record_error({noph});
+  CHECK(e.find("program header") != std::string::npos);
+  std::filesystem::remove(noph);
+}
+
+TEST_CASE("missing arguments and an unwritable output are errors") {
+  CHECK(record_error({}).find("no program") != std::string::npos);
+  std::string prog = test::example_path("x86_64", "recursion");
+  if (prog.empty()) return;
+  std::string e = record_error({prog}, "/nonexistent-dir/ttd/out.ucir");
+  CHECK(e.find("/nonexistent-dir/ttd/out.ucir") != std::string::npos);
+}
+
+TEST_CASE("static ELF headers: entry, segments and AT_PHDR without PT_PHDR (musl)") {
+  std::string prog = test::example_path("x86_64", "recursion");
+  if (prog.empty()) return;
+  auto img = load_elf(prog);
+  REQUIRE(img.ok());
+  CHECK(img->arch == ArchId::X86_64);
+  CHECK(img->load_bias == 0);
+  CHECK(img->segments.size() >= 2);
+  CHECK(img->phnum > 0);
+  CHECK(img->phentsize == sizeof(Elf64_Phdr));
+  // musl's static executables have no PT_PHDR: the headers are found in
+  // the first PT_LOAD, right after the ELF header.
+  CHECK(img->phdr_addr == img->segments[0].vaddr + sizeof(Elf64_Ehdr));
+  CHECK(img->end > img->entry);
+  std::string a64 = test::example_path("aarch64", "recursion");
+  if (a64.empty()) return;
+  auto img2 = load_elf(a64);
+  REQUIRE(img2.ok());
+  CHECK(img2->arch == ArchId::AArch64);
+}

@@ -1,0 +1,148 @@
+// The recorder's Linux emulation, through the probe program: supported
+// syscalls answer like Linux and their kernel effects are in the trace;
+// unsupported ones are reported; faults and fatal signals end the run.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "tests/recorder/trace_digest.h"
+#include "tools/recorder/recorder.h"
+
+using namespace ttd;
+using namespace ttd::rec;
+
+namespace {
+
+struct Numbers {
+  const char* arch;
+  uint64_t read, uname, getrandom, mmap, munmap, exit_group;
+};
+const Numbers kArches[] = {{"x86_64", 0, 63, 318, 9, 11, 231}, {"aarch64", 63, 160, 278, 222, 215, 94}};
+
+Result<RecordSummary> run_probe(const Numbers& n, std::vector<std::string> args, const std::string& out) {
+  RecordOptions o;
+  o.output = out;
+  o.argv = {test::probe_path(n.arch)};
+  o.argv.insert(o.argv.end(), args.begin(), args.end());
+  o.env = {"LANG=C"};
+  o.capture_output = true;
+  o.stdin_data = "hello";
+  o.verify = true;
+  return record(o);
+}
+
+const test::SyscallRecord* find_syscall(const test::TraceDigest& d, uint64_t number) {
+  for (const auto& s : d.syscalls)
+    if (s.number == number) return &s;
+  return nullptr;
+}
+
+std::string slurp(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+TEST_CASE("probe: syscalls, stdin, stdout/stderr capture, unsupported syscalls") {
+  for (const Numbers& n : kArches) {
+    if (test::probe_path(n.arch).empty()) continue;
+    INFO(n.arch);
+    std::string out = test::temp_trace("probe");
+    auto sum = run_probe(n, {}, out);
+    REQUIRE_MESSAGE(sum.ok(), (sum.ok() ? "" : sum.error().to_string()));
+    CHECK(sum->exited);
+    CHECK(sum->exit_code == 42);
+    std::string expect = std::string("syscall999 -1\nuname Linux ") + n.arch +
+                         "\npid 4242\nclock 1\ngetrandom 8\nmmap 7\nheap\nstdin 5 hello\n";
+    CHECK(sum->captured_stdout == expect);
+    CHECK(sum->captured_stderr == "to stderr\n");
+    REQUIRE(sum->unsupported.size() == 1);
+    CHECK(sum->unsupported[0].number == 999);
+    CHECK(sum->unsupported[0].name == "unknown");
+    CHECK(sum->unsupported[0].count == 2);
+    CHECK(describe(*sum).find("unsupported syscall 999 (unknown) called 2 times") != std::string::npos);
+    for (const auto& e : sum->verify_errors) FAIL_CHECK(e);
+    CHECK(sum->verify_register_misses == 0);
+
+    auto trace = test::read_trace(out);
+    REQUIRE_MESSAGE(trace.ok(), (trace.ok() ? "" : trace.error().to_string()));
+    // The unsupported call is in the trace with -ENOSYS as its result.
+    const auto* bad = find_syscall(*trace, 999);
+    REQUIRE(bad);
+    CHECK(int64_t(bad->ret) == -38);
+    // Kernel writes into guest memory travel with their syscall.
+    const auto* uname = find_syscall(*trace, n.uname);
+    REQUIRE(uname);
+    CHECK(uname->ret == 0);
+    CHECK(uname->mem_writes >= 1);
+    const auto* rnd = find_syscall(*trace, n.getrandom);
+    REQUIRE(rnd);
+    CHECK(rnd->ret == 8);
+    CHECK(rnd->mem_writes >= 1);
+    const test::SyscallRecord* rd = nullptr;
+    for (const auto& s : trace->syscalls)
+      if (s.number == n.read && s.args[0] == 0) rd = &s;
+    REQUIRE(rd);
+    CHECK(rd->ret == 5);
+    CHECK(rd->mem_writes == 1);
+    const auto* mm = find_syscall(*trace, n.mmap);
+    REQUIRE(mm);
+    CHECK(mm->args[1] >= (1u << 20));
+    CHECK(find_syscall(*trace, n.munmap));
+    CHECK(trace->syscalls.back().number == n.exit_group);
+    std::filesystem::remove(out);
+  }
+}
+
+TEST_CASE("probe crash: an emulator fault ends the trace and names the pc") {
+  for (const Numbers& n : kArches) {
+    if (test::probe_path(n.arch).empty()) continue;
+    INFO(n.arch);
+    std::string out = test::temp_trace("crash");
+    auto sum = run_probe(n, {"crash"}, out);
+    REQUIRE_MESSAGE(sum.ok(), (sum.ok() ? "" : sum.error().to_string()));
+    REQUIRE(sum->fault.has_value());
+    CHECK(sum->fault->find("at pc 0x") != std::string::npos);
+    CHECK(sum->fault->find("address 0x10") != std::string::npos);
+    CHECK(sum->signal == 11);
+    CHECK(sum->exit_code == 139);
+    auto trace = test::read_trace(out);
+    REQUIRE(trace.ok());
+    // The trace ends with the last instruction that completed.
+    CHECK(trace->steps == sum->steps);
+    CHECK_FALSE(trace->thread_ended);
+    std::filesystem::remove(out);
+  }
+}
+
+TEST_CASE("probe abort: a fatal signal to itself ends the process") {
+  for (const Numbers& n : kArches) {
+    if (test::probe_path(n.arch).empty()) continue;
+    INFO(n.arch);
+    std::string out = test::temp_trace("abort");
+    auto sum = run_probe(n, {"abort"}, out);
+    REQUIRE(sum.ok());
+    CHECK(sum->exited);
+    CHECK(sum->signal == 6);
+    CHECK(sum->exit_code == 134);
+    CHECK_FALSE(sum->fault.has_value());
+    CHECK(describe(*sum).find("killed by signal 6") != std::string::npos);
+    std::filesystem::remove(out);
+  }
+}
+
+TEST_CASE("recording is deterministic: the same program gives the same trace") {
+  for (const Numbers& n : kArches) {
+    if (test::probe_path(n.arch).empty()) continue;
+    INFO(n.arch);
+    std::string a = test::temp_trace("det-a"), b = test::temp_trace("det-b");
+    REQUIRE(run_probe(n, {}, a).ok());
+    REQUIRE(run_probe(n, {}, b).ok());
+    CHECK(slurp(a) == slurp(b));
+    std::filesystem::remove(a);
+    std::filesystem::remove(b);
+  }
+}

@@ -1,0 +1,36 @@
+// Test helper: reads a UCIR trace back with the project's reader and keeps
+// what the recorder tests check (step pcs, syscall records, exit).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "state/error.h"
+
+namespace ttd::rec::test {
+
+struct SyscallRecord {
+  uint64_t eid = 0;
+  uint64_t number = 0;
+  uint64_t ret = 0;
+  std::vector<uint64_t> args;
+  uint64_t mem_writes = 0;  // kernel memory writes attached to the step
+};
+
+struct TraceDigest {
+  std::string arch;
+  uint64_t steps = 0;
+  std::vector<uint64_t> pcs;  // pc of every step
+  std::vector<SyscallRecord> syscalls;
+  bool thread_ended = false;
+};
+
+Result<TraceDigest> read_trace(const std::string& path);
+
+// Paths of the built examples and test programs; empty if not built.
+std::string example_path(const std::string& arch, const std::string& name);
+std::string probe_path(const std::string& arch);
+// A fresh file name in the temp directory.
+std::string temp_trace(const std::string& tag);
+
+}  // namespace ttd::rec::test

@@ -1,0 +1,120 @@
+#include "tools/recorder/elf_image.h"
+
+#include <elf.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "state/machine_state.h"
+
+namespace ttd::rec {
+
+namespace {
+
+// Static-pie executables are position independent; put them where Linux
+// puts PIE executables without ASLR.
+constexpr uint64_t kPieLoadBias = 0x555555554000ull;
+
+Result<std::vector<uint8_t>> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error(path, std::string("cannot open program: ") + std::strerror(errno));
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return make_error(path, "cannot read program");
+  return bytes;
+}
+
+uint8_t prot_from_flags(uint32_t p_flags) {
+  uint8_t prot = 0;
+  if (p_flags & PF_R) prot |= kProtRead;
+  if (p_flags & PF_W) prot |= kProtWrite;
+  if (p_flags & PF_X) prot |= kProtExec;
+  return prot;
+}
+
+std::string machine_name(uint16_t m) {
+  switch (m) {
+    case EM_386: return "i386";
+    case EM_ARM: return "arm";
+    case EM_MIPS: return "mips";
+    case EM_PPC: return "ppc";
+    case EM_PPC64: return "ppc64";
+    case EM_RISCV: return "riscv";
+    default: return "e_machine " + std::to_string(m);
+  }
+}
+
+}  // namespace
+
+Result<ElfImage> load_elf(const std::string& path) {
+  auto bytes = read_file(path);
+  if (!bytes) return bytes.error();
+  ElfImage img;
+  img.path = path;
+  img.file = std::move(*bytes);
+  const auto& f = img.file;
+
+  if (f.size() < EI_NIDENT || std::memcmp(f.data(), ELFMAG, SELFMAG) != 0)
+    return make_error(path, "not an ELF executable");
+  if (f[EI_CLASS] != ELFCLASS64)
+    return make_error(path, "unsupported architecture: only 64-bit ELF (x86-64, aarch64) can be recorded");
+  if (f[EI_DATA] != ELFDATA2LSB)
+    return make_error(path, "unsupported architecture: big-endian ELF");
+  if (f.size() < sizeof(Elf64_Ehdr)) return make_error_at(path, f.size(), "truncated ELF header");
+
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, f.data(), sizeof eh);
+  if (eh.e_machine == EM_X86_64) img.arch = ArchId::X86_64;
+  else if (eh.e_machine == EM_AARCH64) img.arch = ArchId::AArch64;
+  else return make_error(path, "unsupported architecture: " + machine_name(eh.e_machine) +
+                                   " (the recorder runs x86-64 and aarch64)");
+  if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
+    return make_error(path, "not an executable (ELF type " + std::to_string(eh.e_type) + ")");
+  if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0)
+    return make_error_at(path, offsetof(Elf64_Ehdr, e_phentsize), "bad program header table");
+  if (eh.e_phoff > f.size() || uint64_t(eh.e_phnum) * sizeof(Elf64_Phdr) > f.size() - eh.e_phoff)
+    return make_error_at(path, offsetof(Elf64_Ehdr, e_phoff), "program header table lies outside the file");
+
+  std::vector<Elf64_Phdr> phdrs(eh.e_phnum);
+  std::memcpy(phdrs.data(), f.data() + eh.e_phoff, phdrs.size() * sizeof(Elf64_Phdr));
+  for (const auto& ph : phdrs) {
+    // A program interpreter means the dynamic loader would have to run first.
+    if (ph.p_type == PT_INTERP)
+      return make_error(path, "only static executables are supported (this one is dynamically linked; "
+                              "rebuild it with -static)");
+  }
+  img.load_bias = eh.e_type == ET_DYN ? kPieLoadBias : 0;
+
+  uint64_t phdr_in_memory = 0;
+  for (size_t i = 0; i < phdrs.size(); ++i) {
+    const auto& ph = phdrs[i];
+    uint64_t ph_off = eh.e_phoff + i * sizeof(Elf64_Phdr);
+    if (ph.p_type == PT_PHDR) phdr_in_memory = ph.p_vaddr + img.load_bias;
+    if (ph.p_type != PT_LOAD || ph.p_memsz == 0) continue;
+    if (ph.p_filesz > ph.p_memsz || ph.p_offset > f.size() || ph.p_filesz > f.size() - ph.p_offset)
+      return make_error_at(path, ph_off, "PT_LOAD segment lies outside the file");
+    if (ph.p_vaddr + ph.p_memsz < ph.p_vaddr || ph.p_vaddr + img.load_bias >= (1ull << 47))
+      return make_error_at(path, ph_off, "PT_LOAD segment address out of range");
+    ElfSegment s;
+    s.vaddr = ph.p_vaddr + img.load_bias;
+    s.mem_size = ph.p_memsz;
+    s.file_offset = ph.p_offset;
+    s.file_size = ph.p_filesz;
+    s.prot = prot_from_flags(ph.p_flags);
+    img.segments.push_back(s);
+    img.end = std::max(img.end, s.vaddr + s.mem_size);
+    // Without PT_PHDR (musl's static executables) the headers are wherever
+    // the segment holding file offset e_phoff puts them.
+    if (eh.e_phoff >= ph.p_offset && eh.e_phoff < ph.p_offset + ph.p_filesz && phdr_in_memory == 0)
+      phdr_in_memory = s.vaddr + (eh.e_phoff - ph.p_offset);
+  }
+  if (img.segments.empty()) return make_error(path, "no loadable segments");
+  img.entry = eh.e_entry + img.load_bias;
+  img.phdr_addr = phdr_in_memory;
+  img.phnum = eh.e_phnum;
+  img.phentsize = eh.e_phentsize;
+  return img;
+}
+
+}  // namespace ttd::rec

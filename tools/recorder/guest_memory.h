@@ -1,0 +1,53 @@
+// The guest's address space: Unicorn's mappings plus the bookkeeping the
+// kernel emulation and the keyframe need (names, protections, free ranges).
+// Every change goes through here so Unicorn and the region list agree.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include <unicorn/unicorn.h>
+
+#include "state/error.h"
+#include "state/machine_state.h"
+
+namespace ttd::rec {
+
+class GuestMemory {
+ public:
+  GuestMemory(uc_engine* uc, uint64_t page_size) : uc_(uc), page_(page_size) {}
+
+  uint64_t page_size() const { return page_; }
+  uint64_t page_down(uint64_t a) const { return a & ~(page_ - 1); }
+  uint64_t page_up(uint64_t a) const { return (a + page_ - 1) & ~(page_ - 1); }
+
+  // Maps zero-filled pages [addr, addr+size) (page aligned), replacing
+  // whatever was mapped there before, as mmap(MAP_FIXED) does.
+  Status map(uint64_t addr, uint64_t size, uint8_t prot, std::string name);
+  // Unmaps the mapped parts of the range; unmapped holes are fine (munmap).
+  Status unmap(uint64_t addr, uint64_t size);
+  // Changes protection; fails if part of the range is not mapped (mprotect).
+  Status protect(uint64_t addr, uint64_t size, uint8_t prot);
+
+  // Highest page-aligned free range of `size` bytes ending at or below
+  // `below` and starting at or above `above`.
+  std::optional<uint64_t> find_free(uint64_t size, uint64_t above, uint64_t below) const;
+  // True if no byte of the range is mapped.
+  bool is_free(uint64_t addr, uint64_t size) const;
+  // True if every byte of the range is mapped and allows `prot`.
+  bool accessible(uint64_t addr, uint64_t size, uint8_t prot) const;
+
+  // Raw access that ignores protections (the loader and the kernel).
+  bool read(uint64_t addr, std::span<uint8_t> out) const;
+  bool write(uint64_t addr, std::span<const uint8_t> bytes);
+
+  const MemoryRegions& regions() const { return regions_; }
+
+ private:
+  uc_engine* uc_;
+  uint64_t page_;
+  MemoryRegions regions_;
+};
+
+}  // namespace ttd::rec

@@ -1,0 +1,250 @@
+// Syscall dispatch, and the process / time / signal calls.
+#include "tools/recorder/linux_kernel.h"
+
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
+
+namespace ttd::rec {
+
+namespace {
+
+// The virtual clock: one nanosecond per step, starting at a fixed date
+// (2023-11-14 22:13:20 UTC), so traces do not depend on when they were made.
+constexpr uint64_t kEpochSeconds = 1700000000;
+constexpr uint64_t kNanos = 1000000000;
+
+constexpr int kSigDfl = 0, kSigIgn = 1;
+
+bool default_ignored(uint64_t sig) {
+  return sig == 17 /*SIGCHLD*/ || sig == 23 /*SIGURG*/ || sig == 28 /*SIGWINCH*/ || sig == 18 /*SIGCONT*/;
+}
+
+}  // namespace
+
+LinuxKernel::LinuxKernel(uc_engine* uc, GuestMemory& mem, const GuestArch& arch, ProcessConfig cfg)
+    : uc_(uc), mem_(mem), arch_(arch), cfg_(std::move(cfg)) {
+  brk_ = brk_mapped_end_ = cfg_.brk_base;
+}
+
+SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t steps) {
+  effects_.clear();
+  code_may_have_changed_ = false;
+  current_ = number;
+  SyscallEntry e = arch_.syscalls().lookup(number);
+  SyscallOutcome out;
+  out.name = e.name;
+  auto fd = [&](int i) { return int(int32_t(a[i])); };
+  int64_t& r = out.ret;
+  switch (e.sys) {
+    case Sys::Read: r = sys_read(fd(0), a[1], a[2]); break;
+    case Sys::Write: r = sys_write(fd(0), a[1], a[2]); break;
+    case Sys::Readv: r = sys_iov(false, fd(0), a[1], a[2]); break;
+    case Sys::Writev: r = sys_iov(true, fd(0), a[1], a[2]); break;
+    case Sys::Close:
+      if (fd(0) < 0 || fd(0) > 2 || closed_[fd(0)]) r = -EBADF;
+      else closed_[fd(0)] = true;
+      break;
+    case Sys::Lseek: r = (fd(0) >= 0 && fd(0) <= 2 && !closed_[fd(0)]) ? -ESPIPE : -EBADF; break;
+    case Sys::Exit:
+    case Sys::ExitGroup:
+      out.exited = true;
+      out.exit_code = int(a[0] & 0xff);
+      break;
+    case Sys::Kill: r = a[0] == kPid ? signal_self(a[1], out) : -ESRCH; break;
+    case Sys::Tkill: r = a[0] == kPid ? signal_self(a[1], out) : -ESRCH; break;
+    case Sys::Tgkill: r = (a[0] == kPid && a[1] == kPid) ? signal_self(a[2], out) : -ESRCH; break;
+    case Sys::Brk: r = sys_brk(a[0]); break;
+    case Sys::Mmap: r = sys_mmap(a, out); break;
+    case Sys::Munmap: r = sys_munmap(a[0], a[1]); break;
+    case Sys::Mprotect: r = sys_mprotect(a[0], a[1], a[2]); break;
+    case Sys::Madvise: r = 0; break;  // advice only; nothing to do without real paging
+    case Sys::ArchPrctl: r = sys_arch_prctl(a[0], a[1]); break;
+    case Sys::SetTidAddress: r = kPid; break;
+    case Sys::SetRobustList: r = 0; break;
+    // glibc registers rseq when the kernel has it; ENOSYS makes it do without.
+    case Sys::Rseq: r = -ENOSYS; break;
+    // One thread: nobody else can hold or wake a futex.
+    case Sys::Futex: r = 0; break;
+    case Sys::Uname: r = sys_uname(a[0]); break;
+    case Sys::Readlink: r = sys_readlink(a[0], a[1], a[2]); break;
+    case Sys::Readlinkat: r = sys_readlink(a[1], a[2], a[3]); break;
+    case Sys::Getrandom: r = sys_getrandom(a[0], a[1]); break;
+    case Sys::ClockGettime: r = sys_clock_gettime(a[0], a[1], steps); break;
+    case Sys::ClockGetres: r = a[1] && !put_u64s(a[1], {0, 1}) ? -EFAULT : 0; break;
+    case Sys::Gettimeofday: {
+      uint64_t ns = steps;
+      r = a[0] && !put_u64s(a[0], {kEpochSeconds + ns / kNanos, (ns % kNanos) / 1000}) ? -EFAULT : 0;
+      break;
+    }
+    case Sys::Time: {
+      uint64_t now = kEpochSeconds + steps / kNanos;
+      r = a[0] && !put_u64s(a[0], {now}) ? -EFAULT : int64_t(now);
+      break;
+    }
+    // Virtual time: sleeping takes no steps.
+    case Sys::Nanosleep:
+    case Sys::ClockNanosleep:
+    case Sys::SchedYield: r = 0; break;
+    case Sys::Ioctl: r = sys_ioctl(fd(0), a[1], a[2]); break;
+    case Sys::Prlimit64:
+      r = (a[0] != 0 && a[0] != kPid) ? -ESRCH : sys_prlimit(a[1], a[2], a[3]);
+      break;
+    case Sys::Getrlimit: r = sys_prlimit(a[0], 0, a[1]); break;
+    case Sys::Getpid:
+    case Sys::Gettid: r = kPid; break;
+    case Sys::Getppid: r = 1; break;
+    case Sys::Getuid: r = getuid(); break;
+    case Sys::Geteuid: r = geteuid(); break;
+    case Sys::Getgid: r = getgid(); break;
+    case Sys::Getegid: r = getegid(); break;
+    case Sys::RtSigaction: r = sys_rt_sigaction(a[0], a[1], a[2], a[3]); break;
+    case Sys::RtSigprocmask: r = sys_rt_sigprocmask(a[0], a[1], a[2], a[3]); break;
+    case Sys::Sigaltstack:
+      // No alternate stack: report SS_DISABLE, accept a new one silently
+      // (signals are never delivered to handlers here).
+      r = a[1] && !put_u64s(a[1], {0, 2, 0}) ? -EFAULT : 0;
+      break;
+    case Sys::Fstat: r = sys_fstat(fd(0), a[1], steps); break;
+    case Sys::Newfstatat: r = sys_newfstatat(fd(0), a[1], a[2], a[3], steps); break;
+    case Sys::Unsupported:
+      note_unsupported(number, e.name);
+      out.unsupported = true;
+      r = -ENOSYS;
+      break;
+  }
+  return out;
+}
+
+void LinuxKernel::note_unsupported(uint64_t number, std::string_view name) {
+  auto& u = unsupported_[number];
+  if (u.name.empty()) u.name = std::string(name);
+  ++u.count;
+}
+
+bool LinuxKernel::copy_to_user(uint64_t addr, std::span<const uint8_t> bytes) {
+  if (bytes.empty()) return true;
+  if (!mem_.accessible(addr, bytes.size(), kProtWrite) || !mem_.write(addr, bytes)) return false;
+  KernelEffect e;
+  e.kind = KernelEffect::Kind::MemWrite;
+  e.addr = addr;
+  e.size = bytes.size();
+  e.bytes.assign(bytes.begin(), bytes.end());
+  effects_.push_back(std::move(e));
+  return true;
+}
+
+bool LinuxKernel::copy_from_user(uint64_t addr, std::span<uint8_t> out) {
+  if (out.empty()) return true;
+  return mem_.accessible(addr, out.size(), kProtRead) && mem_.read(addr, out);
+}
+
+std::optional<std::string> LinuxKernel::read_c_string(uint64_t addr, size_t max) {
+  std::string s;
+  uint8_t c = 0;
+  while (s.size() < max) {
+    if (!copy_from_user(addr + s.size(), {&c, 1})) return std::nullopt;
+    if (c == 0) return s;
+    s.push_back(char(c));
+  }
+  return std::nullopt;
+}
+
+bool LinuxKernel::put_u64s(uint64_t addr, std::initializer_list<uint64_t> values) {
+  std::vector<uint8_t> b;
+  for (uint64_t v : values)
+    for (int i = 0; i < 8; ++i) b.push_back(uint8_t(v >> (8 * i)));
+  return copy_to_user(addr, b);
+}
+
+int64_t LinuxKernel::sys_uname(uint64_t buf) {
+  // struct utsname: six 65-byte fields.
+  std::vector<uint8_t> u(6 * 65, 0);
+  std::string machine(arch_.platform());
+  const char* fields[6] = {"Linux", "ttd", "6.1.0-ttd", "#1 SMP PREEMPT_DYNAMIC", machine.c_str(), "(none)"};
+  for (int i = 0; i < 6; ++i) std::strncpy(reinterpret_cast<char*>(u.data() + 65 * i), fields[i], 64);
+  return copy_to_user(buf, u) ? 0 : -EFAULT;
+}
+
+int64_t LinuxKernel::sys_clock_gettime(uint64_t clock, uint64_t ts, uint64_t steps) {
+  // CLOCK_REALTIME(0), _COARSE(5) and TAI(11) count from the epoch; the
+  // monotonic and CPU-time clocks count from process start.
+  uint64_t ns = steps;
+  if (clock == 0 || clock == 5 || clock == 11) ns += kEpochSeconds * kNanos;
+  else if (clock > 11) return -EINVAL;
+  return put_u64s(ts, {ns / kNanos, ns % kNanos}) ? 0 : -EFAULT;
+}
+
+int64_t LinuxKernel::sys_prlimit(uint64_t resource, uint64_t new_limit, uint64_t old_limit) {
+  constexpr uint64_t kInfinity = ~0ull;
+  if (resource >= 16) return -EINVAL;
+  uint64_t cur = kInfinity, max = kInfinity;
+  if (resource == 3) cur = 8 << 20;                    // RLIMIT_STACK: 8 MiB like the stack we map
+  if (resource == 7) cur = 1024, max = 4096;           // RLIMIT_NOFILE
+  if (old_limit && !put_u64s(old_limit, {cur, max})) return -EFAULT;
+  return 0;  // new limits are accepted and not enforced
+}
+
+int64_t LinuxKernel::sys_rt_sigaction(uint64_t sig, uint64_t act, uint64_t oact, uint64_t setsize) {
+  if (sig == 0 || sig > 64 || setsize != 8) return -EINVAL;
+  // struct sigaction as the kernel sees it: handler, flags, restorer, mask.
+  constexpr size_t kSize = 32;
+  std::vector<uint8_t> old = sigactions_.count(sig) ? sigactions_[sig] : std::vector<uint8_t>(kSize, 0);
+  if (act) {
+    std::vector<uint8_t> now(kSize);
+    if (!copy_from_user(act, now)) return -EFAULT;
+    if (sig == 9 || sig == 19) return -EINVAL;  // SIGKILL, SIGSTOP
+    sigactions_[sig] = now;
+  }
+  if (oact && !copy_to_user(oact, old)) return -EFAULT;
+  return 0;
+}
+
+int64_t LinuxKernel::sys_rt_sigprocmask(uint64_t how, uint64_t set, uint64_t oset, uint64_t setsize) {
+  if (setsize != 8) return -EINVAL;
+  uint64_t old = sigmask_;
+  if (set) {
+    uint8_t b[8];
+    if (!copy_from_user(set, b)) return -EFAULT;
+    uint64_t m;
+    std::memcpy(&m, b, 8);
+    if (how == 0) sigmask_ |= m;
+    else if (how == 1) sigmask_ &= ~m;
+    else if (how == 2) sigmask_ = m;
+    else return -EINVAL;
+  }
+  if (oset && !put_u64s(oset, {old})) return -EFAULT;
+  return 0;
+}
+
+int64_t LinuxKernel::signal_self(uint64_t sig, SyscallOutcome& out) {
+  if (sig == 0) return 0;
+  if (sig > 64) return -EINVAL;
+  uint64_t handler = kSigDfl;
+  if (auto it = sigactions_.find(sig); it != sigactions_.end()) std::memcpy(&handler, it->second.data(), 8);
+  if (handler == kSigIgn || (handler == kSigDfl && default_ignored(sig))) return 0;
+  if (handler != kSigDfl) note_unsupported(current_, "signal to a handler (handlers are not run)");
+  // Default action (or a handler we cannot run): the process dies of it.
+  out.exited = true;
+  out.signal = int(sig);
+  out.exit_code = 128 + int(sig);
+  return 0;
+}
+
+int64_t LinuxKernel::sys_arch_prctl(uint64_t code, uint64_t addr) {
+  switch (code) {
+    case 0x1001:  // ARCH_SET_GS
+      return uc_reg_write(uc_, UC_X86_REG_GS_BASE, &addr) == UC_ERR_OK ? 0 : -EINVAL;
+    case 0x1002:  // ARCH_SET_FS
+      return uc_reg_write(uc_, UC_X86_REG_FS_BASE, &addr) == UC_ERR_OK ? 0 : -EINVAL;
+    case 0x1003:    // ARCH_GET_FS
+    case 0x1004: {  // ARCH_GET_GS
+      uint64_t v = 0;
+      uc_reg_read(uc_, code == 0x1003 ? UC_X86_REG_FS_BASE : UC_X86_REG_GS_BASE, &v);
+      return put_u64s(addr, {v}) ? 0 : -EFAULT;
+    }
+    default: return -EINVAL;
+  }
+}
+
+}  // namespace ttd::rec

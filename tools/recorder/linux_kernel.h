@@ -1,0 +1,117 @@
+// A small Linux kernel for one single-threaded guest process: answers its
+// syscalls against GuestMemory and the host's stdin/stdout/stderr, and
+// keeps a list of what it changed in guest memory so the trace can carry
+// it as the syscall's effects. Time, pids and random bytes are
+// deterministic so that recording the same program twice gives the same
+// trace.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tools/recorder/guest_arch.h"
+#include "tools/recorder/guest_memory.h"
+
+namespace ttd::rec {
+
+// One change the kernel made to guest memory, in the order made.
+struct KernelEffect {
+  enum class Kind : uint8_t { MemWrite, Map, Unmap, Protect };
+  Kind kind = Kind::MemWrite;
+  uint64_t addr = 0, size = 0;
+  uint8_t prot = 0;
+  std::string name;            // Map: region description
+  std::vector<uint8_t> bytes;  // MemWrite
+};
+
+struct ProcessConfig {
+  std::string exe_path;                 // absolute path of the program (readlink /proc/self/exe)
+  uint64_t brk_base = 0;                // first byte after the loaded image, page aligned
+  std::optional<std::string> stdin_data;  // else the host's stdin
+  bool capture_output = false;          // else the host's stdout/stderr
+};
+
+struct SyscallOutcome {
+  int64_t ret = 0;
+  bool exited = false;        // the process is gone (exit, exit_group, fatal signal)
+  int exit_code = 0;
+  int signal = 0;             // fatal signal, when killed
+  bool unsupported = false;   // answered -ENOSYS because we cannot emulate it
+  std::string_view name;
+};
+
+class LinuxKernel {
+ public:
+  LinuxKernel(uc_engine* uc, GuestMemory& mem, const GuestArch& arch, ProcessConfig cfg);
+
+  // Runs syscall `number`; `steps` (steps so far) drives the virtual clock.
+  SyscallOutcome call(uint64_t number, const uint64_t args[6], uint64_t steps);
+  // What the last call changed in memory (registers are the caller's).
+  const std::vector<KernelEffect>& effects() const { return effects_; }
+  // True if the last call unmapped, replaced or re-protected memory, so
+  // code decoded earlier may no longer be what runs there.
+  bool code_may_have_changed() const { return code_may_have_changed_; }
+
+  struct Unsupported {
+    std::string name;
+    uint64_t count = 0;
+  };
+  const std::map<uint64_t, Unsupported>& unsupported() const { return unsupported_; }
+  const std::string& captured_stdout() const { return out_[0]; }
+  const std::string& captured_stderr() const { return out_[1]; }
+
+  static constexpr uint64_t kPid = 4242;  // also the tid: one thread
+
+ private:
+  // Memory access on behalf of the guest: false = EFAULT.
+  bool copy_to_user(uint64_t addr, std::span<const uint8_t> bytes);
+  bool copy_from_user(uint64_t addr, std::span<uint8_t> out);
+  std::optional<std::string> read_c_string(uint64_t addr, size_t max = 4096);
+  bool put_u64s(uint64_t addr, std::initializer_list<uint64_t> values);
+
+  // One file per family: linux_kernel_mm.cpp (memory), linux_kernel_io.cpp
+  // (files and descriptors), linux_kernel.cpp (process, time, signals).
+  int64_t sys_brk(uint64_t addr);
+  int64_t sys_mmap(const uint64_t a[6], SyscallOutcome& out);
+  int64_t sys_munmap(uint64_t addr, uint64_t len);
+  int64_t sys_mprotect(uint64_t addr, uint64_t len, uint64_t prot);
+  int64_t sys_read(int fd, uint64_t buf, uint64_t len);
+  int64_t sys_write(int fd, uint64_t buf, uint64_t len);
+  int64_t sys_iov(bool write, int fd, uint64_t iov, uint64_t count);
+  int64_t sys_fstat(int fd, uint64_t buf, uint64_t steps);
+  int64_t sys_newfstatat(int dirfd, uint64_t path, uint64_t buf, uint64_t flags, uint64_t steps);
+  int64_t sys_ioctl(int fd, uint64_t request, uint64_t arg);
+  int64_t sys_readlink(uint64_t path, uint64_t buf, uint64_t size);
+  int64_t sys_getrandom(uint64_t buf, uint64_t len);
+  int64_t sys_uname(uint64_t buf);
+  int64_t sys_clock_gettime(uint64_t clock, uint64_t ts, uint64_t steps);
+  int64_t sys_prlimit(uint64_t resource, uint64_t new_limit, uint64_t old_limit);
+  int64_t sys_rt_sigaction(uint64_t sig, uint64_t act, uint64_t oact, uint64_t setsize);
+  int64_t sys_rt_sigprocmask(uint64_t how, uint64_t set, uint64_t oset, uint64_t setsize);
+  int64_t sys_arch_prctl(uint64_t code, uint64_t addr);
+  int64_t signal_self(uint64_t sig, SyscallOutcome& out);
+  void note_unsupported(uint64_t number, std::string_view name);
+
+  uc_engine* uc_;
+  GuestMemory& mem_;
+  const GuestArch& arch_;
+  ProcessConfig cfg_;
+  uint64_t brk_ = 0;             // current program break
+  uint64_t brk_mapped_end_ = 0;  // end of the pages mapped for the heap
+  size_t stdin_pos_ = 0;
+  bool closed_[3] = {false, false, false};
+  uint64_t current_ = 0;         // number of the syscall being answered
+  uint64_t sigmask_ = 0;
+  std::map<uint64_t, std::vector<uint8_t>> sigactions_;  // raw struct sigaction per signal
+  uint64_t random_state_ = 0x9e3779b97f4a7c15ull;
+  std::vector<KernelEffect> effects_;
+  bool code_may_have_changed_ = false;
+  std::map<uint64_t, Unsupported> unsupported_;
+  std::string out_[2];
+};
+
+}  // namespace ttd::rec

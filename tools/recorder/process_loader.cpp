@@ -1,0 +1,84 @@
+#include "tools/recorder/process_loader.h"
+
+#include <unistd.h>
+
+#include <map>
+
+#include "tools/recorder/initial_stack.h"
+
+namespace ttd::rec {
+
+namespace {
+
+constexpr uint64_t kStackSize = 8ull << 20;
+
+// Segments may share a page (the end of text and the start of data); such
+// a page gets the union of the protections, as the kernel's mappings do.
+Status map_segments(GuestMemory& mem, const ElfImage& elf) {
+  std::map<uint64_t, uint8_t> page_prot;
+  for (const auto& s : elf.segments)
+    for (uint64_t p = mem.page_down(s.vaddr); p < s.vaddr + s.mem_size; p += mem.page_size())
+      page_prot[p] |= s.prot;
+  // Map runs of consecutive pages with equal protection.
+  auto it = page_prot.begin();
+  while (it != page_prot.end()) {
+    uint64_t start = it->first, end = start + mem.page_size();
+    uint8_t prot = it->second;
+    auto next = std::next(it);
+    while (next != page_prot.end() && next->first == end && next->second == prot) {
+      end += mem.page_size();
+      ++next;
+    }
+    if (auto st = mem.map(start, end - start, prot, elf.path); !st) return st;
+    it = next;
+  }
+  for (const auto& s : elf.segments) {
+    std::span<const uint8_t> bytes(elf.file.data() + s.file_offset, s.file_size);
+    if (!mem.write(s.vaddr, bytes)) return make_error(elf.path, "cannot copy a segment into memory");
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<LoadedProcess> load_process(uc_engine* uc, GuestMemory& mem, const GuestArch& arch,
+                                   const ElfImage& elf, const std::vector<std::string>& argv,
+                                   const std::vector<std::string>& env, const std::string& exe_path) {
+  if (auto st = map_segments(mem, elf); !st) return st.error();
+
+  AuxInfo aux;
+  aux.phdr = elf.phdr_addr;
+  aux.phent = elf.phentsize;
+  aux.phnum = elf.phnum;
+  aux.entry = elf.entry;
+  aux.pagesz = mem.page_size();
+  aux.hwcap = arch.hwcap();
+  aux.uid = getuid();
+  aux.euid = geteuid();
+  aux.gid = getgid();
+  aux.egid = getegid();
+  aux.platform = std::string(arch.platform());
+  aux.execfn = exe_path;
+  // Fixed "random" bytes: the stack protector canary and pointer guard are
+  // derived from them, and a trace should not change between recordings.
+  for (int i = 0; i < 16; ++i) aux.random[i] = uint8_t(0x5a ^ (i * 29));
+
+  uint64_t top = arch.stack_top();
+  InitialStack stack = build_initial_stack(top, argv, env, aux);
+  if (stack.bytes.size() > kStackSize / 2) return make_error("record", "arguments and environment are too large");
+  if (auto st = mem.map(top - kStackSize, kStackSize, kProtRead | kProtWrite, "[stack]"); !st) return st.error();
+  if (!mem.write(stack.sp, stack.bytes)) return make_error("record", "cannot write the initial stack");
+
+  const ArchDesc& desc = arch_desc(arch.id());
+  if (uc_reg_write(uc, desc.sp().unicorn_id, &stack.sp) != UC_ERR_OK ||
+      uc_reg_write(uc, desc.pc().unicorn_id, &elf.entry) != UC_ERR_OK)
+    return make_error("emulator", "cannot set the initial pc and sp");
+
+  LoadedProcess p;
+  p.entry = elf.entry;
+  p.sp = stack.sp;
+  p.brk_base = mem.page_up(elf.end);
+  return p;
+}
+
+}  // namespace ttd::rec

@@ -1,0 +1,134 @@
+// record(): wires the pieces together. ELF -> emulator with the process
+// loaded -> keyframe -> run under hooks -> summary.
+#include "tools/recorder/recorder.h"
+
+#include <unicorn/unicorn.h>
+
+#include <chrono>
+#include <ctime>
+#include <climits>
+#include <cstdlib>
+#include <memory>
+
+#include "formats/ucir/ucir_writer.h"
+#include "tools/recorder/elf_image.h"
+#include "tools/recorder/guest_arch.h"
+#include "tools/recorder/guest_memory.h"
+#include "tools/recorder/linux_kernel.h"
+#include "tools/recorder/process_loader.h"
+#include "tools/recorder/recording_session.h"
+#include "tools/recorder/register_tracker.h"
+#include "tools/recorder/trace_emitter.h"
+#include "tools/recorder/trace_mirror.h"
+
+namespace ttd::rec {
+
+namespace {
+
+struct UcClose {
+  void operator()(uc_engine* uc) const { uc_close(uc); }
+};
+using UcPtr = std::unique_ptr<uc_engine, UcClose>;
+
+std::string absolute_path(const std::string& p) {
+  char buf[PATH_MAX];
+  return realpath(p.c_str(), buf) ? std::string(buf) : p;
+}
+
+}  // namespace
+
+Result<RecordSummary> record(const RecordOptions& opts) {
+  if (opts.argv.empty() || opts.argv[0].empty()) return make_error("record", "no program to run");
+  if (opts.output.empty()) return make_error("record", "no output file (-o) given");
+  auto elf = load_elf(opts.argv[0]);
+  if (!elf) return elf.error();
+  auto guest_r = guest_arch(elf->arch);
+  if (!guest_r) return make_error(opts.argv[0], guest_r.error().message);
+  const GuestArch& guest = **guest_r;
+  const ArchDesc& arch = arch_desc(elf->arch);
+
+  uc_engine* raw = nullptr;
+  if (uc_err err = uc_open(uc_arch(arch.uc_arch), uc_mode(arch.uc_mode), &raw); err != UC_ERR_OK)
+    return make_error("emulator", std::string("cannot start Unicorn for ") + arch.name + ": " + uc_strerror(err));
+  UcPtr uc(raw);
+  size_t page_size = 4096;
+  uc_query(uc.get(), UC_QUERY_PAGE_SIZE, &page_size);
+  if (auto st = guest.prepare_cpu(uc.get()); !st) return st.error();
+
+  GuestMemory mem(uc.get(), page_size);
+  std::string exe = absolute_path(opts.argv[0]);
+  auto proc = load_process(uc.get(), mem, guest, *elf, opts.argv, opts.env, exe);
+  if (!proc) return proc.error();
+
+  RegisterTracker tracker;
+  if (auto st = tracker.init(uc.get(), arch, guest); !st) return st.error();
+  tracker.load_all();
+
+  auto writer = fmt::UcirWriter::create(opts.output, elf->arch, "linux");
+  if (!writer) return writer.error();
+  std::unique_ptr<TraceMirror> mirror;
+  if (opts.verify) mirror = std::make_unique<TraceMirror>(arch);
+  TraceEmitter emitter(**writer, mem, mirror.get());
+  emitter.keyframe(tracker);
+
+  ProcessConfig cfg;
+  cfg.exe_path = exe;
+  cfg.brk_base = proc->brk_base;
+  cfg.stdin_data = opts.stdin_data;
+  cfg.capture_output = opts.capture_output;
+  LinuxKernel kernel(uc.get(), mem, guest, cfg);
+
+  RecordSummary sum;
+  sum.arch = elf->arch;
+  SessionResult res;
+  {
+    RecordingSession session(uc.get(), arch, guest, mem, kernel, tracker, emitter, opts, mirror.get(),
+                             sum.verify_errors);
+    if (auto st = session.install_hooks(); !st) return st.error();
+    auto t0 = std::chrono::steady_clock::now();
+    std::clock_t c0 = std::clock();
+    res = session.run(proc->entry);
+    sum.cpu_seconds = double(std::clock() - c0) / CLOCKS_PER_SEC;
+    sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  if (auto st = (*writer)->close(); !st) return st.error();
+
+  sum.steps = res.steps;
+  sum.syscalls = res.syscalls;
+  sum.exited = res.exited;
+  sum.exit_code = res.exit_code;
+  sum.signal = res.signal;
+  sum.hit_max_steps = res.hit_max_steps;
+  sum.fault = res.fault;
+  for (const auto& [num, u] : kernel.unsupported()) sum.unsupported.push_back({num, u.name, u.count});
+  sum.captured_stdout = kernel.captured_stdout();
+  sum.captured_stderr = kernel.captured_stderr();
+  if (mirror) {
+    sum.verify_register_mismatches = res.register_mismatches;
+    sum.verify_memory_mismatches = mirror->check_memory(mem, sum.verify_errors);
+    sum.verify_register_misses = res.register_misses;
+  }
+  return sum;
+}
+
+std::string describe(const RecordSummary& s) {
+  std::string out = "recorded " + std::to_string(s.steps) + " steps (" + std::to_string(s.syscalls) +
+                    " syscalls, " + arch_desc(s.arch).name + ")";
+  if (s.seconds > 0) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " in %.2f s (%.1f M steps/s; %.2f s CPU)", s.seconds,
+                  s.steps / s.seconds / 1e6, s.cpu_seconds);
+    out += buf;
+  }
+  out += "\n";
+  if (s.fault) out += "stopped: emulator fault: " + *s.fault + "\n";
+  else if (s.signal) out += "program killed by signal " + std::to_string(s.signal) + "\n";
+  else if (s.exited) out += "program exited with status " + std::to_string(s.exit_code) + "\n";
+  else if (s.hit_max_steps) out += "stopped at the --max-steps limit; the program had not exited\n";
+  for (const auto& u : s.unsupported)
+    out += "unsupported syscall " + std::to_string(u.number) + " (" + u.name + ") called " +
+           std::to_string(u.count) + (u.count == 1 ? " time\n" : " times\n");
+  return out;
+}
+
+}  // namespace ttd::rec

@@ -1,0 +1,98 @@
+// `ttd record`: runs a static Linux ELF (x86-64, aarch64) under Unicorn and
+// writes a usercorn-compatible UCIR trace of every instruction, its memory
+// accesses and register changes, and the kernel effects of its syscalls.
+//
+// The recorder emulates a single-threaded Linux process: the program's
+// syscalls are answered by a small in-process kernel (tools/recorder/
+// linux_*.cpp); syscalls it does not know return -ENOSYS and are listed in
+// the summary, never dropped silently.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "state/arch.h"
+#include "state/error.h"
+#include "state/register_file.h"
+
+namespace ttd::rec {
+
+// The emulator as it is right before an instruction executes (handed to
+// RecordOptions::on_step). Valid only during the callback.
+class LiveState {
+ public:
+  virtual ~LiveState() = default;
+  virtual const ArchDesc& arch() const = 0;
+  // Address of the instruction about to run (= the pc of step `eid`).
+  virtual uint64_t pc() const = 0;
+  // Every register that has a Unicorn id (the pc included), read from the
+  // emulator now; registers it cannot tell are left invalid.
+  virtual const RegisterFile& registers() const = 0;
+  // Guest memory; false if any byte of the range is not mapped.
+  virtual bool read_memory(uint64_t addr, std::span<uint8_t> out) const = 0;
+};
+
+struct RecordOptions {
+  std::string output;             // UCIR file to write
+  std::vector<std::string> argv;  // argv[0] is the program to run
+  std::vector<std::string> env;   // "NAME=value" strings given to the guest
+  uint64_t max_steps = 0;         // stop after this many steps (0 = no limit)
+  // Called before each instruction with its EID (= steps recorded so far).
+  std::function<void(uint64_t eid, const LiveState&)> on_step;
+
+  // Guest stdin: the given bytes, or the recorder's own stdin when unset.
+  std::optional<std::string> stdin_data;
+  // Capture the guest's stdout/stderr into the summary instead of writing
+  // them to the recorder's stdout/stderr.
+  bool capture_output = false;
+  // Self-check for tests: mirror every emitted register and memory effect,
+  // compare the mirror with the emulator before each instruction (registers)
+  // and at the end (all mapped memory), and report differences in the
+  // summary. Slow (reads every register every step).
+  bool verify = false;
+};
+
+struct UnsupportedSyscall {
+  uint64_t number = 0;
+  std::string name;  // "unknown" when the number is not in our table
+  uint64_t count = 0;
+};
+
+struct RecordSummary {
+  ArchId arch = ArchId::X86_64;
+  uint64_t steps = 0;     // = number of step records in the trace
+  uint64_t syscalls = 0;  // syscall records written
+  bool exited = false;    // the program called exit / exit_group or died of a signal
+  int exit_code = 0;      // its exit status (128 + signal when killed)
+  int signal = 0;         // the signal that killed it (fault: SIGSEGV / SIGILL / SIGTRAP), else 0
+  bool hit_max_steps = false;
+  std::optional<std::string> fault;  // emulator fault that ended the run, with the pc
+  std::vector<UnsupportedSyscall> unsupported;
+  std::string captured_stdout, captured_stderr;  // with capture_output
+  double seconds = 0;      // wall time of the emulation loop
+  double cpu_seconds = 0;  // CPU time the recorder used in it (the machine may be busy)
+
+  // With verify: descriptions of the first mismatches found (empty = the
+  // trace's effects agree with the emulator everywhere checked).
+  std::vector<std::string> verify_errors;
+  uint64_t verify_register_mismatches = 0;
+  uint64_t verify_memory_mismatches = 0;  // pages that differ at the end
+  // Register changes the fast path (per-pc register sets) would have
+  // missed after a pc's first execution; 0 means fast and verify mode
+  // write the same trace.
+  uint64_t verify_register_misses = 0;
+};
+
+// Loads and runs the program, writing the trace to options.output. Errors
+// (cannot read the program, not a static ELF, unsupported architecture,
+// cannot write the output) come back as an Error; a guest that faults still
+// gives a summary (with `fault` set) and a valid trace up to the fault.
+Result<RecordSummary> record(const RecordOptions& options);
+
+// "steps: N, exit status: S, ..." lines for people (used by `ttd record`).
+std::string describe(const RecordSummary& s);
+
+}  // namespace ttd::rec

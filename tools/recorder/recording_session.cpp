@@ -1,0 +1,183 @@
+#include "tools/recorder/recording_session.h"
+
+#include <cstdio>
+
+namespace ttd::rec {
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
+  return b;
+}
+
+const char* access_kind(uc_mem_type t) {
+  switch (t) {
+    case UC_MEM_READ_UNMAPPED: return "read of unmapped";
+    case UC_MEM_WRITE_UNMAPPED: return "write to unmapped";
+    case UC_MEM_FETCH_UNMAPPED: return "execution of unmapped";
+    case UC_MEM_READ_PROT: return "read of protected";
+    case UC_MEM_WRITE_PROT: return "write to read-only";
+    case UC_MEM_FETCH_PROT: return "execution of non-executable";
+    default: return "access to";
+  }
+}
+
+}  // namespace
+
+RecordingSession::RecordingSession(uc_engine* uc, const ArchDesc& arch, const GuestArch& guest, GuestMemory& mem,
+                                   LinuxKernel& kernel, RegisterTracker& tracker, TraceEmitter& emitter,
+                                   const RecordOptions& opts, TraceMirror* mirror,
+                                   std::vector<std::string>& verify_errors)
+    : uc_(uc), arch_(arch), guest_(guest), mem_(mem), kernel_(kernel), tracker_(tracker), emit_(emitter),
+      opts_(opts), mirror_(mirror), verify_errors_(verify_errors), view_(uc, arch, tracker, mem) {}
+
+RecordingSession::~RecordingSession() {
+  for (uc_hook h : hooks_) uc_hook_del(uc_, h);
+}
+
+Status RecordingSession::install_hooks() {
+  auto add = [&](int type, void* cb, uint64_t begin, uint64_t end, int extra = -1) -> Status {
+    uc_hook h;
+    uc_err err = extra >= 0 ? uc_hook_add(uc_, &h, type, cb, this, begin, end, extra)
+                            : uc_hook_add(uc_, &h, type, cb, this, begin, end);
+    if (err != UC_ERR_OK) return make_error("emulator", std::string("cannot install a hook: ") + uc_strerror(err));
+    hooks_.push_back(h);
+    return {};
+  };
+  // begin > end means "everywhere".
+  if (auto st = add(UC_HOOK_BLOCK, (void*)&on_block, 1, 0); !st) return st;
+  if (auto st = add(UC_HOOK_CODE, (void*)&on_code, 1, 0); !st) return st;
+  if (auto st = add(UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, (void*)&on_mem, 1, 0); !st) return st;
+  if (auto st = add(UC_HOOK_MEM_INVALID, (void*)&on_bad_mem, 1, 0); !st) return st;
+  if (auto st = add(UC_HOOK_INTR, (void*)&on_interrupt, 1, 0); !st) return st;
+  if (guest_.syscall_via_insn_hook())
+    if (auto st = add(UC_HOOK_INSN, (void*)&on_syscall_insn, 1, 0, UC_X86_INS_SYSCALL); !st) return st;
+  return {};
+}
+
+SessionResult RecordingSession::run(uint64_t entry) {
+  uc_err err = uc_emu_start(uc_, entry, ~0ull, 0, 0);
+  if (err != UC_ERR_OK && !stopped_) {
+    // The pending instruction did not complete: nothing of it goes out.
+    emit_.drop_accesses();
+    uint64_t pc = pending_pc_;
+    if (!pending_) uc_reg_read(uc_, arch_.pc().unicorn_id, &pc);
+    std::string msg = std::string(uc_strerror(err)) + " at pc " + hex(pc);
+    if (bad_access_) msg += std::string(" (") + access_kind(bad_access_->first) + " address " + hex(bad_access_->second) + ")";
+    res_.fault = msg;
+    pending_ = nullptr;
+    // Linux would kill the process with SIGSEGV (or SIGILL).
+    res_.exited = true;
+    res_.signal = err == UC_ERR_INSN_INVALID ? 4 : 11;
+    res_.exit_code = 128 + res_.signal;
+    // No OP_EXIT: readers would make it a step of its own, and the trace's
+    // step count must stay the number of instructions that completed.
+  } else if (pending_) {
+    finish_instruction();
+  }
+  return res_;
+}
+
+void RecordingSession::finish_instruction() {
+  emit_.flush_accesses();
+  auto emit_reg = [this](uint16_t index, std::span<const uint8_t> v) { emit_.reg(index, v); };
+  if (opts_.verify) res_.register_misses += tracker_.diff_all(pending_, emit_reg);
+  else tracker_.diff(*pending_, emit_reg);
+  emit_.step(pending_size_);
+  ++res_.steps;
+  pending_ = nullptr;
+}
+
+void RecordingSession::on_block(uc_engine*, uint64_t addr, uint32_t size, void* p) {
+  auto* s = static_cast<RecordingSession*>(p);
+  if (s->stopped_) return;
+  if (s->pending_) s->finish_instruction();
+  s->emit_.block(addr, size);
+}
+
+void RecordingSession::on_code(uc_engine*, uint64_t addr, uint32_t size, void* p) {
+  auto* s = static_cast<RecordingSession*>(p);
+  if (s->stopped_) return;
+  if (s->pending_) s->finish_instruction();
+  if (s->opts_.max_steps && s->res_.steps >= s->opts_.max_steps) {
+    s->res_.hit_max_steps = true;
+    return s->stop();
+  }
+  s->pending_ = &s->tracker_.lookup(addr, size);
+  s->pending_pc_ = addr;
+  s->pending_size_ = size;
+  if (s->mirror_ || s->opts_.on_step) s->view_.at(addr);
+  if (s->mirror_)
+    s->res_.register_mismatches += s->mirror_->check_registers(s->view_.registers(), s->res_.steps, s->verify_errors_);
+  if (s->opts_.on_step) s->opts_.on_step(s->res_.steps, s->view_);
+}
+
+void RecordingSession::on_mem(uc_engine*, uc_mem_type type, uint64_t addr, int size, int64_t value, void* p) {
+  auto* s = static_cast<RecordingSession*>(p);
+  if (s->stopped_ || !s->pending_) return;
+  if (type == UC_MEM_WRITE) s->emit_.mem_write(addr, uint32_t(size), value);
+  else s->emit_.mem_read(addr, uint32_t(size));
+}
+
+bool RecordingSession::on_bad_mem(uc_engine*, uc_mem_type type, uint64_t addr, int, int64_t, void* p) {
+  static_cast<RecordingSession*>(p)->bad_access_ = {type, addr};
+  return false;  // not handled: the emulator stops with a fault
+}
+
+void RecordingSession::on_syscall_insn(uc_engine*, void* p) {
+  auto* s = static_cast<RecordingSession*>(p);
+  if (!s->stopped_) s->syscall();
+}
+
+void RecordingSession::on_interrupt(uc_engine*, uint32_t intno, void* p) {
+  auto* s = static_cast<RecordingSession*>(p);
+  if (s->stopped_) return;
+  if (s->guest_.is_syscall_interrupt(intno)) return s->syscall();
+  // Breakpoint, undefined instruction, int 0x80 ...: Linux would deliver a
+  // signal; we stop and say where.
+  s->emit_.drop_accesses();
+  s->res_.fault = "CPU exception " + std::to_string(intno) + " at pc " + hex(s->pending_pc_);
+  s->res_.exited = true;
+  s->res_.signal = 5;  // SIGTRAP is the usual outcome (int3, brk)
+  s->res_.exit_code = 128 + s->res_.signal;
+  s->pending_ = nullptr;
+  s->stop();
+}
+
+void RecordingSession::syscall() {
+  // The trapping instruction itself is done: its step comes first, the
+  // kernel's effects after it.
+  uint64_t next_pc = pending_pc_ + pending_size_;
+  if (pending_) finish_instruction();
+  const SyscallAbi& abi = guest_.syscall_abi();
+  uint64_t number = 0, args[6] = {};
+  uc_reg_read(uc_, abi.number, &number);
+  for (int i = 0; i < 6; ++i) uc_reg_read(uc_, abi.args[i], &args[i]);
+
+  SyscallOutcome out = kernel_.call(number, args, res_.steps);
+  ++res_.syscalls;
+  if (out.exited) {
+    // The process ends inside this syscall: OP_EXIT is one of its effects,
+    // as usercorn writes it.
+    emit_.begin_syscall(uint32_t(number), 0, args);
+    emit_.kernel_effects(kernel_.effects());
+    emit_.exit();
+    emit_.end_syscall();
+    res_.exited = true;
+    res_.exit_code = out.exit_code;
+    res_.signal = out.signal;
+    return stop();
+  }
+  uc_reg_write(uc_, abi.ret, &out.ret);
+  for (auto [reg, value] : guest_.syscall_clobbers(uc_, next_pc)) uc_reg_write(uc_, reg, &value);
+  emit_.begin_syscall(uint32_t(number), uint64_t(out.ret), args);
+  emit_.kernel_effects(kernel_.effects());
+  // Whatever registers the kernel changed (result, clobbers, FS base).
+  tracker_.diff_all(nullptr, [this](uint16_t index, std::span<const uint8_t> v) { emit_.reg(index, v); });
+  emit_.end_syscall();
+  if (kernel_.code_may_have_changed()) tracker_.invalidate_cache();
+}
+
+}  // namespace ttd::rec

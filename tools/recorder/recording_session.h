@@ -1,0 +1,85 @@
+// The recording loop: Unicorn hooks that turn each executed block,
+// instruction, memory access and syscall into trace records, in order.
+//
+// Order of events for one instruction, as Unicorn delivers them: (block
+// hook if it starts a block), code hook, memory hooks while it runs,
+// syscall/interrupt hook if it traps. The instruction is finished
+// (accesses, register changes, step) when the next block or code hook
+// arrives, or at its syscall, because only then has it fully executed.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <unicorn/unicorn.h>
+
+#include "tools/recorder/emulator_view.h"
+#include "tools/recorder/guest_arch.h"
+#include "tools/recorder/linux_kernel.h"
+#include "tools/recorder/recorder.h"
+#include "tools/recorder/register_tracker.h"
+#include "tools/recorder/trace_emitter.h"
+#include "tools/recorder/trace_mirror.h"
+
+namespace ttd::rec {
+
+struct SessionResult {
+  uint64_t steps = 0, syscalls = 0;
+  bool exited = false;
+  int exit_code = 0, signal = 0;
+  bool hit_max_steps = false;
+  std::optional<std::string> fault;
+  uint64_t register_mismatches = 0;  // verify only
+  uint64_t register_misses = 0;      // verify only: changes the fast path would have missed
+};
+
+class RecordingSession {
+ public:
+  RecordingSession(uc_engine* uc, const ArchDesc& arch, const GuestArch& guest, GuestMemory& mem,
+                   LinuxKernel& kernel, RegisterTracker& tracker, TraceEmitter& emitter,
+                   const RecordOptions& opts, TraceMirror* mirror, std::vector<std::string>& verify_errors);
+  ~RecordingSession();
+
+  Status install_hooks();
+  // Runs the guest from `entry` until it exits, faults or hits max_steps.
+  SessionResult run(uint64_t entry);
+
+ private:
+  static void on_block(uc_engine* uc, uint64_t addr, uint32_t size, void* self);
+  static void on_code(uc_engine* uc, uint64_t addr, uint32_t size, void* self);
+  static void on_mem(uc_engine* uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void* self);
+  static bool on_bad_mem(uc_engine* uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void* self);
+  static void on_syscall_insn(uc_engine* uc, void* self);
+  static void on_interrupt(uc_engine* uc, uint32_t intno, void* self);
+
+  void finish_instruction();
+  void syscall();
+  void stop() {
+    stopped_ = true;
+    uc_emu_stop(uc_);
+  }
+
+  uc_engine* uc_;
+  const ArchDesc& arch_;
+  const GuestArch& guest_;
+  GuestMemory& mem_;
+  LinuxKernel& kernel_;
+  RegisterTracker& tracker_;
+  TraceEmitter& emit_;
+  const RecordOptions& opts_;
+  TraceMirror* mirror_;
+  std::vector<std::string>& verify_errors_;
+  EmulatorView view_;
+  std::vector<uc_hook> hooks_;
+
+  // The instruction that has started but not been finished.
+  InsnInfo* pending_ = nullptr;
+  uint64_t pending_pc_ = 0;
+  uint32_t pending_size_ = 0;
+  bool stopped_ = false;
+  // What the invalid-memory hook saw, for the fault message.
+  std::optional<std::pair<uc_mem_type, uint64_t>> bad_access_;
+  SessionResult res_;
+};
+
+}  // namespace ttd::rec

@@ -1,0 +1,103 @@
+#include "tools/recorder/register_tracker.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace ttd::rec {
+
+RegisterTracker::~RegisterTracker() {
+  if (cs_) cs_close(&cs_);
+}
+
+Status RegisterTracker::init(uc_engine* uc, const ArchDesc& arch, const GuestArch& guest) {
+  uc_ = uc;
+  arch_ = &arch;
+  guest_ = &guest;
+  if (arch.regs.empty()) return make_error("record", "no register table for " + arch.name);
+  uint32_t offset = 0;
+  for (uint16_t i = 0; i < arch.regs.size(); ++i) {
+    const RegisterDesc& d = arch.regs[i];
+    if (d.unicorn_id < 0 || i == arch.pc_index || d.bytes() == 0 || d.bytes() > 64) continue;
+    // Only registers this Unicorn build can actually read.
+    alignas(16) uint8_t probe[64] = {};
+    if (uc_reg_read(uc, d.unicorn_id, probe) != UC_ERR_OK) continue;
+    slot_by_name_[d.name] = uint16_t(regs_.size());
+    regs_.push_back({d.unicorn_id, i, uint16_t(d.bytes()), offset});
+    offset += d.bytes();
+  }
+  shadow_.assign(offset, 0);
+  if (cs_open(cs_arch(arch.cs_arch), cs_mode(arch.cs_mode), &cs_) != CS_ERR_OK)
+    return make_error("record", "cannot open Capstone for " + arch.name);
+  cs_option(cs_, CS_OPT_DETAIL, CS_OPT_ON);
+  return {};
+}
+
+void RegisterTracker::load_all() {
+  for (size_t s = 0; s < regs_.size(); ++s) {
+    alignas(16) uint8_t buf[64] = {};
+    uc_reg_read(uc_, regs_[s].uc_id, buf);
+    std::memcpy(shadow_.data() + regs_[s].offset, buf, regs_[s].bytes);
+  }
+}
+
+uint64_t RegisterTracker::diff_all(InsnInfo* info, const Emit& emit) {
+  uint64_t misses = 0;
+  auto note = [&](uint16_t index, std::span<const uint8_t> v) { emit(index, v); };
+  for (uint16_t s = 0; s < regs_.size(); ++s) {
+    if (!compare_slot(s, note) || !info || info->compare_all) continue;
+    if (std::find(info->slots.begin(), info->slots.end(), s) != info->slots.end()) continue;
+    // Not predicted: remember it for this pc from now on.
+    info->slots.push_back(s);
+    if (info->learned) ++misses;
+  }
+  return misses;
+}
+
+InsnInfo& RegisterTracker::lookup_slow(uint64_t pc, uint32_t size, Front& f) {
+  auto& slot = cache_[pc];
+  if (!slot) {
+    slot = std::make_unique<InsnInfo>();
+    slot->pc = pc;
+    decode(*slot, size);
+  }
+  f.pc = pc;
+  f.info = slot.get();
+  return *slot;
+}
+
+void RegisterTracker::decode(InsnInfo& info, uint32_t size) {
+  uint8_t code[16] = {};
+  size = std::min<uint32_t>(size, sizeof code);
+  cs_insn* insn = nullptr;
+  if (size == 0 || uc_mem_read(uc_, info.pc, code, size) != UC_ERR_OK ||
+      cs_disasm(cs_, code, size, info.pc, 1, &insn) != 1) {
+    info.compare_all = true;
+    return;
+  }
+  cs_regs rd, wr;
+  uint8_t nrd = 0, nwr = 0;
+  if (cs_regs_access(cs_, insn, rd, &nrd, wr, &nwr) != CS_ERR_OK) {
+    info.compare_all = true;
+    cs_free(insn, 1);
+    return;
+  }
+  std::vector<std::string> written;
+  for (uint8_t i = 0; i < nwr; ++i) written.emplace_back(cs_reg_name(cs_, wr[i]));
+  std::vector<std::string> names;
+  for (const auto& w : written) names.push_back(guest_->parent_register(w));
+  guest_->implicit_writes(*insn, written, names);
+  cs_free(insn, 1);
+  for (const auto& n : names) {
+    auto it = slot_by_name_.find(n);
+    if (it == slot_by_name_.end()) continue;  // pc, zero registers, untracked
+    if (std::find(info.slots.begin(), info.slots.end(), it->second) == info.slots.end())
+      info.slots.push_back(it->second);
+  }
+}
+
+void RegisterTracker::invalidate_cache() {
+  cache_.clear();
+  std::fill(front_.begin(), front_.end(), Front{});
+}
+
+}  // namespace ttd::rec

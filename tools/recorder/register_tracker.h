@@ -1,0 +1,133 @@
+// Finds the registers each instruction changed without reading every
+// register every step: a per-pc cache of the registers the instruction may
+// write (Capstone's cs_regs_access, widened to the architecture table's
+// registers, plus the implicit writes GuestArch knows Capstone misses), and
+// a shadow copy of every register to compare against. The first execution
+// of each pc compares all registers and adds whatever changed to that pc's
+// set, so a register Capstone forgot is caught the first time it changes.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include <capstone/capstone.h>
+#include <unicorn/unicorn.h>
+
+#include "state/arch.h"
+#include "state/error.h"
+#include "tools/recorder/guest_arch.h"
+
+namespace ttd::rec {
+
+// A register the emulator can tell us about (has a Unicorn id, is not the pc).
+struct TrackedReg {
+  int uc_id = 0;
+  uint16_t index = 0;   // into ArchDesc::regs
+  uint16_t bytes = 0;
+  uint32_t offset = 0;  // into the shadow
+};
+
+struct InsnInfo {
+  uint64_t pc = 0;
+  bool learned = false;         // first execution (full compare) done
+  bool compare_all = false;     // Capstone could not decode it: compare everything
+  std::vector<uint16_t> slots;  // into RegisterTracker::regs()
+};
+
+class RegisterTracker {
+ public:
+  // Called with (register index, value bytes little-endian) for each change.
+  using Emit = std::function<void(uint16_t, std::span<const uint8_t>)>;
+
+  RegisterTracker() = default;
+  ~RegisterTracker();
+  RegisterTracker(const RegisterTracker&) = delete;
+  RegisterTracker& operator=(const RegisterTracker&) = delete;
+
+  Status init(uc_engine* uc, const ArchDesc& arch, const GuestArch& guest);
+
+  // Reads every tracked register into the shadow (after process setup).
+  void load_all();
+  const std::vector<TrackedReg>& regs() const { return regs_; }
+  std::span<const uint8_t> shadow(size_t slot) const {
+    return {shadow_.data() + regs_[slot].offset, regs_[slot].bytes};
+  }
+
+  // The cached entry for the instruction at pc (decoded on first sight).
+  InsnInfo& lookup(uint64_t pc, uint32_t size) {
+    Front& f = front_[(pc >> 1) & (kFrontSize - 1)];
+    if (f.pc == pc && f.info) return *f.info;
+    return lookup_slow(pc, size, f);
+  }
+
+  // After the instruction ran: emits its registers that differ from the
+  // shadow and updates the shadow. Learns on the first execution.
+  template <class F>
+  void diff(InsnInfo& info, F&& emit) {
+    if (!info.learned || info.compare_all) return learn(info, emit);
+    for (uint16_t s : info.slots) compare_slot(s, emit);
+  }
+  // Compares every register; returns how many changed registers were not
+  // in `info`'s set (0 when the fast path would have been exact).
+  uint64_t diff_all(InsnInfo* info, const Emit& emit);
+
+  // Forgets every cached decode (code may have changed: munmap, mprotect).
+  void invalidate_cache();
+
+ private:
+  static constexpr size_t kFrontSize = 1 << 14;
+  struct Front {
+    uint64_t pc = ~0ull;
+    InsnInfo* info = nullptr;
+  };
+
+  template <class F>
+  bool compare_slot(uint16_t s, F& emit) {
+    const TrackedReg& r = regs_[s];
+    alignas(16) uint8_t buf[64];
+    uint8_t* sh = shadow_.data() + r.offset;
+    if (r.bytes <= 8) {
+      // The common case, kept to two 8-byte loads and one compare.
+      // Read into a full-size buffer: Unicorn may store more bytes than
+      // the table's width (eflags is read as 64 bits).
+      uint64_t wide[8];
+      wide[0] = 0;
+      uc_reg_read(uc_, r.uc_id, wide);
+      uint64_t now = wide[0], before = 0;
+      std::memcpy(&before, sh, r.bytes);
+      now &= r.bytes == 8 ? ~0ull : ((1ull << (8 * r.bytes)) - 1);
+      if (now == before) return false;
+      std::memcpy(sh, &now, r.bytes);
+    } else {
+      std::memset(buf, 0, sizeof buf);
+      uc_reg_read(uc_, r.uc_id, buf);
+      if (std::memcmp(buf, sh, r.bytes) == 0) return false;
+      std::memcpy(sh, buf, r.bytes);
+    }
+    emit(r.index, std::span<const uint8_t>(sh, r.bytes));
+    return true;
+  }
+  template <class F>
+  void learn(InsnInfo& info, F& emit) {
+    diff_all(&info, Emit(std::ref(emit)));
+    info.learned = true;
+  }
+  InsnInfo& lookup_slow(uint64_t pc, uint32_t size, Front& f);
+  void decode(InsnInfo& info, uint32_t size);
+
+  uc_engine* uc_ = nullptr;
+  const ArchDesc* arch_ = nullptr;
+  const GuestArch* guest_ = nullptr;
+  csh cs_ = 0;
+  std::vector<TrackedReg> regs_;
+  std::vector<uint8_t> shadow_;
+  std::unordered_map<std::string, uint16_t> slot_by_name_;
+  std::unordered_map<uint64_t, std::unique_ptr<InsnInfo>> cache_;
+  std::vector<Front> front_ = std::vector<Front>(kFrontSize);
+};
+
+}  // namespace ttd::rec

@@ -1,0 +1,49 @@
+// Linux syscall numbers per architecture, mapped to the generic calls the
+// kernel emulation implements (Sys) and to names for reports.
+#pragma once
+#include <cstdint>
+#include <string_view>
+#include <unordered_map>
+
+#include "state/arch.h"
+
+namespace ttd::rec {
+
+// The calls the emulation knows how to answer. Numbers an architecture has
+// but that are not listed here are unsupported (-ENOSYS, reported).
+enum class Sys : uint8_t {
+  Unsupported = 0,
+  Read, Write, Readv, Writev, Close, Lseek,
+  Exit, ExitGroup, Kill, Tkill, Tgkill,
+  Brk, Mmap, Munmap, Mprotect, Madvise,
+  ArchPrctl, SetTidAddress, SetRobustList, Rseq, Futex,
+  Uname, Readlink, Readlinkat, Getrandom,
+  ClockGettime, ClockGetres, Gettimeofday, Time, Nanosleep, ClockNanosleep, SchedYield,
+  Ioctl, Prlimit64, Getrlimit,
+  Getpid, Gettid, Getppid, Getuid, Geteuid, Getgid, Getegid,
+  RtSigaction, RtSigprocmask, Sigaltstack,
+  Fstat, Newfstatat,
+};
+
+struct SyscallEntry {
+  Sys sys = Sys::Unsupported;
+  std::string_view name;  // Linux's name, for reports
+};
+
+class SyscallTable {
+ public:
+  SyscallTable(std::initializer_list<std::pair<const uint64_t, SyscallEntry>> entries) : map_(entries) {}
+  // Unknown numbers give {Unsupported, "unknown"}.
+  SyscallEntry lookup(uint64_t number) const {
+    auto it = map_.find(number);
+    return it == map_.end() ? SyscallEntry{Sys::Unsupported, "unknown"} : it->second;
+  }
+
+ private:
+  std::unordered_map<uint64_t, SyscallEntry> map_;
+};
+
+const SyscallTable& syscall_table_x86_64();
+const SyscallTable& syscall_table_aarch64();
+
+}  // namespace ttd::rec

@@ -1,0 +1,57 @@
+// AArch64 syscall numbers (the generic table, include/uapi/asm-generic/
+// unistd.h). Entries with Sys::Unsupported are here only so reports can
+// name them.
+#include "tools/recorder/syscall_table.h"
+
+namespace ttd::rec {
+
+const SyscallTable& syscall_table_aarch64() {
+  using S = Sys;
+  constexpr S U = S::Unsupported;
+  static const SyscallTable table{
+      {17, {U, "getcwd"}},              {23, {U, "dup"}},
+      {24, {U, "dup3"}},                {25, {U, "fcntl"}},
+      {29, {S::Ioctl, "ioctl"}},        {34, {U, "mkdirat"}},
+      {35, {U, "unlinkat"}},            {46, {U, "ftruncate"}},
+      {48, {U, "faccessat"}},           {49, {U, "chdir"}},
+      {56, {U, "openat"}},              {57, {S::Close, "close"}},
+      {59, {U, "pipe2"}},               {61, {U, "getdents64"}},
+      {62, {S::Lseek, "lseek"}},        {63, {S::Read, "read"}},
+      {64, {S::Write, "write"}},        {65, {S::Readv, "readv"}},
+      {66, {S::Writev, "writev"}},      {67, {U, "pread64"}},
+      {68, {U, "pwrite64"}},            {72, {U, "pselect6"}},
+      {73, {U, "ppoll"}},               {78, {S::Readlinkat, "readlinkat"}},
+      {79, {S::Newfstatat, "newfstatat"}}, {80, {S::Fstat, "fstat"}},
+      {82, {U, "fsync"}},               {93, {S::Exit, "exit"}},
+      {94, {S::ExitGroup, "exit_group"}}, {95, {U, "waitid"}},
+      {96, {S::SetTidAddress, "set_tid_address"}}, {98, {S::Futex, "futex"}},
+      {99, {S::SetRobustList, "set_robust_list"}}, {101, {S::Nanosleep, "nanosleep"}},
+      {103, {U, "setitimer"}},          {113, {S::ClockGettime, "clock_gettime"}},
+      {114, {S::ClockGetres, "clock_getres"}}, {115, {S::ClockNanosleep, "clock_nanosleep"}},
+      {122, {U, "sched_setaffinity"}},  {123, {U, "sched_getaffinity"}},
+      {124, {S::SchedYield, "sched_yield"}}, {129, {S::Kill, "kill"}},
+      {130, {S::Tkill, "tkill"}},       {131, {S::Tgkill, "tgkill"}},
+      {132, {S::Sigaltstack, "sigaltstack"}}, {134, {S::RtSigaction, "rt_sigaction"}},
+      {135, {S::RtSigprocmask, "rt_sigprocmask"}}, {139, {U, "rt_sigreturn"}},
+      {153, {U, "times"}},              {160, {S::Uname, "uname"}},
+      {163, {S::Getrlimit, "getrlimit"}}, {165, {U, "getrusage"}},
+      {166, {U, "umask"}},              {167, {U, "prctl"}},
+      {168, {U, "getcpu"}},             {169, {S::Gettimeofday, "gettimeofday"}},
+      {172, {S::Getpid, "getpid"}},     {173, {S::Getppid, "getppid"}},
+      {174, {S::Getuid, "getuid"}},     {175, {S::Geteuid, "geteuid"}},
+      {176, {S::Getgid, "getgid"}},     {177, {S::Getegid, "getegid"}},
+      {178, {S::Gettid, "gettid"}},     {179, {U, "sysinfo"}},
+      {198, {U, "socket"}},             {214, {S::Brk, "brk"}},
+      {215, {S::Munmap, "munmap"}},     {216, {U, "mremap"}},
+      {220, {U, "clone"}},              {221, {U, "execve"}},
+      {222, {S::Mmap, "mmap"}},         {226, {S::Mprotect, "mprotect"}},
+      {227, {U, "msync"}},              {233, {S::Madvise, "madvise"}},
+      {260, {U, "wait4"}},              {261, {S::Prlimit64, "prlimit64"}},
+      {278, {S::Getrandom, "getrandom"}}, {283, {U, "membarrier"}},
+      {291, {U, "statx"}},              {293, {S::Rseq, "rseq"}},
+      {435, {U, "clone3"}},             {439, {U, "faccessat2"}},
+  };
+  return table;
+}
+
+}  // namespace ttd::rec

@@ -1,0 +1,64 @@
+// x86-64 syscall numbers (arch/x86/entry/syscalls/syscall_64.tbl). Entries
+// with Sys::Unsupported are here only so reports can name them.
+#include "tools/recorder/syscall_table.h"
+
+namespace ttd::rec {
+
+const SyscallTable& syscall_table_x86_64() {
+  using S = Sys;
+  constexpr S U = S::Unsupported;
+  static const SyscallTable table{
+      {0, {S::Read, "read"}},          {1, {S::Write, "write"}},
+      {2, {U, "open"}},                {3, {S::Close, "close"}},
+      {4, {U, "stat"}},                {5, {S::Fstat, "fstat"}},
+      {6, {U, "lstat"}},               {7, {U, "poll"}},
+      {8, {S::Lseek, "lseek"}},        {9, {S::Mmap, "mmap"}},
+      {10, {S::Mprotect, "mprotect"}}, {11, {S::Munmap, "munmap"}},
+      {12, {S::Brk, "brk"}},           {13, {S::RtSigaction, "rt_sigaction"}},
+      {14, {S::RtSigprocmask, "rt_sigprocmask"}}, {15, {U, "rt_sigreturn"}},
+      {16, {S::Ioctl, "ioctl"}},       {17, {U, "pread64"}},
+      {18, {U, "pwrite64"}},           {19, {S::Readv, "readv"}},
+      {20, {S::Writev, "writev"}},     {21, {U, "access"}},
+      {22, {U, "pipe"}},               {23, {U, "select"}},
+      {24, {S::SchedYield, "sched_yield"}}, {25, {U, "mremap"}},
+      {26, {U, "msync"}},              {27, {U, "mincore"}},
+      {28, {S::Madvise, "madvise"}},   {32, {U, "dup"}},
+      {33, {U, "dup2"}},               {34, {U, "pause"}},
+      {35, {S::Nanosleep, "nanosleep"}}, {37, {U, "alarm"}},
+      {38, {U, "setitimer"}},          {39, {S::Getpid, "getpid"}},
+      {41, {U, "socket"}},             {42, {U, "connect"}},
+      {56, {U, "clone"}},              {57, {U, "fork"}},
+      {58, {U, "vfork"}},              {59, {U, "execve"}},
+      {60, {S::Exit, "exit"}},         {61, {U, "wait4"}},
+      {62, {S::Kill, "kill"}},         {63, {S::Uname, "uname"}},
+      {72, {U, "fcntl"}},              {74, {U, "fsync"}},
+      {77, {U, "ftruncate"}},          {78, {U, "getdents"}},
+      {79, {U, "getcwd"}},             {80, {U, "chdir"}},
+      {82, {U, "rename"}},             {83, {U, "mkdir"}},
+      {87, {U, "unlink"}},             {89, {S::Readlink, "readlink"}},
+      {95, {U, "umask"}},              {96, {S::Gettimeofday, "gettimeofday"}},
+      {97, {S::Getrlimit, "getrlimit"}}, {98, {U, "getrusage"}},
+      {99, {U, "sysinfo"}},            {100, {U, "times"}},
+      {102, {S::Getuid, "getuid"}},    {104, {S::Getgid, "getgid"}},
+      {107, {S::Geteuid, "geteuid"}},  {108, {S::Getegid, "getegid"}},
+      {110, {S::Getppid, "getppid"}},  {131, {S::Sigaltstack, "sigaltstack"}},
+      {157, {U, "prctl"}},             {158, {S::ArchPrctl, "arch_prctl"}},
+      {186, {S::Gettid, "gettid"}},    {200, {S::Tkill, "tkill"}},
+      {201, {S::Time, "time"}},        {202, {S::Futex, "futex"}},
+      {203, {U, "sched_setaffinity"}}, {204, {U, "sched_getaffinity"}},
+      {217, {U, "getdents64"}},        {218, {S::SetTidAddress, "set_tid_address"}},
+      {228, {S::ClockGettime, "clock_gettime"}}, {229, {S::ClockGetres, "clock_getres"}},
+      {230, {S::ClockNanosleep, "clock_nanosleep"}}, {231, {S::ExitGroup, "exit_group"}},
+      {234, {S::Tgkill, "tgkill"}},    {257, {U, "openat"}},
+      {262, {S::Newfstatat, "newfstatat"}}, {267, {S::Readlinkat, "readlinkat"}},
+      {269, {U, "faccessat"}},         {273, {S::SetRobustList, "set_robust_list"}},
+      {293, {U, "pipe2"}},             {302, {S::Prlimit64, "prlimit64"}},
+      {309, {U, "getcpu"}},            {318, {S::Getrandom, "getrandom"}},
+      {324, {U, "membarrier"}},        {332, {U, "statx"}},
+      {334, {S::Rseq, "rseq"}},        {435, {U, "clone3"}},
+      {439, {U, "faccessat2"}},
+  };
+  return table;
+}
+
+}  // namespace ttd::rec

@@ -1,0 +1,78 @@
+#include "tools/recorder/trace_emitter.h"
+
+#include <algorithm>
+
+namespace ttd::rec {
+
+namespace {
+constexpr uint64_t kRunLimit = 1 << 20;  // bytes per keyframe memory write
+}
+
+void TraceEmitter::keyframe(const RegisterTracker& regs) {
+  w_.begin_keyframe();
+  for (size_t s = 0; s < regs.regs().size(); ++s) {
+    auto v = regs.shadow(s);
+    if (std::any_of(v.begin(), v.end(), [](uint8_t b) { return b != 0; })) reg(regs.regs()[s].index, v);
+  }
+  std::vector<uint8_t> page(mem_.page_size());
+  for (const auto& [start, r] : mem_.regions().all()) {
+    w_.mem_map(start, r.size, r.prot, r.name);
+    if (mirror_) mirror_->mem_map(start, r.size);
+    // Mappings start zero-filled: write only the runs of non-zero pages.
+    std::vector<uint8_t> run;
+    uint64_t run_start = 0;
+    auto flush_run = [&] {
+      if (!run.empty()) write_memory(run_start, run);
+      run.clear();
+    };
+    for (uint64_t a = start; a < start + r.size; a += page.size()) {
+      if (!mem_.read(a, page)) continue;
+      bool zero = std::all_of(page.begin(), page.end(), [](uint8_t b) { return b == 0; });
+      if (zero || run.size() >= kRunLimit) flush_run();
+      if (zero) continue;
+      if (run.empty()) run_start = a;
+      run.insert(run.end(), page.begin(), page.end());
+    }
+    flush_run();
+  }
+  w_.end_keyframe();
+}
+
+void TraceEmitter::flush_slow() {
+  for (const Access& a : pending_) {
+    if (!a.write) {
+      w_.mem_read(a.addr, a.size);
+      continue;
+    }
+    uint8_t bytes[64];
+    uint32_t n = std::min<uint32_t>(a.size, sizeof bytes);
+    if (n <= 8) {
+      for (uint32_t i = 0; i < n; ++i) bytes[i] = uint8_t(a.value >> (8 * i));
+    } else {
+      // Wider than the hook's value: the instruction has completed, so
+      // memory holds what it wrote.
+      mem_.read(a.addr, {bytes, n});
+    }
+    write_memory(a.addr, {bytes, n});
+  }
+  pending_.clear();
+}
+
+void TraceEmitter::kernel_effects(const std::vector<KernelEffect>& effects) {
+  for (const KernelEffect& e : effects) {
+    switch (e.kind) {
+      case KernelEffect::Kind::MemWrite: write_memory(e.addr, e.bytes); break;
+      case KernelEffect::Kind::Map:
+        w_.mem_map(e.addr, e.size, e.prot, e.name);
+        if (mirror_) mirror_->mem_map(e.addr, e.size);
+        break;
+      case KernelEffect::Kind::Unmap:
+        w_.mem_unmap(e.addr, e.size);
+        if (mirror_) mirror_->mem_unmap(e.addr, e.size);
+        break;
+      case KernelEffect::Kind::Protect: w_.mem_protect(e.addr, e.size, e.prot); break;
+    }
+  }
+}
+
+}  // namespace ttd::rec

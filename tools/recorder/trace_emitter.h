@@ -1,0 +1,74 @@
+// Turns what the recorder observes into UCIR ops, in the order the format
+// wants: per instruction its memory accesses, then its register changes,
+// then the step. Memory accesses are held until the instruction completes
+// so a faulting instruction leaves nothing behind. Everything written is
+// also fed to the optional TraceMirror (self-check).
+#pragma once
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "formats/ucir/ucir_writer.h"
+#include "tools/recorder/guest_memory.h"
+#include "tools/recorder/linux_kernel.h"
+#include "tools/recorder/register_tracker.h"
+#include "tools/recorder/trace_mirror.h"
+
+namespace ttd::rec {
+
+class TraceEmitter {
+ public:
+  TraceEmitter(fmt::UcirWriter& writer, const GuestMemory& mem, TraceMirror* mirror)
+      : w_(writer), mem_(mem), mirror_(mirror) {
+    pending_.reserve(64);
+  }
+
+  // The starting state: every non-zero register and every mapping with
+  // its non-zero pages.
+  void keyframe(const RegisterTracker& regs);
+
+  void block(uint64_t addr, uint32_t size) {
+    w_.begin_frame();
+    w_.jmp(addr, size);
+  }
+  void mem_read(uint64_t addr, uint32_t size) { pending_.push_back({addr, 0, size, false}); }
+  void mem_write(uint64_t addr, uint32_t size, int64_t value) {
+    pending_.push_back({addr, uint64_t(value), size, true});
+  }
+  // The instruction faulted: its accesses never happened.
+  void drop_accesses() { pending_.clear(); }
+  void flush_accesses() {
+    if (!pending_.empty()) flush_slow();
+  }
+  void reg(uint16_t index, std::span<const uint8_t> value) {
+    w_.reg(index, value);
+    if (mirror_) mirror_->reg(index, value);
+  }
+  void step(uint32_t size) { w_.step(uint8_t(size)); }
+
+  void begin_syscall(uint32_t number, uint64_t ret, std::span<const uint64_t> args) {
+    w_.begin_syscall(number, ret, args);
+  }
+  void kernel_effects(const std::vector<KernelEffect>& effects);
+  void end_syscall() { w_.end_syscall(); }
+  void exit() { w_.exit(); }
+
+ private:
+  struct Access {
+    uint64_t addr, value;
+    uint32_t size;
+    bool write;
+  };
+  void flush_slow();
+  void write_memory(uint64_t addr, std::span<const uint8_t> bytes) {
+    w_.mem_write(addr, bytes);
+    if (mirror_) mirror_->mem_write(addr, bytes);
+  }
+
+  fmt::UcirWriter& w_;
+  const GuestMemory& mem_;
+  TraceMirror* mirror_;
+  std::vector<Access> pending_;
+};
+
+}  // namespace ttd::rec

@@ -1,0 +1,86 @@
+// ttd record -o OUT.ucir [--max-steps N] -- PROGRAM [ARGS...]: runs a
+// static Linux ELF (x86-64, aarch64) under the Unicorn recorder and writes
+// a UCIR trace of the whole execution.
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tools/recorder/recorder.h"
+#include "tools/ttd/commands.h"
+
+extern char** environ;
+
+namespace ttd::cli {
+
+namespace {
+
+struct RecordCliOptions {
+  std::string output;
+  uint64_t max_steps = 0;
+  std::vector<std::string> command;  // PROGRAM ARGS...
+  std::vector<std::string> env;      // --env NAME=VALUE
+  bool clean_env = false;
+  bool verify = false;
+  bool quiet = false;
+};
+
+// Exit status: 0 the trace is complete (the program exited, or the
+// --max-steps limit was reached), 1 nothing or not everything could be
+// recorded, 3 the program faulted under emulation (the trace ends there).
+int run_record(const RecordCliOptions& o) {
+  rec::RecordOptions ro;
+  ro.output = o.output;
+  ro.argv = o.command;
+  ro.max_steps = o.max_steps;
+  ro.verify = o.verify;
+  if (!o.clean_env)
+    for (char** e = environ; e && *e; ++e) ro.env.emplace_back(*e);
+  ro.env.insert(ro.env.end(), o.env.begin(), o.env.end());
+
+  auto summary = rec::record(ro);
+  if (!summary) {
+    std::cerr << "ttd record: " << summary.error().to_string() << "\n";
+    return 1;
+  }
+  const rec::RecordSummary& s = *summary;
+  if (!o.quiet) std::cerr << "ttd record: wrote " << o.output << "\n" << rec::describe(s);
+  if (o.verify) {
+    bool clean = s.verify_errors.empty() && s.verify_register_misses == 0;
+    std::cerr << "verify: " << (clean ? "the trace matches the emulator" : "MISMATCHES") << " ("
+              << s.verify_register_mismatches << " register, " << s.verify_memory_mismatches << " memory page, "
+              << s.verify_register_misses << " missed register changes)\n";
+    for (const auto& e : s.verify_errors) std::cerr << "  " << e << "\n";
+    if (!clean) return 1;
+  }
+  if (s.fault) {
+    std::cerr << "ttd record: the trace ends at the fault\n";
+    return 3;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_record_command(CLI::App& app, CommandRunner& run) {
+  auto o = std::make_shared<RecordCliOptions>();
+  auto* sub = app.add_subcommand(
+      "record", "run a static Linux executable (x86-64, aarch64) under emulation and write a UCIR trace");
+  sub->add_option("-o,--output", o->output, "trace file to write (UCIR)")->required();
+  sub->add_option("--max-steps", o->max_steps, "stop after this many steps (default: run to exit)");
+  sub->add_option("--env", o->env, "set NAME=VALUE in the program's environment (repeatable)")
+      ->allow_extra_args(false);
+  sub->add_flag("--clean-env", o->clean_env, "start the program with an empty environment (plus --env)");
+  sub->add_flag("--verify", o->verify,
+                "self-check (slow): compare the trace's effects with the emulator at every step");
+  sub->add_flag("-q,--quiet", o->quiet, "print nothing on success");
+  sub->add_option("command", o->command, "-- PROGRAM [ARGS...]: the program and its arguments")->required();
+  sub->footer(
+      "The program's stdin, stdout and stderr are the recorder's. Syscalls the recorder cannot\n"
+      "emulate return -ENOSYS to the program and are listed in the summary.\n"
+      "Exit status: 0 trace complete (program exited or --max-steps reached), 1 recording failed,\n"
+      "2 usage error, 3 the program faulted under emulation (the trace ends at the fault).");
+  sub->callback([o, &run] { run = [o] { return run_record(*o); }; });
+}
+
+}  // namespace ttd::cli
