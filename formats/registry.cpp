@@ -1,6 +1,7 @@
 #include <fstream>
 
 #include "formats/common/trace_reader.h"
+#include "formats/umtrace/umtrace_format.h"
 #include "formats/rvnblock/rvnblock_format.h"
 #include "formats/tenet/tenet_format.h"
 #include "formats/ucir/ucir_format.h"
@@ -10,6 +11,7 @@ namespace ttd::fmt {
 const std::vector<FormatEntry>& all_formats() {
   static const std::vector<FormatEntry> formats = {
       ucir_format(),
+      umtrace_format(),
       rvnblock_format(),
       tenet_format(),
   };
