@@ -1,0 +1,102 @@
+#include "formats/xray/instr_map.h"
+
+#include <cxxabi.h>
+#include <elf.h>
+
+#include <cstdlib>
+
+#include "formats/xray/byte_stream.h"
+#include "formats/xray/elf_file.h"
+
+namespace ttd::fmt::xray {
+
+namespace {
+
+std::optional<ArchId> arch_of(uint16_t machine, bool is64) {
+  switch (machine) {
+    case EM_X86_64: return ArchId::X86_64;
+    case EM_386: return ArchId::I386;
+    case EM_AARCH64: return ArchId::AArch64;
+    case EM_ARM: return ArchId::Arm;
+    case EM_MIPS: return is64 ? std::nullopt : std::optional<ArchId>(ArchId::Mips);
+    case EM_PPC: return ArchId::Ppc32;
+    default: return std::nullopt;
+  }
+}
+
+std::string demangle(const std::string& name) {
+  int status = 0;
+  char* d = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  if (status != 0 || !d) return name;
+  std::string out(d);
+  std::free(d);
+  return out;
+}
+
+}  // namespace
+
+Result<InstrMap> InstrMap::load(const std::string& path) {
+  auto elf = read_elf_for_xray(path);
+  if (!elf) return elf.error();
+  if (!elf->little_endian) return make_error(path, "big-endian binaries are not supported for XRay maps");
+  if (!elf->instr_map)
+    return make_error(path, "no xray_instr_map section (was it built with -fxray-instrument?)");
+  const ElfSection& sec = *elf->instr_map;
+  const size_t entry = elf->is64 ? 32 : 16, word = elf->is64 ? 8 : 4;
+  if (sec.bytes.size() % entry != 0)
+    return make_error(path, "xray_instr_map holds " + std::to_string(sec.bytes.size()) +
+                                " bytes, not a whole number of " + std::to_string(entry) + "-byte sled entries");
+  InstrMap m;
+  m.path_ = path;
+  m.arch_ = arch_of(elf->machine, elf->is64);
+  // A zero word in a position-independent binary is filled in by a
+  // relocation at load time; use the relocation's value then.
+  auto word_at = [&](size_t off) -> uint64_t {
+    const uint8_t* p = sec.bytes.data() + off;
+    uint64_t v = elf->is64 ? load_u64(p) : load_u32(p);
+    if (v == 0) {
+      auto it = elf->relocations.find(sec.address + off);
+      if (it != elf->relocations.end()) return it->second;
+    }
+    return v;
+  };
+  uint64_t current = 0;
+  for (size_t off = 0; off < sec.bytes.size(); off += entry) {
+    SledEntry s;
+    s.address = word_at(off);
+    s.function = word_at(off + word);
+    const uint8_t* tail = sec.bytes.data() + off + 2 * word;
+    s.kind = tail[0];
+    s.always_instrument = tail[1] != 0;
+    s.version = tail[2];
+    if (s.version >= 2) {
+      // Version 2 sleds store both addresses relative to where they lie.
+      s.address += sec.address + off;
+      s.function += sec.address + off + word;
+    }
+    if (!elf->is64) s.address &= 0xffffffffu, s.function &= 0xffffffffu;
+    if (m.functions_.empty() || s.function != current) {
+      current = s.function;
+      Function f;
+      f.address = s.function;
+      auto sym = elf->functions.find(s.function);
+      if (sym != elf->functions.end()) f.name = demangle(sym->second);
+      m.functions_.push_back(std::move(f));
+    }
+    m.sleds_.push_back(s);
+  }
+  return m;
+}
+
+std::optional<uint64_t> InstrMap::function_address(uint32_t func_id) const {
+  if (func_id == 0 || func_id > functions_.size()) return std::nullopt;
+  return functions_[func_id - 1].address;
+}
+
+const std::string& InstrMap::function_name(uint32_t func_id) const {
+  static const std::string none;
+  if (func_id == 0 || func_id > functions_.size()) return none;
+  return functions_[func_id - 1].name;
+}
+
+}  // namespace ttd::fmt::xray

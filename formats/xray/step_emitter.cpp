@@ -1,0 +1,84 @@
+#include "formats/xray/step_emitter.h"
+
+namespace ttd::fmt::xray {
+
+std::string payload_text(const std::vector<uint8_t>& bytes) {
+  bool printable = true;
+  for (uint8_t b : bytes)
+    if (b < 0x20 || b > 0x7e) {
+      printable = false;
+      break;
+    }
+  if (printable) return std::string(bytes.begin(), bytes.end());
+  static const char* digits = "0123456789abcdef";
+  std::string s = "hex:";
+  s.reserve(4 + 2 * bytes.size());
+  for (uint8_t b : bytes) {
+    s += digits[b >> 4];
+    s += digits[b & 15];
+  }
+  return s;
+}
+
+uint64_t StepEmitter::pc_of(uint32_t func_id) const {
+  if (map_)
+    if (auto a = map_->function_address(func_id)) return *a;
+  return func_id;
+}
+
+std::vector<uint32_t>& StepEmitter::open_calls(uint64_t tid) {
+  if (tid != last_tid_ || !last_) {
+    last_ = &open_[tid];  // nodes of an unordered_map never move
+    last_tid_ = tid;
+  }
+  return *last_;
+}
+
+Status StepEmitter::on_event(const XrayEvent& e) {
+  StepInfo s;
+  s.tid = e.tid;
+  s.pid = e.pid;
+  s.size = 0;
+  std::optional<uint32_t> func;
+  switch (e.kind) {
+    case EventKind::Enter:
+    case EventKind::EnterArgs: s.kind = StepKind::FunctionEnter; break;
+    case EventKind::Exit: s.kind = StepKind::FunctionExit; break;
+    case EventKind::TailExit: s.kind = StepKind::FunctionTailExit; break;
+    case EventKind::Custom: s.kind = StepKind::CustomEvent; break;
+    case EventKind::Typed: s.kind = StepKind::TypedEvent; break;
+  }
+  std::vector<uint32_t>& open = open_calls(e.tid);
+  if (is_function_event(e.kind)) {
+    func = e.func_id;
+  } else if (!open.empty()) {
+    func = open.back();  // the event fired inside this call
+  }
+  s.pc = func ? pc_of(*func) : 0;
+  sink_.step(s);
+  ++steps_;
+  if (func) sink_.attr("function", uint64_t(*func));
+  sink_.attr("tsc", e.tsc);
+  sink_.attr("cpu", uint64_t(e.cpu));
+  sink_.attr("thread", e.tid);
+  sink_.attr("pid", e.pid);
+  if (e.kind == EventKind::EnterArgs) sink_.attr("args", e.args);
+  if (func && map_) {
+    const std::string& name = map_->function_name(*func);
+    if (!name.empty()) sink_.attr("symbol", name);
+  }
+  if (!is_function_event(e.kind)) {
+    sink_.attr("event", payload_text(e.payload));
+    if (e.kind == EventKind::Typed) sink_.attr("event_type", uint64_t(e.event_type));
+  }
+  if (is_entry(e.kind)) {
+    open.push_back(e.func_id);
+  } else if (is_function_event(e.kind)) {
+    size_t i = open.size();
+    while (i > 0 && open[i - 1] != e.func_id) --i;
+    if (i > 0) open.resize(i - 1);
+  }
+  return {};
+}
+
+}  // namespace ttd::fmt::xray
