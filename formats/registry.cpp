@@ -4,6 +4,7 @@
 #include "formats/umtrace/umtrace_format.h"
 #include "formats/rvnblock/rvnblock_format.h"
 #include "formats/tenet/tenet_format.h"
+#include "formats/tt6/tt6_format.h"
 #include "formats/ucir/ucir_format.h"
 
 namespace ttd::fmt {
@@ -14,6 +15,7 @@ const std::vector<FormatEntry>& all_formats() {
       umtrace_format(),
       rvnblock_format(),
       tenet_format(),
+      tt6_format(), tt6e_format(), tt6_full_format(),
   };
   return formats;
 }

@@ -14,6 +14,7 @@ PACKAGES=(
   clang-16 libclang-rt-16-dev
   gdb gdb-multiarch lldb-16
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user musl-tools
+  gcc-powerpc-linux-gnu
   llvm-14
 )
 

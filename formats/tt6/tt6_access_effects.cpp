@@ -1,0 +1,39 @@
+#include "formats/tt6/tt6_access_effects.h"
+
+
+namespace ttd::fmt::tt6 {
+
+namespace {
+const uint8_t kZeroBlock[kCacheBlock] = {};
+}
+
+void emit_tt6_access(TraceSink& sink, uint64_t pid, const AccessShape& s, uint32_t op, uint32_t ea,
+                     uint32_t third) {
+  const uint64_t addr = access_address(ea, s);
+  switch (s.kind) {
+    case AccessKind::Load: {
+      uint32_t size = access_size(op, s, third);
+      if (size) sink.mem_read(pid, addr, size, {});
+      return;
+    }
+    case AccessKind::Store:
+    case AccessKind::StoreCond: {
+      uint32_t size = access_size(op, s, third);
+      if (size) sink.mem_unknown(pid, addr, size);
+      return;
+    }
+    case AccessKind::CacheZero: sink.mem_write(pid, addr, kZeroBlock); return;
+    case AccessKind::CacheUndef: sink.mem_unknown(pid, addr, kCacheBlock); return;
+    case AccessKind::CacheTouch: sink.attr("cache_ea", uint64_t(ea)); return;
+    case AccessKind::Stream:
+      sink.attr("dst_ea", uint64_t(ea));
+      sink.attr("dst_control", uint64_t(third));
+      return;
+    case AccessKind::None:
+      // A memory-class opcode the tables do not describe: keep the address.
+      sink.attr("data_addr", uint64_t(ea));
+      return;
+  }
+}
+
+}  // namespace ttd::fmt::tt6
