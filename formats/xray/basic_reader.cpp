@@ -21,9 +21,9 @@ class BasicReader {
     }
     if (auto s = flush(); !s) return s;
     if (in_.remaining() != 0)
-      return make_error_at(in_.path(), in_.offset(),
-                           "the last " + std::to_string(in_.remaining()) +
-                               " bytes are not a whole 32-byte record (file truncated?)");
+      return make_error_at(
+          in_.path(), in_.offset(),
+          "the last " + std::to_string(in_.remaining()) + " bytes are not a whole 32-byte record (file truncated?)");
     return {};
   }
 
@@ -41,8 +41,9 @@ class BasicReader {
       if (auto s = flush(); !s) return s;
       uint8_t action = p[3];
       if (action > 3)
-        return make_error_at(in_.path(), off, "unknown function record action " + std::to_string(action) +
-                                                  " (0 enter, 1 exit, 2 tail exit, 3 enter with args)");
+        return make_error_at(in_.path(), off,
+                             "unknown function record action " + std::to_string(action) +
+                                 " (0 enter, 1 exit, 2 tail exit, 3 enter with args)");
       static constexpr EventKind kinds[] = {EventKind::Enter, EventKind::Exit, EventKind::TailExit,
                                             EventKind::EnterArgs};
       ev_.kind = kinds[action];

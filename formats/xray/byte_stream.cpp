@@ -34,7 +34,7 @@ ByteStream& ByteStream::operator=(ByteStream&& o) noexcept {
 Result<ByteStream> ByteStream::open(const std::string& path, size_t window) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return make_error(path, std::string("cannot open file: ") + std::strerror(errno));
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) != 0) {
     int e = errno;
     ::close(fd);

@@ -41,10 +41,12 @@ class ByteStream {
   }
   // Moves forward (may go past the window).
   void skip(uint64_t n) {
-    if (n <= len_ - pos_) pos_ += size_t(n);
-    else skip_slow(n);
+    if (n <= len_ - pos_)
+      pos_ += size_t(n);
+    else
+      skip_slow(n);
   }
-  void seek(uint64_t offset);     // absolute; clamps to size()
+  void seek(uint64_t offset);  // absolute; clamps to size()
   const std::string& io_error() const { return io_error_; }
 
  private:

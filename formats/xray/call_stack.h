@@ -30,9 +30,9 @@ struct Frame {
 struct Call {
   uint64_t tid = 0, pid = 0;
   uint32_t func_id = 0;
-  uint32_t depth = 0;                  // open calls below it on its thread
-  std::optional<uint64_t> entry_eid;   // none: the entry is not in the trace
-  std::optional<uint64_t> exit_eid;    // none: the trace ends inside the call
+  uint32_t depth = 0;                 // open calls below it on its thread
+  std::optional<uint64_t> entry_eid;  // none: the entry is not in the trace
+  std::optional<uint64_t> exit_eid;   // none: the trace ends inside the call
   uint64_t entry_tsc = 0, exit_tsc = 0;
   std::vector<uint64_t> args;
   bool tail_exit = false;  // left by a tail call

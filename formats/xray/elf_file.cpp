@@ -26,22 +26,34 @@ struct ElfHandle {
 // binaries with version 0/1 sleds) and "symbol + addend" (64-bit absolute).
 bool is_relative(uint16_t machine, uint32_t type) {
   switch (machine) {
-    case EM_X86_64: return type == R_X86_64_RELATIVE;
-    case EM_AARCH64: return type == R_AARCH64_RELATIVE;
-    case EM_PPC64: return type == R_PPC64_RELATIVE;
-    case EM_386: return type == R_386_RELATIVE;
-    case EM_ARM: return type == R_ARM_RELATIVE;
-    case EM_RISCV: return type == 3;      // R_RISCV_RELATIVE
-    case EM_LOONGARCH: return type == 3;  // R_LARCH_RELATIVE
-    default: return false;
+    case EM_X86_64:
+      return type == R_X86_64_RELATIVE;
+    case EM_AARCH64:
+      return type == R_AARCH64_RELATIVE;
+    case EM_PPC64:
+      return type == R_PPC64_RELATIVE;
+    case EM_386:
+      return type == R_386_RELATIVE;
+    case EM_ARM:
+      return type == R_ARM_RELATIVE;
+    case EM_RISCV:
+      return type == 3;  // R_RISCV_RELATIVE
+    case EM_LOONGARCH:
+      return type == 3;  // R_LARCH_RELATIVE
+    default:
+      return false;
   }
 }
 bool is_absolute64(uint16_t machine, uint32_t type) {
   switch (machine) {
-    case EM_X86_64: return type == R_X86_64_64;
-    case EM_AARCH64: return type == R_AARCH64_ABS64;
-    case EM_PPC64: return type == R_PPC64_ADDR64;
-    default: return false;
+    case EM_X86_64:
+      return type == R_X86_64_64;
+    case EM_AARCH64:
+      return type == R_AARCH64_ABS64;
+    case EM_PPC64:
+      return type == R_PPC64_ADDR64;
+    default:
+      return false;
   }
 }
 
@@ -127,8 +139,10 @@ Result<ElfInfo> read_elf_for_xray(const std::string& path) {
       map_index = elf_ndxscn(scn);
     }
   }
-  if (symtab) read_symbols(h.elf, symtab, symtab_sh, out);
-  else if (dynsym) read_symbols(h.elf, dynsym, dynsym_sh, out);
+  if (symtab)
+    read_symbols(h.elf, symtab, symtab_sh, out);
+  else if (dynsym)
+    read_symbols(h.elf, dynsym, dynsym_sh, out);
   if (out.instr_map) {
     Elf_Scn* syms = symtab ? symtab : dynsym;
     const GElf_Shdr* syms_sh = symtab ? &symtab_sh : (dynsym ? &dynsym_sh : nullptr);

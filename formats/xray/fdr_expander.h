@@ -49,7 +49,7 @@ class FdrExpander final : public RecordVisitor {
   std::string where_;
   bool have_thread_ = false;
   uint64_t tid_ = 0;
-  ThreadClock cur_;  // the current buffer's thread
+  ThreadClock cur_;                                  // the current buffer's thread
   std::unordered_map<uint64_t, ThreadClock> saved_;  // other threads, between their buffers
   bool pending_ = false;
   XrayEvent ev_;

@@ -6,18 +6,30 @@ namespace ttd::fmt::xray {
 
 std::string_view record_kind_name(RecordKind k) {
   switch (k) {
-    case RecordKind::Function: return "Function";
-    case RecordKind::NewBuffer: return "NewBuffer";
-    case RecordKind::EndOfBuffer: return "EndOfBuffer";
-    case RecordKind::NewCpu: return "NewCPUId";
-    case RecordKind::TscWrap: return "TSCWrap";
-    case RecordKind::WallTime: return "WallTimeMarker";
-    case RecordKind::CustomEvent: return "CustomEventMarker";
-    case RecordKind::CallArgument: return "CallArgument";
-    case RecordKind::BufferExtents: return "BufferExtents";
-    case RecordKind::TypedEvent: return "TypedEventMarker";
-    case RecordKind::Pid: return "Pid";
-    case RecordKind::Skipped: return "Skipped";
+    case RecordKind::Function:
+      return "Function";
+    case RecordKind::NewBuffer:
+      return "NewBuffer";
+    case RecordKind::EndOfBuffer:
+      return "EndOfBuffer";
+    case RecordKind::NewCpu:
+      return "NewCPUId";
+    case RecordKind::TscWrap:
+      return "TSCWrap";
+    case RecordKind::WallTime:
+      return "WallTimeMarker";
+    case RecordKind::CustomEvent:
+      return "CustomEventMarker";
+    case RecordKind::CallArgument:
+      return "CallArgument";
+    case RecordKind::BufferExtents:
+      return "BufferExtents";
+    case RecordKind::TypedEvent:
+      return "TypedEventMarker";
+    case RecordKind::Pid:
+      return "Pid";
+    case RecordKind::Skipped:
+      return "Skipped";
   }
   return "?";
 }
@@ -28,8 +40,9 @@ Status decode_function(const uint8_t* p, uint64_t offset, FdrRecord& r, const st
   uint32_t word = load_u32(p);
   uint32_t action = (word >> 1) & 7u;
   if (action > 3)
-    return make_error_at(where, offset, "unknown function record action " + std::to_string(action) +
-                                            " (0 enter, 1 exit, 2 tail exit, 3 enter with args)");
+    return make_error_at(where, offset,
+                         "unknown function record action " + std::to_string(action) +
+                             " (0 enter, 1 exit, 2 tail exit, 3 enter with args)");
   r.kind = RecordKind::Function;
   r.offset = offset;
   r.size = kFunctionRecordSize;
@@ -44,8 +57,7 @@ namespace {
 Status event_size(const uint8_t* p, uint64_t offset, const char* what, FdrRecord& r, uint32_t& payload_size,
                   const std::string& where) {
   int32_t size = load_i32(p + 1);
-  if (size <= 0)
-    return make_error_at(where, offset, std::string("invalid ") + what + " size " + std::to_string(size));
+  if (size <= 0) return make_error_at(where, offset, std::string("invalid ") + what + " size " + std::to_string(size));
   payload_size = uint32_t(size);
   r.size = kMetadataRecordSize + payload_size;
   return {};
@@ -53,8 +65,8 @@ Status event_size(const uint8_t* p, uint64_t offset, const char* what, FdrRecord
 
 }  // namespace
 
-Status decode_metadata(const uint8_t* p, uint64_t offset, uint16_t version, FdrRecord& r,
-                       uint32_t& payload_size, const std::string& where) {
+Status decode_metadata(const uint8_t* p, uint64_t offset, uint16_t version, FdrRecord& r, uint32_t& payload_size,
+                       const std::string& where) {
   uint8_t kind = metadata_kind(p[0]);
   r.offset = offset;
   r.size = kMetadataRecordSize;
@@ -68,8 +80,9 @@ Status decode_metadata(const uint8_t* p, uint64_t offset, uint16_t version, FdrR
       return {};
     case kEndOfBuffer:
       if (version >= 2)
-        return make_error_at(where, offset, "EndOfBuffer record in a version " + std::to_string(version) +
-                                                " log (only version 1 has them)");
+        return make_error_at(
+            where, offset,
+            "EndOfBuffer record in a version " + std::to_string(version) + " log (only version 1 has them)");
       r.kind = RecordKind::EndOfBuffer;
       return {};
     case kNewCpu:
@@ -104,8 +117,7 @@ Status decode_metadata(const uint8_t* p, uint64_t offset, uint16_t version, FdrR
       r.value = load_u64(d);
       return {};
     case kBufferExtents:
-      if (version < 2)
-        return make_error_at(where, offset, "BufferExtents record in a version 1 log");
+      if (version < 2) return make_error_at(where, offset, "BufferExtents record in a version 1 log");
       r.kind = RecordKind::BufferExtents;
       r.value = load_u64(d);
       return {};

@@ -37,7 +37,7 @@ Status decode_function(const uint8_t* p, uint64_t offset, FdrRecord& r, const st
 // of custom/typed events is not attached here; `payload_size` is set to the
 // number of payload bytes that follow the record). Fails for kinds unknown
 // or not allowed in this version, and for non-positive event sizes.
-Status decode_metadata(const uint8_t* p, uint64_t offset, uint16_t version, FdrRecord& r,
-                       uint32_t& payload_size, const std::string& where);
+Status decode_metadata(const uint8_t* p, uint64_t offset, uint16_t version, FdrRecord& r, uint32_t& payload_size,
+                       const std::string& where);
 
 }  // namespace ttd::fmt::xray

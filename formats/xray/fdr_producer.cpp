@@ -35,7 +35,7 @@ FdrProducer::Next FdrProducer::start_buffer(FdrRecord& r) {
   if (!p) {
     if (!in_.io_error().empty()) return fail(off, in_.io_error());
     return fail(off, std::to_string(in_.remaining()) +
-                                 " trailing bytes are too few for a buffer's first record (file truncated?)");
+                         " trailing bytes are too few for a buffer's first record (file truncated?)");
   }
   ++buffers_;
   typed_ = 0;
@@ -43,8 +43,7 @@ FdrProducer::Next FdrProducer::start_buffer(FdrRecord& r) {
   buf_start_ = off;
   in_buffer_ = true;
   if (h_.version == 1) {
-    if (p[0] != 0x01)
-      return fail(off, "expected a NewBuffer record to start a buffer, found byte " + hex_byte(p[0]));
+    if (p[0] != 0x01) return fail(off, "expected a NewBuffer record to start a buffer, found byte " + hex_byte(p[0]));
     // compiler-rt writes whole fixed-size buffers in version 1 and says how
     // big in the header; LLVM's writer leaves the size 0 and ends each
     // buffer right after its EndOfBuffer.
@@ -54,7 +53,7 @@ FdrProducer::Next FdrProducer::start_buffer(FdrRecord& r) {
   }
   if (p[0] != 0x0f)
     return fail(off, "expected a BufferExtents record to start a buffer, found byte " + hex_byte(p[0]) +
-                                 (buffers_ > 1 ? " (the previous buffer's extents may be wrong)" : ""));
+                         (buffers_ > 1 ? " (the previous buffer's extents may be wrong)" : ""));
   uint32_t payload = 0;
   if (auto s = decode_metadata(p, off, h_.version, r, payload, in_.path()); !s) return fail(s.error());
   bounded_ = true;
@@ -92,16 +91,15 @@ FdrProducer::Next FdrProducer::cut_off(FdrRecord& r, uint64_t off, uint8_t first
   std::string what = record_name_from_first_byte(first);
   if (stop < buf_end_)
     return fail(off, "file truncated: the " + what + " here needs " + std::to_string(need) +
-                                 " bytes but the file ends at offset " + std::to_string(in_.size()) +
-                                 ", inside the buffer at offset " + std::to_string(buf_start_) + " that ends at " +
-                                 std::to_string(buf_end_));
+                         " bytes but the file ends at offset " + std::to_string(in_.size()) +
+                         ", inside the buffer at offset " + std::to_string(buf_start_) + " that ends at " +
+                         std::to_string(buf_end_));
   bool typed_here = is_metadata(first) && metadata_kind(first) == kTypedEvent;
   uint32_t typed = typed_ + (typed_here ? 1 : 0);
   if (h_.version < 2 || typed == 0)
-    return fail(off, "the " + what + " here needs " + std::to_string(need) +
-                                 " bytes but its buffer (at offset " + std::to_string(buf_start_) +
-                                 ") ends at offset " + std::to_string(buf_end_) +
-                                 " (wrong buffer size or corrupt record)");
+    return fail(off, "the " + what + " here needs " + std::to_string(need) + " bytes but its buffer (at offset " +
+                         std::to_string(buf_start_) + ") ends at offset " + std::to_string(buf_end_) +
+                         " (wrong buffer size or corrupt record)");
   Recovery rec;
   rec.buffer_offset = buf_start_;
   rec.buffer_end = buf_end_;
@@ -138,7 +136,7 @@ FdrProducer::Next FdrProducer::next_slow(FdrRecord& r) {
     }
     if (in_.at_end())
       return fail(off, "file truncated: it ends inside the buffer at offset " + std::to_string(buf_start_) +
-                                   ", which declares its end at offset " + std::to_string(buf_end_));
+                           ", which declares its end at offset " + std::to_string(buf_end_));
     const uint8_t* p = in_.peek(1);
     if (!p) return fail(off, in_.io_error());
     uint8_t first = p[0];
@@ -156,8 +154,8 @@ FdrProducer::Next FdrProducer::next_slow(FdrRecord& r) {
     if (auto s = decode_metadata(p, off, h_.version, r, payload, in_.path()); !s) return fail(s.error());
     switch (r.kind) {
       case RecordKind::BufferExtents:
-        return fail(off, "BufferExtents record inside the buffer that starts at offset " +
-                                     std::to_string(buf_start_) + " and ends at " + std::to_string(buf_end_));
+        return fail(off, "BufferExtents record inside the buffer that starts at offset " + std::to_string(buf_start_) +
+                             " and ends at " + std::to_string(buf_end_));
       case RecordKind::NewBuffer:
         thread_ = uint64_t(uint32_t(r.id));
         break;

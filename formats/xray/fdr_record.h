@@ -42,13 +42,13 @@ struct FdrRecord {
   uint32_t delta = 0;    // TSC delta since the previous record that set or moved the base
 
   // Metadata fields; which ones are set depends on kind.
-  uint64_t value = 0;       // NewCpu/TscWrap/CustomEvent(v1-4): TSC; CallArgument: arg;
-                            // BufferExtents: size; WallTime: seconds
-  uint32_t micros = 0;      // WallTime
-  int32_t id = 0;           // NewBuffer: thread id; Pid: process id
-  uint16_t cpu = 0;         // NewCpu; CustomEvent v4
-  int32_t event_delta = 0;  // CustomEvent v5, TypedEvent (signed, added to the TSC base)
-  uint16_t event_type = 0;  // TypedEvent
+  uint64_t value = 0;                // NewCpu/TscWrap/CustomEvent(v1-4): TSC; CallArgument: arg;
+                                     // BufferExtents: size; WallTime: seconds
+  uint32_t micros = 0;               // WallTime
+  int32_t id = 0;                    // NewBuffer: thread id; Pid: process id
+  uint16_t cpu = 0;                  // NewCpu; CustomEvent v4
+  int32_t event_delta = 0;           // CustomEvent v5, TypedEvent (signed, added to the TSC base)
+  uint16_t event_type = 0;           // TypedEvent
   std::span<const uint8_t> payload;  // Custom/TypedEvent; valid until the next record
 
   // Skipped: `skipped` bytes at `offset` were not records; `lost` more bytes

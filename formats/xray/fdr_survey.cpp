@@ -9,12 +9,24 @@ namespace ttd::fmt::xray {
 
 void FdrSurvey::count(const FdrRecord& rec) {
   switch (rec.kind) {
-    case RecordKind::Function: ++r_.function_records; break;
-    case RecordKind::CallArgument: ++r_.call_arguments; break;
-    case RecordKind::CustomEvent: ++r_.custom_events; break;
-    case RecordKind::TypedEvent: ++r_.typed_events; break;
-    case RecordKind::NewBuffer: r_.threads.insert(uint64_t(uint32_t(rec.id))); break;
-    case RecordKind::Pid: r_.pids.insert(uint64_t(uint32_t(rec.id))); break;
+    case RecordKind::Function:
+      ++r_.function_records;
+      break;
+    case RecordKind::CallArgument:
+      ++r_.call_arguments;
+      break;
+    case RecordKind::CustomEvent:
+      ++r_.custom_events;
+      break;
+    case RecordKind::TypedEvent:
+      ++r_.typed_events;
+      break;
+    case RecordKind::NewBuffer:
+      r_.threads.insert(uint64_t(uint32_t(rec.id)));
+      break;
+    case RecordKind::Pid:
+      r_.pids.insert(uint64_t(uint32_t(rec.id)));
+      break;
     case RecordKind::WallTime:
       if (!r_.have_walltime) {
         r_.have_walltime = true;
@@ -22,7 +34,8 @@ void FdrSurvey::count(const FdrRecord& rec) {
         r_.walltime_micros = rec.micros;
       }
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -78,8 +91,7 @@ std::vector<std::pair<std::string, std::string>> report_properties(const XrayRep
   p.emplace_back("xray.typed_events", std::to_string(r.typed_events));
   if (r.have_walltime) {
     char buf[48];
-    std::snprintf(buf, sizeof buf, "%llu.%06u", static_cast<unsigned long long>(r.walltime_seconds),
-                  r.walltime_micros);
+    std::snprintf(buf, sizeof buf, "%llu.%06u", static_cast<unsigned long long>(r.walltime_seconds), r.walltime_micros);
     p.emplace_back("xray.first_walltime", buf);
   }
   uint64_t skipped = 0, lost = 0, suspected = 0, cut = 0;

@@ -14,13 +14,20 @@ namespace {
 
 std::optional<ArchId> arch_of(uint16_t machine, bool is64) {
   switch (machine) {
-    case EM_X86_64: return ArchId::X86_64;
-    case EM_386: return ArchId::I386;
-    case EM_AARCH64: return ArchId::AArch64;
-    case EM_ARM: return ArchId::Arm;
-    case EM_MIPS: return is64 ? std::nullopt : std::optional<ArchId>(ArchId::Mips);
-    case EM_PPC: return ArchId::Ppc32;
-    default: return std::nullopt;
+    case EM_X86_64:
+      return ArchId::X86_64;
+    case EM_386:
+      return ArchId::I386;
+    case EM_AARCH64:
+      return ArchId::AArch64;
+    case EM_ARM:
+      return ArchId::Arm;
+    case EM_MIPS:
+      return is64 ? std::nullopt : std::optional<ArchId>(ArchId::Mips);
+    case EM_PPC:
+      return ArchId::Ppc32;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -39,8 +46,7 @@ Result<InstrMap> InstrMap::load(const std::string& path) {
   auto elf = read_elf_for_xray(path);
   if (!elf) return elf.error();
   if (!elf->little_endian) return make_error(path, "big-endian binaries are not supported for XRay maps");
-  if (!elf->instr_map)
-    return make_error(path, "no xray_instr_map section (was it built with -fxray-instrument?)");
+  if (!elf->instr_map) return make_error(path, "no xray_instr_map section (was it built with -fxray-instrument?)");
   const ElfSection& sec = *elf->instr_map;
   const size_t entry = elf->is64 ? 32 : 16, word = elf->is64 ? 8 : 4;
   if (sec.bytes.size() % entry != 0)

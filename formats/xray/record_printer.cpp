@@ -13,10 +13,14 @@ std::string_view data(const FdrRecord& r) {
 
 const char* action_label(FunctionAction a) {
   switch (a) {
-    case FunctionAction::Enter: return "Function Enter";
-    case FunctionAction::EnterArgs: return "Function Enter With Arg";
-    case FunctionAction::Exit: return "Function Exit";
-    case FunctionAction::TailExit: return "Function Tail Exit";
+    case FunctionAction::Enter:
+      return "Function Enter";
+    case FunctionAction::EnterArgs:
+      return "Function Enter With Arg";
+    case FunctionAction::Exit:
+      return "Function Exit";
+    case FunctionAction::TailExit:
+      return "Function Tail Exit";
   }
   return "Function";
 }

@@ -5,9 +5,8 @@ namespace ttd::fmt::xray {
 
 std::string record_name_from_first_byte(uint8_t first) {
   if (!is_metadata(first)) return "function record";
-  static const char* names[] = {"NewBuffer",   "EndOfBuffer",  "NewCPUId",     "TSCWrap",
-                                "WallTime",    "custom event", "CallArgument", "BufferExtents",
-                                "typed event", "Pid"};
+  static const char* names[] = {"NewBuffer",    "EndOfBuffer",  "NewCPUId",      "TSCWrap",     "WallTime",
+                                "custom event", "CallArgument", "BufferExtents", "typed event", "Pid"};
   uint8_t k = metadata_kind(first);
   return k < kMetadataKindCount ? std::string(names[k]) + " record" : "metadata record";
 }
@@ -23,9 +22,8 @@ std::string describe(const Recovery& r) {
            " bytes of this buffer were never written";
   return buffer + " holds " + n(r.typed_events) + " typed event(s) and ends cleanly at offset " + n(r.offset) + "; " +
          (r.runtime_writer ? "the writer is compiler-rt's FDR runtime, whose" : "if written by compiler-rt, its") +
-         " BufferExtents omits 16 bytes per typed event, so the last " + n(r.lost) + " bytes (up to " +
-         n(r.lost / 8) + " function records) of this buffer are " + (r.runtime_writer ? "probably" : "possibly") +
-         " missing";
+         " BufferExtents omits 16 bytes per typed event, so the last " + n(r.lost) + " bytes (up to " + n(r.lost / 8) +
+         " function records) of this buffer are " + (r.runtime_writer ? "probably" : "possibly") + " missing";
 }
 
 }  // namespace ttd::fmt::xray

@@ -42,11 +42,21 @@ Status StepEmitter::on_event(const XrayEvent& e) {
   std::optional<uint32_t> func;
   switch (e.kind) {
     case EventKind::Enter:
-    case EventKind::EnterArgs: s.kind = StepKind::FunctionEnter; break;
-    case EventKind::Exit: s.kind = StepKind::FunctionExit; break;
-    case EventKind::TailExit: s.kind = StepKind::FunctionTailExit; break;
-    case EventKind::Custom: s.kind = StepKind::CustomEvent; break;
-    case EventKind::Typed: s.kind = StepKind::TypedEvent; break;
+    case EventKind::EnterArgs:
+      s.kind = StepKind::FunctionEnter;
+      break;
+    case EventKind::Exit:
+      s.kind = StepKind::FunctionExit;
+      break;
+    case EventKind::TailExit:
+      s.kind = StepKind::FunctionTailExit;
+      break;
+    case EventKind::Custom:
+      s.kind = StepKind::CustomEvent;
+      break;
+    case EventKind::Typed:
+      s.kind = StepKind::TypedEvent;
+      break;
   }
   std::vector<uint32_t>& open = open_calls(e.tid);
   if (is_function_event(e.kind)) {

@@ -12,11 +12,10 @@
 // No register or memory effects: an XRay trace has neither.
 #pragma once
 #include <string>
-
-#include "formats/common/trace_sink.h"
 #include <unordered_map>
 #include <vector>
 
+#include "formats/common/trace_sink.h"
 #include "formats/xray/instr_map.h"
 #include "formats/xray/xray_event.h"
 

@@ -16,7 +16,8 @@ Status for_each_xray_call(const std::string& path, const CallStackTracker::CallF
 
 Result<std::vector<Call>> collect_xray_calls(const std::string& path, XrayReport* report) {
   std::vector<Call> calls;
-  Status s = for_each_xray_call(path, [&](const Call& c) { calls.push_back(c); }, report);
+  Status s = for_each_xray_call(
+      path, [&](const Call& c) { calls.push_back(c); }, report);
   if (!s) return s.error();
   auto key = [](const Call& c) { return c.entry_eid ? *c.entry_eid : *c.exit_eid; };
   std::stable_sort(calls.begin(), calls.end(), [&](const Call& a, const Call& b) { return key(a) < key(b); });

@@ -12,8 +12,7 @@ namespace ttd::fmt::xray {
 
 // Streams each call when it ends (exit order); calls still open at the end
 // of the log come last, without exit.
-Status for_each_xray_call(const std::string& path, const CallStackTracker::CallFn& fn,
-                          XrayReport* report = nullptr);
+Status for_each_xray_call(const std::string& path, const CallStackTracker::CallFn& fn, XrayReport* report = nullptr);
 
 // All calls, ordered by entry EID (calls whose entry is not in the log are
 // placed at their exit EID).

@@ -19,15 +19,15 @@ inline bool is_entry(EventKind k) { return k == EventKind::Enter || k == EventKi
 struct XrayEvent {
   EventKind kind = EventKind::Enter;
   uint64_t eid = 0;
-  uint64_t offset = 0;      // file offset of the record that started the event
-  uint32_t func_id = 0;     // function events only
+  uint64_t offset = 0;   // file offset of the record that started the event
+  uint32_t func_id = 0;  // function events only
   uint64_t tsc = 0;
   uint16_t cpu = 0;
   uint64_t tid = 0;
-  uint64_t pid = 0;         // 0 when the log has no process ids (FDR v1)
-  uint16_t event_type = 0;  // typed events
-  std::vector<uint64_t> args;     // EnterArgs
-  std::vector<uint8_t> payload;   // Custom / Typed
+  uint64_t pid = 0;              // 0 when the log has no process ids (FDR v1)
+  uint16_t event_type = 0;       // typed events
+  std::vector<uint64_t> args;    // EnterArgs
+  std::vector<uint8_t> payload;  // Custom / Typed
 };
 
 // The consumer side of the expanded stream (step emitter, call stack

@@ -12,7 +12,7 @@ FormatEntry xray_format() {
   e.name = "xray";
   e.description = "LLVM XRay function trace (FDR versions 1-5, basic versions 1-3)";
   e.sniff = [](const std::string& path, std::span<const uint8_t> head) {
-    struct stat st{};
+    struct stat st {};
     if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
     return xray::looks_like_xray(head, uint64_t(st.st_size));
   };

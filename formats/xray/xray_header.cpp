@@ -25,8 +25,8 @@ Result<FileHeader> parse_file_header(std::span<const uint8_t> b, const std::stri
   if (h.version < 1 || h.version > max)
     return make_error_at(where, 0,
                          "unsupported XRay " + std::string(h.is_fdr() ? "FDR" : "basic") + " log version " +
-                             std::to_string(h.version) + " (this reader knows versions 1 to " +
-                             std::to_string(max) + ")");
+                             std::to_string(h.version) + " (this reader knows versions 1 to " + std::to_string(max) +
+                             ")");
   return h;
 }
 
@@ -54,10 +54,10 @@ bool looks_like_xray(std::span<const uint8_t> head, uint64_t file_size) {
   }
   if (type == uint16_t(LogType::Basic)) {
     if (version < 1 || version > kMaxBasicVersion) return false;
-    if (file_size < kFileHeaderSize || (file_size - kFileHeaderSize) % 32 != 0) return false;
     if (file_size == kFileHeaderSize) return true;
-    if (head.size() < kFileHeaderSize + 4) return false;
-    // First record: record type 0 (a function record) with action 0..3.
+    // First record: record type 0 (a function record) with action 0..3. A
+    // partial last record is left to the reader, which names its offset.
+    if (head.size() < kFileHeaderSize + 32) return false;
     return load_u16(head.data() + kFileHeaderSize) == 0 && head[kFileHeaderSize + 3] <= 3;
   }
   return false;

@@ -38,7 +38,7 @@ Result<FileHeader> read_file_header(ByteStream& in);
 
 // True when the bytes look like the start of an XRay log this reader
 // supports (a cheap check for format sniffing; parse_file_header is the
-// authority). `file_size` lets basic logs be checked for whole records.
+// authority). `file_size` tells a header-only log (nothing flushed yet).
 bool looks_like_xray(std::span<const uint8_t> head, uint64_t file_size);
 
 }  // namespace ttd::fmt::xray

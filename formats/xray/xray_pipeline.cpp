@@ -67,17 +67,14 @@ Result<Opened> open_log(const std::string& path, XrayReport* report) {
 
 }  // namespace
 
-Status read_fdr_records(const std::string& path, RecordVisitor& v, XrayReport* report,
-                        const ByteProgress& progress) {
+Status read_fdr_records(const std::string& path, RecordVisitor& v, XrayReport* report, const ByteProgress& progress) {
   auto log = open_log(path, report);
   if (!log) return log.error();
-  if (!log->header.is_fdr())
-    return make_error_at(path, 2, "a basic-mode XRay log has no FDR records");
+  if (!log->header.is_fdr()) return make_error_at(path, 2, "a basic-mode XRay log has no FDR records");
   return run_fdr(log->in, log->header, v, report, progress);
 }
 
-Status read_xray_events(const std::string& path, EventConsumer& out, XrayReport* report,
-                        const ByteProgress& progress) {
+Status read_xray_events(const std::string& path, EventConsumer& out, XrayReport* report, const ByteProgress& progress) {
   auto log = open_log(path, report);
   if (!log) return log.error();
   if (!log->header.is_fdr()) {

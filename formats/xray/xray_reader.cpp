@@ -6,8 +6,7 @@
 
 namespace ttd::fmt::xray {
 
-Result<std::unique_ptr<XrayTraceReader>> XrayTraceReader::open(const std::string& path,
-                                                               const ReaderOptions& opts) {
+Result<std::unique_ptr<XrayTraceReader>> XrayTraceReader::open(const std::string& path, const ReaderOptions& opts) {
   auto in = ByteStream::open(path, 4096);
   if (!in) return in.error();
   auto h = read_file_header(*in);

@@ -58,8 +58,8 @@ class FdrWriter {
   uint16_t version_;
   uint64_t buffer_size_;
   std::vector<uint8_t> out_;
-  uint64_t flushed_ = 0;       // bytes handed out by take()
-  size_t buffer_start_ = 0;    // in out_: BufferExtents (v2+) or NewBuffer (v1)
+  uint64_t flushed_ = 0;     // bytes handed out by take()
+  size_t buffer_start_ = 0;  // in out_: BufferExtents (v2+) or NewBuffer (v1)
   uint32_t typed_in_buffer_ = 0;
   uint8_t v1_padding_ = 0xab;
 };

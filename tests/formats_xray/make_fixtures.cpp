@@ -35,7 +35,8 @@ FdrWriter fdr_two_threads(uint16_t version, uint64_t buffer_size) {
   // v4 gave custom events their own CPU field; before that the bytes were
   // not written by compiler-rt (this reader then uses the buffer's CPU,
   // llvm-xray reads the bytes): keep them equal to the buffer's CPU here.
-  else if (version >= 2) w.custom_event(6000010, "second-thread", version >= 4 ? 1 : 0);
+  else if (version >= 2)
+    w.custom_event(6000010, "second-thread", version >= 4 ? 1 : 0);
   w.function(Action::Exit, 4, 20);
   w.end_buffer();
   w.begin_buffer(101, 77, 2, 5000100, 1700000000, 250020);

@@ -41,13 +41,28 @@ bool parse_flow_map(const std::string& s, std::map<std::string, std::string>& kv
         char c = s[i + 1];
         i += 2;
         switch (c) {
-          case 'x': v += char(std::stoi(s.substr(i, 2), nullptr, 16)); i += 2; break;
-          case 'n': v += '\n'; break;
-          case 't': v += '\t'; break;
-          case 'r': v += '\r'; break;
-          case '0': v += '\0'; break;
-          case 'e': v += '\x1b'; break;
-          default: v += c; break;
+          case 'x':
+            v += char(std::stoi(s.substr(i, 2), nullptr, 16));
+            i += 2;
+            break;
+          case 'n':
+            v += '\n';
+            break;
+          case 't':
+            v += '\t';
+            break;
+          case 'r':
+            v += '\r';
+            break;
+          case '0':
+            v += '\0';
+            break;
+          case 'e':
+            v += '\x1b';
+            break;
+          default:
+            v += c;
+            break;
         }
       }
       ++i;
@@ -134,11 +149,16 @@ std::optional<RefTrace> parse_llvm_yaml(const std::string& text, std::string* er
       v.erase(0, v.find_first_not_of(' '));
       return v;
     };
-    if (auto v = value("version")) t.version = std::stoull(*v);
-    else if (auto v = value("type")) t.type = std::stoull(*v);
-    else if (auto v = value("constant-tsc")) t.constant_tsc = *v == "true";
-    else if (auto v = value("nonstop-tsc")) t.nonstop_tsc = *v == "true";
-    else if (auto v = value("cycle-frequency")) t.cycle_frequency = std::stoull(*v);
+    if (auto v = value("version"))
+      t.version = std::stoull(*v);
+    else if (auto v = value("type"))
+      t.type = std::stoull(*v);
+    else if (auto v = value("constant-tsc"))
+      t.constant_tsc = *v == "true";
+    else if (auto v = value("nonstop-tsc"))
+      t.nonstop_tsc = *v == "true";
+    else if (auto v = value("cycle-frequency"))
+      t.cycle_frequency = std::stoull(*v);
     else if (line.rfind("  - {", 0) == 0) {
       std::map<std::string, std::string> kv;
       std::map<std::string, std::vector<uint64_t>> lists;
@@ -167,12 +187,24 @@ RefRecord to_ref(const ttd::fmt::xray::XrayEvent& e) {
   using ttd::fmt::xray::EventKind;
   RefRecord r;
   switch (e.kind) {
-    case EventKind::Enter: r.kind = "function-enter"; break;
-    case EventKind::EnterArgs: r.kind = "function-enter-arg"; break;
-    case EventKind::Exit: r.kind = "function-exit"; break;
-    case EventKind::TailExit: r.kind = "function-tail-exit"; break;
-    case EventKind::Custom: r.kind = "custom-event"; break;
-    case EventKind::Typed: r.kind = "typed-event"; break;
+    case EventKind::Enter:
+      r.kind = "function-enter";
+      break;
+    case EventKind::EnterArgs:
+      r.kind = "function-enter-arg";
+      break;
+    case EventKind::Exit:
+      r.kind = "function-exit";
+      break;
+    case EventKind::TailExit:
+      r.kind = "function-tail-exit";
+      break;
+    case EventKind::Custom:
+      r.kind = "custom-event";
+      break;
+    case EventKind::Typed:
+      r.kind = "typed-event";
+      break;
   }
   r.type = e.kind == EventKind::Typed ? e.event_type : 0;
   r.func_id = ttd::fmt::xray::is_function_event(e.kind) ? e.func_id : 0;
@@ -188,7 +220,7 @@ RefRecord to_ref(const ttd::fmt::xray::XrayEvent& e) {
 RefRecord normalise(RefRecord r) {
   r.function.clear();
   bool event = r.kind == "custom-event" || r.kind == "typed-event";
-  if (event) r.func_id = 0;          // llvm repeats the previous record's id
+  if (event) r.func_id = 0;                 // llvm repeats the previous record's id
   if (r.kind != "typed-event") r.type = 0;  // llvm keeps the last event type on later records
   return r;
 }

@@ -32,8 +32,10 @@ RecordingSink read_all(const std::string& path, const std::string& binary = "", 
   REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().to_string()));
   RecordingSink sink;
   Status s = (*r)->read(sink, {});
-  if (status) *status = s;
-  else REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().to_string()));
+  if (status)
+    *status = s;
+  else
+    REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().to_string()));
   return sink;
 }
 
@@ -46,12 +48,22 @@ TEST_CASE("sniff accepts every XRay log and nothing else here") {
     INFO(log);
     CHECK(e.sniff(log, head_of(log)));
   }
-  for (const char* other : {"bin/fdr_threads", "expected/fdr-v5-single-thread.yaml", "PROVENANCE.md",
-                            "src/fdr_demo.cpp"}) {
+  for (const char* other :
+       {"bin/fdr_threads", "expected/fdr-v5-single-thread.yaml", "PROVENANCE.md", "src/fdr_demo.cpp"}) {
     INFO(other);
     CHECK_FALSE(e.sniff(data(other), head_of(data(other))));
   }
   CHECK_FALSE(e.sniff(data_dir(), {}));
+
+  // A truncated basic log is still recognised, so that reading it can say
+  // where it ends.
+  auto b = xray_test::basic_header(3);
+  xray_test::basic_function(b, xray_test::Action::Enter, 1, 10, 1, 1);
+  xray_test::basic_function(b, xray_test::Action::Exit, 1, 20, 1, 1);
+  b.resize(b.size() - 7);
+  auto path = temp_path("cut-basic.xray");
+  REQUIRE(xray_test::write_file(path, b));
+  CHECK(e.sniff(path, b));
 }
 
 TEST_CASE("steps, EIDs and attributes of a multi-threaded log with its instrumentation map") {

@@ -76,7 +76,7 @@ TEST_CASE("a record cut by the bug is skipped and reported; the next buffer is r
   struct Case {
     const char* name;
     std::function<void(FdrWriter&)> tail;
-    uint64_t skipped;   // bytes of the cut record still in the file
+    uint64_t skipped;  // bytes of the cut record still in the file
     size_t lost_events;
     bool args_cut = false;
   };
@@ -84,15 +84,31 @@ TEST_CASE("a record cut by the bug is skipped and reported; the next buffer is r
       // Offsets below are relative to the buffer's data: 64 bytes of
       // buffer preamble, the entry (8) and the typed event (19) end at 91.
       {"tail lost on a record boundary",
-       [](FdrWriter& w) { w.function(Action::Exit, 1, 3); w.function(Action::Enter, 4, 1); w.function(Action::Enter, 1, 1); },
+       [](FdrWriter& w) {
+         w.function(Action::Exit, 1, 3);
+         w.function(Action::Enter, 4, 1);
+         w.function(Action::Enter, 1, 1);
+       },
        0, 2},
       {"call argument cut",  // 91 entry, 99 argument, 115 exit; cut at 107
-       [](FdrWriter& w) { w.function(Action::EnterArgs, 3, 2); w.argument(77); w.function(Action::Exit, 3, 1); }, 8, 1,
-       true},
+       [](FdrWriter& w) {
+         w.function(Action::EnterArgs, 3, 2);
+         w.argument(77);
+         w.function(Action::Exit, 3, 1);
+       },
+       8, 1, true},
       {"custom event payload cut",  // 91 custom (26), 117 exit; cut at 109
-       [](FdrWriter& w) { w.custom_event(4, "0123456789"); w.function(Action::Exit, 1, 1); }, 18, 2},
+       [](FdrWriter& w) {
+         w.custom_event(4, "0123456789");
+         w.function(Action::Exit, 1, 1);
+       },
+       18, 2},
       {"typed event cut by its own and a later one",  // two typed events: cut at 117 - 32 = 85, inside the first
-       [](FdrWriter& w) { w.function(Action::Exit, 1, 3); w.typed_event(1, 4, "xy"); }, 13, 3},
+       [](FdrWriter& w) {
+         w.function(Action::Exit, 1, 3);
+         w.typed_event(1, 4, "xy");
+       },
+       13, 3},
   };
   for (const auto& c : cases) {
     INFO(c.name);

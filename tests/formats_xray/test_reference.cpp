@@ -32,8 +32,8 @@ std::string first_difference(const std::map<uint64_t, std::vector<RefRecord>>& w
     const auto& g = it->second;
     for (size_t i = 0; i < std::min(w.size(), g.size()); ++i)
       if (!(w[i] == g[i]))
-        return "thread " + std::to_string(tid) + " record " + std::to_string(i) + ": want " + describe(w[i]) +
-               " got " + describe(g[i]);
+        return "thread " + std::to_string(tid) + " record " + std::to_string(i) + ": want " + describe(w[i]) + " got " +
+               describe(g[i]);
     if (w.size() != g.size())
       return "thread " + std::to_string(tid) + ": want " + std::to_string(w.size()) + " records, got " +
              std::to_string(g.size());

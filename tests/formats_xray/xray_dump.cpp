@@ -53,9 +53,9 @@ int main(int argc, char** argv) {
     } else {
       for (const auto& c : *calls) {
         std::printf("tid=%llu depth=%u fn=%u entry=%lld exit=%lld dur=%lld%s%s", (unsigned long long)c.tid, c.depth,
-                    c.func_id, c.entry_eid ? (long long)*c.entry_eid : -1LL,
-                    c.exit_eid ? (long long)*c.exit_eid : -1LL, c.duration() ? (long long)*c.duration() : -1LL,
-                    c.tail_exit ? " tail" : "", c.unwound ? " unwound" : "");
+                    c.func_id, c.entry_eid ? (long long)*c.entry_eid : -1LL, c.exit_eid ? (long long)*c.exit_eid : -1LL,
+                    c.duration() ? (long long)*c.duration() : -1LL, c.tail_exit ? " tail" : "",
+                    c.unwound ? " unwound" : "");
         for (auto a : c.args) std::printf(" arg=%llu", (unsigned long long)a);
         std::printf("\n");
       }
