@@ -16,5 +16,6 @@ void add_query_command(CLI::App& app, CommandRunner& run);
 void add_steps_command(CLI::App& app, CommandRunner& run);
 void add_record_command(CLI::App& app, CommandRunner& run);
 void add_serve_command(CLI::App& app, CommandRunner& run);
+void add_dap_command(CLI::App& app, CommandRunner& run);
 
 }  // namespace ttd::cli

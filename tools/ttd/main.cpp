@@ -19,6 +19,9 @@ int main(int argc, char** argv) {
 #ifdef TTD_HAS_SERVE
   ttd::cli::add_serve_command(app, run);
 #endif
+#ifdef TTD_HAS_DAP
+  ttd::cli::add_dap_command(app, run);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

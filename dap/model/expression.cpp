@@ -1,0 +1,361 @@
+#include "dap/model/expression.h"
+
+#include <cctype>
+#include <charconv>
+
+#include "debuginfo/value_render.h"
+
+namespace ttd::dap {
+
+using K = dbg::TypeDesc::Kind;
+
+namespace {
+Error eval_error(std::string msg) { return make_error("expression", std::move(msg)); }
+}  // namespace
+
+void load_bytes(const TypedValue& v, EvalScope& scope, std::vector<uint8_t>& bytes, std::vector<uint8_t>& known, size_t max) {
+  if (v.where == TypedValue::Where::Immediate) {
+    bytes = v.bytes;
+    known = v.known;
+    return;
+  }
+  size_t n = size_t(std::min<uint64_t>(v.type ? v.type->size : 0, max));
+  bytes.assign(n, 0);
+  known.assign(n, 0);
+  if (n) scope.read(v.addr, bytes.data(), known.data(), n);
+}
+
+namespace {
+
+Result<int64_t> to_int(const TypedValue& v, EvalScope& scope) {
+  if (!v.type) return eval_error("value has no type");
+  if (v.type->kind == K::Array && v.where == TypedValue::Where::Memory) return int64_t(v.addr);  // decays to its address
+  if (v.type->kind == K::Float) return eval_error("floating-point arithmetic is not supported");
+  if (v.type->kind == K::Struct || v.type->kind == K::Union) return eval_error(v.type->name + " is not a number");
+  std::vector<uint8_t> b, k;
+  load_bytes(v, scope, b, k, 8);
+  for (uint8_t x : k)
+    if (!x) return eval_error("the value is unknown at this position (the trace does not record it)");
+  uint64_t raw = dbg::load_le(b);
+  size_t n = b.size();
+  if (v.type->kind == K::Signed && n > 0 && n < 8) return int64_t(raw << (64 - 8 * n)) >> (64 - 8 * n);
+  return int64_t(raw);
+}
+
+TypedValue with_type(const dbg::TypeRef& t, uint64_t v, bool hex) {
+  TypedValue r = immediate(t, v);
+  r.hex = hex;
+  return r;
+}
+
+class Parser {
+ public:
+  Parser(std::string_view s, EvalScope& scope) : s_(s), scope_(scope) {}
+
+  Result<TypedValue> parse() {
+    auto v = additive();
+    if (!v) return v;
+    skip();
+    if (i_ != s_.size()) return eval_error("unexpected '" + std::string(s_.substr(i_, 10)) + "'");
+    return v;
+  }
+
+ private:
+  void skip() {
+    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
+  }
+  bool eat(std::string_view tok) {
+    skip();
+    if (s_.substr(i_, tok.size()) != tok) return false;
+    i_ += tok.size();
+    return true;
+  }
+  bool peek(std::string_view tok) {
+    skip();
+    return s_.substr(i_, tok.size()) == tok;
+  }
+  std::string ident() {
+    skip();
+    size_t b = i_;
+    while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_')) ++i_;
+    return std::string(s_.substr(b, i_ - b));
+  }
+  dbg::TypeRef long_type() { return builtin_type("long", scope_.ptr_size()); }
+
+  // A cast's type: built-in words then '*'s. Restores the position if the
+  // parenthesis does not hold a type.
+  std::optional<dbg::TypeRef> cast_type() {
+    size_t save = i_;
+    std::string name;
+    for (;;) {
+      size_t before = i_;
+      std::string w = ident();
+      if (w.empty()) break;
+      std::string candidate = name.empty() ? w : name + " " + w;
+      bool prefix = candidate == "unsigned" || candidate == "signed" || candidate == "long" || candidate == "unsigned long" ||
+                    candidate == "long long" || candidate == "unsigned long long" || candidate == "unsigned short" ||
+                    candidate == "unsigned char" || candidate == "signed char" || candidate == "unsigned int" ||
+                    candidate == "short" || candidate == "long int";
+      if (!builtin_type(candidate == "long int" ? "long" : candidate, scope_.ptr_size()) && !prefix) {
+        i_ = before;
+        break;
+      }
+      name = candidate == "long int" ? "long" : candidate;
+    }
+    dbg::TypeRef t = name.empty() ? nullptr : builtin_type(name, scope_.ptr_size());
+    if (!t) {
+      i_ = save;
+      return std::nullopt;
+    }
+    while (eat("*")) t = pointer_to(t, scope_.ptr_size());
+    if (!eat(")")) {
+      i_ = save;
+      return std::nullopt;
+    }
+    return t;
+  }
+
+  Result<TypedValue> primary() {
+    skip();
+    if (i_ >= s_.size()) return eval_error("expression ends too early");
+    char c = s_[i_];
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      size_t b = i_;
+      while (i_ < s_.size() && std::isalnum(static_cast<unsigned char>(s_[i_]))) ++i_;
+      std::string_view num = s_.substr(b, i_ - b);
+      bool hex = num.size() > 2 && num[0] == '0' && (num[1] == 'x' || num[1] == 'X');
+      uint64_t v = 0;
+      auto r = hex ? std::from_chars(num.data() + 2, num.data() + num.size(), v, 16)
+                   : std::from_chars(num.data(), num.data() + num.size(), v, 10);
+      if (r.ec != std::errc() || r.ptr != num.data() + num.size()) return eval_error("bad number '" + std::string(num) + "'");
+      return with_type(long_type(), v, hex);
+    }
+    if (eat("(")) {
+      auto v = additive();
+      if (!v) return v;
+      if (!eat(")")) return eval_error("missing ')'");
+      return v;
+    }
+    bool dollar = eat("$");
+    std::string name = ident();
+    if (name.empty()) return eval_error("unexpected '" + std::string(1, c) + "'");
+    if (!dollar)
+      if (auto v = scope_.variable(name)) return *v;
+    if (auto r = scope_.reg(name)) return *r;
+    return eval_error("no variable or register named '" + name + "' here");
+  }
+
+  Result<TypedValue> postfix() {
+    auto v = primary();
+    for (;;) {
+      if (!v) return v;
+      if (eat("[")) {
+        auto idx = additive();
+        if (!idx) return idx;
+        if (!eat("]")) return eval_error("missing ']'");
+        auto n = to_int(*idx, scope_);
+        if (!n) return n.error();
+        v = element_of(*v, *n, scope_);
+      } else if (eat("->")) {
+        auto d = dereference(*v, scope_);
+        if (!d) return d;
+        std::string m = ident();
+        if (m.empty()) return eval_error("expected a member name after '->'");
+        v = member_of(*d, m, scope_);
+      } else if (eat(".")) {
+        std::string m = ident();
+        if (m.empty()) return eval_error("expected a member name after '.'");
+        v = member_of(*v, m, scope_);
+      } else {
+        return v;
+      }
+    }
+  }
+
+  Result<TypedValue> unary() {
+    if (eat("*")) {
+      auto v = unary();
+      if (!v) return v;
+      return dereference(*v, scope_);
+    }
+    if (eat("&")) {
+      auto v = unary();
+      if (!v) return v;
+      if (v->where != TypedValue::Where::Memory) return eval_error("cannot take the address of a value that is not in memory");
+      return with_type(pointer_to(v->type, scope_.ptr_size()), v->addr, true);
+    }
+    if (eat("-") || eat("~") || eat("!")) {
+      char op = s_[i_ - 1];
+      auto v = unary();
+      if (!v) return v;
+      auto n = to_int(*v, scope_);
+      if (!n) return n.error();
+      int64_t r = op == '-' ? -*n : op == '~' ? ~*n : int64_t(*n == 0);
+      return with_type(long_type(), uint64_t(r), v->hex && op == '~');
+    }
+    if (eat("+")) return unary();
+    if (eat("[")) {  // [addr]: the pointer-sized word there
+      auto a = additive();
+      if (!a) return a;
+      if (!eat("]")) return eval_error("missing ']'");
+      auto n = to_int(*a, scope_);
+      if (!n) return n.error();
+      TypedValue w;
+      w.type = unsigned_type(scope_.ptr_size());
+      w.where = TypedValue::Where::Memory;
+      w.addr = uint64_t(*n);
+      w.hex = true;
+      return w;
+    }
+    if (peek("(")) {
+      size_t save = i_;
+      eat("(");
+      if (auto t = cast_type()) {
+        auto v = unary();
+        if (!v) return v;
+        auto n = to_int(*v, scope_);
+        if (!n) return n.error();
+        return with_type(*t, uint64_t(*n), (*t)->kind == K::Pointer);
+      }
+      i_ = save;
+    }
+    return postfix();
+  }
+
+  Result<TypedValue> multiplicative() {
+    auto l = unary();
+    for (;;) {
+      if (!l) return l;
+      char op = 0;
+      if (peek("*")) op = '*';
+      else if (peek("/")) op = '/';
+      else if (peek("%")) op = '%';
+      else return l;
+      ++i_;
+      auto r = unary();
+      if (!r) return r;
+      auto a = to_int(*l, scope_), b = to_int(*r, scope_);
+      if (!a) return a.error();
+      if (!b) return b.error();
+      if (op != '*' && *b == 0) return eval_error("division by zero");
+      int64_t v = op == '*' ? *a * *b : op == '/' ? *a / *b : *a % *b;
+      l = with_type(long_type(), uint64_t(v), l->hex || r->hex);
+    }
+  }
+
+  Result<TypedValue> additive() {
+    auto l = multiplicative();
+    for (;;) {
+      if (!l) return l;
+      char op = 0;
+      if (peek("+")) op = '+';
+      else if (peek("-") && !peek("->")) op = '-';
+      else return l;
+      ++i_;
+      auto r = multiplicative();
+      if (!r) return r;
+      auto a = to_int(*l, scope_), b = to_int(*r, scope_);
+      if (!a) return a.error();
+      if (!b) return b.error();
+      bool lp = l->type->kind == K::Pointer || l->type->kind == K::Array;
+      if (lp) {  // pointer arithmetic scales by the element size
+        dbg::TypeRef elem = l->type->target;
+        int64_t scale = elem && elem->size ? int64_t(elem->size) : 1;
+        int64_t v = op == '+' ? *a + *b * scale : *a - *b * scale;
+        l = with_type(pointer_to(elem, scope_.ptr_size()), uint64_t(v), true);
+      } else {
+        int64_t v = op == '+' ? *a + *b : *a - *b;
+        l = with_type(long_type(), uint64_t(v), l->hex || r->hex);
+      }
+    }
+  }
+
+  std::string_view s_;
+  size_t i_ = 0;
+  EvalScope& scope_;
+};
+
+}  // namespace
+
+Result<TypedValue> dereference(const TypedValue& v, EvalScope& scope) {
+  if (!v.type) return eval_error("value has no type");
+  if (v.type->kind == K::Array) return element_of(v, 0, scope);
+  if (v.type->kind != K::Pointer) return eval_error("cannot dereference a value of type " + v.type->name);
+  auto p = to_int(v, scope);
+  if (!p) return p.error();
+  if (!v.type->target || v.type->target->kind == K::Void) return eval_error("cannot dereference a void pointer (cast it first)");
+  if (v.type->target->kind == K::Function) return eval_error("cannot dereference a function pointer");
+  TypedValue r;
+  r.type = v.type->target;
+  r.where = TypedValue::Where::Memory;
+  r.addr = uint64_t(*p);
+  return r;
+}
+
+Result<TypedValue> member_of(const TypedValue& v, const std::string& name, EvalScope& scope) {
+  if (!v.type || (v.type->kind != K::Struct && v.type->kind != K::Union))
+    return eval_error("'" + name + "': not a struct or union (" + (v.type ? v.type->name : "?") + ")");
+  for (const auto& m : v.type->members) {
+    if (m.name != name) continue;
+    TypedValue r;
+    r.type = m.type;
+    if (m.bit_size == 0 && v.where == TypedValue::Where::Memory) {
+      r.where = TypedValue::Where::Memory;
+      r.addr = v.addr + m.offset;
+      return r;
+    }
+    std::vector<uint8_t> b, k;
+    load_bytes(v, scope, b, k);
+    size_t size = size_t(m.type ? m.type->size : 0);
+    if (m.bit_size == 0) {
+      r.bytes.assign(b.begin() + std::min(b.size(), size_t(m.offset)), b.begin() + std::min(b.size(), size_t(m.offset + size)));
+      r.known.assign(k.begin() + std::min(k.size(), size_t(m.offset)), k.begin() + std::min(k.size(), size_t(m.offset + size)));
+      return r;
+    }
+    // A bit field: gather the bytes it spans, shift, mask.
+    uint64_t word = 0;
+    bool all = true;
+    size_t span = (m.bit_offset + m.bit_size + 7) / 8;
+    for (size_t i = 0; i < span && i < 8; ++i) {
+      size_t at = size_t(m.offset) + i;
+      if (at >= b.size() || !k[at]) all = false;
+      else word |= uint64_t(b[at]) << (8 * i);
+    }
+    uint64_t val = (word >> m.bit_offset) & (m.bit_size >= 64 ? ~0ull : ((1ull << m.bit_size) - 1));
+    r = immediate(m.type, val);
+    if (!all) r.known.assign(r.known.size(), 0);
+    return r;
+  }
+  return eval_error(v.type->name + " has no member named '" + name + "'");
+}
+
+Result<TypedValue> element_of(const TypedValue& v, int64_t index, EvalScope& scope) {
+  if (!v.type) return eval_error("value has no type");
+  if (v.type->kind == K::Pointer) {
+    auto base = dereference(v, scope);
+    if (!base) return base;
+    base->addr += uint64_t(index * int64_t(base->type->size));
+    return base;
+  }
+  if (v.type->kind != K::Array) return eval_error("cannot index a value of type " + v.type->name);
+  dbg::TypeRef elem = v.type->target;
+  uint64_t size = elem ? elem->size : 0;
+  TypedValue r;
+  r.type = elem;
+  if (v.where == TypedValue::Where::Memory) {
+    r.where = TypedValue::Where::Memory;
+    r.addr = v.addr + uint64_t(index * int64_t(size));
+    return r;
+  }
+  if (index < 0 || uint64_t(index + 1) * size > v.bytes.size()) return eval_error("index out of range");
+  r.bytes.assign(v.bytes.begin() + index * int64_t(size), v.bytes.begin() + (index + 1) * int64_t(size));
+  r.known.assign(v.known.begin() + index * int64_t(size), v.known.begin() + (index + 1) * int64_t(size));
+  return r;
+}
+
+Result<TypedValue> evaluate_expression(std::string_view text, EvalScope& scope) {
+  Parser p(text, scope);
+  return p.parse();
+}
+
+}  // namespace ttd::dap

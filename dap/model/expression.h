@@ -1,0 +1,38 @@
+// C-like expressions over the trace's state: numbers, variables (locals of
+// the selected frame, then globals), registers ($rax or rax), unary * and
+// &, member access (. and ->), indexing, casts to built-in types, + - * /
+// % on integers with pointer arithmetic, and [addr] for the pointer-sized
+// word at addr. Names resolve through an EvalScope, so the same evaluator
+// serves every frame and the variables view.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dap/model/typed_value.h"
+#include "state/error.h"
+
+namespace ttd::dap {
+
+class EvalScope {
+ public:
+  virtual ~EvalScope() = default;
+  virtual std::optional<TypedValue> variable(const std::string& name) = 0;
+  virtual std::optional<TypedValue> reg(const std::string& name) = 0;
+  // Reads target memory; known[i] = 1 when byte i is known.
+  virtual void read(uint64_t addr, uint8_t* dst, uint8_t* known, size_t len) = 0;
+  virtual uint8_t ptr_size() const = 0;
+};
+
+Result<TypedValue> evaluate_expression(std::string_view text, EvalScope& scope);
+
+// The value's bytes (read from memory when it lives there), at most max.
+void load_bytes(const TypedValue& v, EvalScope& scope, std::vector<uint8_t>& bytes, std::vector<uint8_t>& known,
+                size_t max = 1 << 16);
+Result<TypedValue> member_of(const TypedValue& v, const std::string& name, EvalScope& scope);
+Result<TypedValue> element_of(const TypedValue& v, int64_t index, EvalScope& scope);
+Result<TypedValue> dereference(const TypedValue& v, EvalScope& scope);
+
+}  // namespace ttd::dap

@@ -1,0 +1,64 @@
+// Where a step lands: the source-line and instruction stepping rules of
+// gdb and rr, decided on the pc stream alone (no state replay), in both
+// directions.
+//
+// Frames are told apart by counting calls and returns of the stepping
+// thread (depth 0 = the frame where the step starts). Line rules:
+//  - A step lands at a "line boundary": a statement-start pc (the line
+//    table's is_stmt rows, excluding function entries, which belong to
+//    the prologue) whose line differs from the previous step of the same
+//    frame, or that jumps back within the line (a loop iteration). The
+//    first statement of a frame the step had not seen counts too.
+//  - next: the first boundary in this frame or an outer one (calls are run
+//    through); stepIn: the first boundary anywhere; stepOut: the first
+//    step back in the caller (its mid-line return address, as gdb's finish).
+//  - Returning into a caller without line information stops right there
+//    instead of running on to the end of the program.
+//  - stepBack (reverse next): the start of the latest line instance that
+//    began before here in this frame; from the first line of a function
+//    that is the start of the caller's line that made the call ("step back
+//    out of a function"). Reverse stepOut stops at the call instruction.
+// Instruction granularity: stepIn = one instruction of the thread, next =
+// one instruction of this frame (over calls), in either direction.
+// A breakpoint pc met on the way (any thread) stops the step there.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+
+#include "dap/debuggee.h"
+#include "dap/model/instruction_decoder.h"
+#include "dap/model/step_timeline.h"
+
+namespace ttd::dap {
+
+// What the stepper needs to know about a pc.
+class PcFacts {
+ public:
+  virtual ~PcFacts() = default;
+  virtual Flow flow(uint64_t pc) = 0;
+  virtual bool statement_start(uint64_t pc) = 0;
+  // Identifies (file, line); nullopt where the pc has no line information.
+  virtual std::optional<uint64_t> line_key(uint64_t pc) = 0;
+};
+
+struct StepRequest {
+  Motion motion = Motion::StepOver;  // not Continue
+  Direction direction = Direction::Forward;
+  Granularity granularity = Granularity::Line;
+  uint32_t tidx = 0;
+  uint64_t from = 0;  // the current position (EID)
+  std::span<const uint64_t> breakpoints;  // sorted pcs
+};
+
+struct StepResult {
+  enum class Kind : uint8_t { Target, Breakpoint, HistoryStart, HistoryEnd, Interrupted, Corrupt } kind = Kind::Target;
+  uint64_t eid = 0;
+  uint64_t pc = 0;
+};
+
+StepResult plan_step(StepTimeline& timeline, PcFacts& facts, const StepRequest& req,
+                     const std::function<bool()>& interrupted);
+
+}  // namespace ttd::dap

@@ -1,0 +1,43 @@
+// A byte channel a DAP session talks over: stdin/stdout of `ttd dap`, an
+// accepted TCP connection, or a socketpair in tests.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "state/error.h"
+
+namespace ttd::dap {
+
+class Channel {
+ public:
+  virtual ~Channel() = default;
+  // Reads up to n bytes; returns 0 at end of input, -1 on error.
+  virtual long read(void* buf, size_t n) = 0;
+  // Writes everything or fails.
+  virtual bool write_all(const void* buf, size_t n) = 0;
+  // Makes a blocked read() return (used when the session ends).
+  virtual void shutdown() {}
+};
+
+// Reads from one file descriptor and writes to another (both may be the
+// same socket). Does not close them unless `owns` is set. shutdown() wakes
+// a blocked read() through a self-pipe, so it works for pipes (stdio) as
+// well as sockets.
+class FdChannel : public Channel {
+ public:
+  FdChannel(int in_fd, int out_fd, bool owns = false);
+  ~FdChannel() override;
+  FdChannel(const FdChannel&) = delete;
+  FdChannel& operator=(const FdChannel&) = delete;
+  long read(void* buf, size_t n) override;
+  bool write_all(const void* buf, size_t n) override;
+  void shutdown() override;
+
+ private:
+  int in_, out_;
+  bool owns_;
+  int wake_[2] = {-1, -1};
+};
+
+}  // namespace ttd::dap

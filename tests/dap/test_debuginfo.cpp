@@ -1,0 +1,125 @@
+// debuginfo on a real -g -O0 static program (fixture.c): symbols, line
+// table, breakpoint placement after the prologue, variables and types.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <string>
+
+#include "debuginfo/debug_info.h"
+#include "debuginfo/value_render.h"
+
+using namespace ttd::dbg;
+
+namespace {
+
+int marker_line(const std::string& marker) {
+  std::ifstream in(TTD_DAP_FIXTURE_SOURCE);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n)
+    if (line.find(marker) != std::string::npos) return n;
+  FAIL("marker " << marker << " not in fixture.c");
+  return 0;
+}
+
+std::unique_ptr<DebugInfo> open_fixture() {
+  auto d = DebugInfo::open(TTD_DAP_FIXTURE_BINARY);
+  REQUIRE(d.ok());
+  REQUIRE((*d)->has_lines());
+  return std::move(*d);
+}
+
+const VariableDesc* find(const std::vector<VariableDesc>& v, const std::string& name) {
+  for (const auto& x : v)
+    if (x.name == name) return &x;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("debuginfo: functions, prologue and lines") {
+  auto d = open_fixture();
+  auto fns = d->functions_named("square");
+  REQUIRE(fns.size() == 1);
+  auto bp = d->breakpoint_address(fns[0]);
+  REQUIRE(bp);
+  CHECK(*bp > fns[0].addr);
+  auto li = d->line_at(*bp);
+  REQUIRE(li);
+  CHECK(li->line == marker_line("@square_body"));
+  CHECK(li->file.find("fixture.c") != std::string::npos);
+  CHECK(d->is_statement_start(*bp));
+  CHECK_FALSE(d->is_statement_start(fns[0].addr));  // the entry row belongs to the prologue
+  CHECK(d->is_function_entry(fns[0].addr));
+  auto at = d->function_at(*bp + 1);
+  REQUIRE(at);
+  CHECK(at->name == "square");
+}
+
+TEST_CASE("debuginfo: source lines to breakpoint addresses") {
+  auto d = open_fixture();
+  auto locs = d->resolve_line(TTD_DAP_FIXTURE_SOURCE, marker_line("@square_return"));
+  REQUIRE(locs.size() == 1);
+  CHECK(locs[0].line == marker_line("@square_return"));
+  // A line without code moves to the next line that has some.
+  auto moved = d->resolve_line("fixture.c", marker_line("@blank"));
+  REQUIRE(moved.size() == 1);
+  CHECK(moved[0].line == marker_line("@main_return"));
+  // The function's opening line is placed after the prologue.
+  auto open = d->resolve_line("tests/dap/fixture.c", marker_line("@square_body") - 1);
+  REQUIRE(open.size() == 1);
+  CHECK(d->line_at(open[0].addr)->line == marker_line("@square_body"));
+  CHECK(d->resolve_line("no_such_file.c", 3).empty());
+}
+
+TEST_CASE("debuginfo: locals, parameters, globals and their types") {
+  auto d = open_fixture();
+  auto fn = d->functions_named("square")[0];
+  auto locals = d->locals_at(*d->breakpoint_address(fn));
+  const VariableDesc* v = find(locals, "v");
+  const VariableDesc* r = find(locals, "r");
+  REQUIRE(v);
+  REQUIRE(r);
+  CHECK(v->is_parameter);
+  CHECK_FALSE(r->is_parameter);
+  CHECK(v->type->name == "int");
+  CHECK(v->type->kind == TypeDesc::Kind::Signed);
+  CHECK_FALSE(v->location.empty());
+  CHECK_FALSE(v->frame_base.empty());
+
+  auto main_fn = d->functions_named("main")[0];
+  auto globals = d->globals_at(main_fn.addr);
+  const VariableDesc* origin = find(globals, "origin");
+  REQUIRE(origin);
+  CHECK(origin->is_global);
+  REQUIRE(origin->type->kind == TypeDesc::Kind::Struct);
+  CHECK(origin->type->name == "struct point");
+  REQUIRE(origin->type->members.size() == 3);
+  CHECK(origin->type->members[2].name == "tag");
+  CHECK(origin->type->members[2].type->kind == TypeDesc::Kind::Array);
+  CHECK(origin->type->members[2].type->count == 6);
+  CHECK(d->global_named(main_fn.addr, "counter"));
+  auto p = find(d->locals_at(*d->breakpoint_address(main_fn)), "p");
+  REQUIRE(p);
+  CHECK(p->type->size == 24);
+}
+
+TEST_CASE("debuginfo: rendering values") {
+  TypeDesc i32;
+  i32.kind = TypeDesc::Kind::Signed;
+  i32.name = "int";
+  i32.size = 4;
+  uint8_t minus2[] = {0xfe, 0xff, 0xff, 0xff}, known[] = {1, 1, 1, 1}, partly[] = {1, 0, 1, 1};
+  CHECK(render_value(i32, minus2, known) == "-2");
+  CHECK(render_value(i32, minus2, partly) == "<unknown>");
+  auto ch = std::make_shared<TypeDesc>();
+  ch->kind = TypeDesc::Kind::Signed;
+  ch->size = 1;
+  ch->is_char = true;
+  TypeDesc arr;
+  arr.kind = TypeDesc::Kind::Array;
+  arr.target = ch;
+  arr.count = 6;
+  arr.size = 6;
+  uint8_t s[] = {'p', 't', 0, 0, 0, 0}, k6[] = {1, 1, 1, 1, 1, 1};
+  CHECK(render_value(arr, s, k6) == "\"pt\"");
+}
