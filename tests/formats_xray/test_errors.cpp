@@ -198,6 +198,24 @@ TEST_CASE("bad records") {
   }
 }
 
+TEST_CASE("version 1 buffers are skipped to the header's buffer size, whatever the padding holds") {
+  FdrWriter w(1, 200);  // pads with 0xab: would parse as unknown metadata kind 85
+  w.begin_buffer(1, 0, 0, 100);
+  w.function(Action::Enter, 1, 0);
+  w.end_buffer();
+  w.begin_buffer(2, 0, 1, 300);
+  w.function(Action::Enter, 2, 0);
+  w.function(Action::Exit, 2, 9);
+  w.end_buffer();
+  CHECK(w.size() == 32 + 2 * 200);
+  auto o = read_bytes(w.bytes());
+  REQUIRE_MESSAGE(o.status.ok(), (o.status.ok() ? "" : o.status.error().to_string()));
+  REQUIRE(o.events.size() == 3);
+  CHECK(o.events[1].tid == 2);
+  CHECK(o.events[2].tsc == 309);
+  CHECK(o.events[2].cpu == 1);
+}
+
 TEST_CASE("basic-mode errors") {
   SUBCASE("partial last record") {
     auto b = basic_header(3);

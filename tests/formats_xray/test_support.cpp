@@ -10,11 +10,23 @@ namespace xray_test {
 std::string data_dir() { return TTD_XRAY_TESTDATA; }
 std::string data(const std::string& relative) { return data_dir() + "/" + relative; }
 
+namespace {
+// One directory per test process, removed when the process ends.
+struct TempDir {
+  std::filesystem::path path =
+      std::filesystem::path(TTD_XRAY_TMPDIR) / ("run-" + std::to_string(::getpid()));
+  TempDir() { std::filesystem::create_directories(path); }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+}  // namespace
+
 std::string temp_path(const std::string& name) {
+  static TempDir dir;
   static std::atomic<int> n{0};
-  auto dir = std::filesystem::path(TTD_XRAY_TMPDIR);
-  std::filesystem::create_directories(dir);
-  return (dir / (std::to_string(::getpid()) + "-" + std::to_string(n++) + "-" + name)).string();
+  return (dir.path / (std::to_string(n++) + "-" + name)).string();
 }
 
 uint64_t RecordedStep::u64(const std::string& key) const {
