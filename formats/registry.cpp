@@ -6,6 +6,7 @@
 #include "formats/tenet/tenet_format.h"
 #include "formats/tt6/tt6_format.h"
 #include "formats/ucir/ucir_format.h"
+#include "formats/xray/xray_format.h"
 
 namespace ttd::fmt {
 
@@ -15,6 +16,7 @@ const std::vector<FormatEntry>& all_formats() {
       umtrace_format(),
       rvnblock_format(),
       tenet_format(),
+      xray_format(),
       tt6_format(), tt6e_format(), tt6_full_format(),
   };
   return formats;
@@ -42,7 +44,9 @@ Result<std::unique_ptr<TraceReader>> open_trace(const std::string& path, const R
   if (!format.empty()) return make_error("--format", "unknown format '" + format + "'");
   std::ifstream probe(path);
   if (!probe) return make_error(path, "cannot open file");
-  return make_error(path, "not a trace format ttd knows (tried: ucir)");
+  std::string names;
+  for (const auto& e : all_formats()) names += (names.empty() ? "" : ", ") + e.name;
+  return make_error(path, "not a trace format ttd knows (tried: " + names + ")");
 }
 
 }  // namespace ttd::fmt
