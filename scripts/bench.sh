@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Records the 100 M-step loop trace and runs the benchmarks on it. The
+# figures go into docs/performance.md with this command line.
+# Usage: bash scripts/bench.sh [ITERATIONS]   (default 10000000 ≈ 100 M steps)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${1:-10000000}
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$(nproc)" --target ttd examples
+mkdir -p build/bench-data
+TRACE=build/bench-data/loop-$N.ucir
+[ -f "$TRACE" ] || build/ttd record -o "$TRACE" -- build/examples/x86_64/loop "$N"
+build/ttd index --rebuild "$TRACE"
+cmake --build build -j"$(nproc)" --target engine_bench
+TTD_BENCH_TRACE=$TRACE build/bench/engine_bench --benchmark_counters_tabular=true
+for b in build/bench/*_bench; do
+  [ "$(basename "$b")" = engine_bench ] && continue
+  TTD_BENCH_TRACE=$TRACE "$b" --benchmark_counters_tabular=true
+done
