@@ -73,7 +73,7 @@ struct RecordSummary {
   std::vector<UnsupportedSyscall> unsupported;
   std::string captured_stdout, captured_stderr;  // with capture_output
   double seconds = 0;      // wall time of the emulation loop
-  double cpu_seconds = 0;  // CPU time the recorder used in it (the machine may be busy)
+  double cpu_seconds = 0;  // CPU time of the emulator thread in it (the trace is written on another)
 
   // With verify: descriptions of the first mismatches found (empty = the
   // trace's effects agree with the emulator everywhere checked).

@@ -39,7 +39,8 @@ void TraceEmitter::keyframe(const RegisterTracker& regs) {
 }
 
 void TraceEmitter::flush_slow() {
-  for (const Access& a : pending_) {
+  for (uint32_t i = 0; i < count_; ++i) {
+    const Access& a = i < kInline ? pending_[i] : overflow_[i - kInline];
     if (!a.write) {
       w_.mem_read(a.addr, a.size);
       continue;
@@ -55,7 +56,7 @@ void TraceEmitter::flush_slow() {
     }
     write_memory(a.addr, {bytes, n});
   }
-  pending_.clear();
+  drop_accesses();
 }
 
 void TraceEmitter::kernel_effects(const std::vector<KernelEffect>& effects) {

@@ -19,9 +19,7 @@ namespace ttd::rec {
 class TraceEmitter {
  public:
   TraceEmitter(fmt::UcirWriter& writer, const GuestMemory& mem, TraceMirror* mirror)
-      : w_(writer), mem_(mem), mirror_(mirror) {
-    pending_.reserve(64);
-  }
+      : w_(writer), mem_(mem), mirror_(mirror) {}
 
   // The starting state: every non-zero register and every mapping with
   // its non-zero pages.
@@ -31,14 +29,15 @@ class TraceEmitter {
     w_.begin_frame();
     w_.jmp(addr, size);
   }
-  void mem_read(uint64_t addr, uint32_t size) { pending_.push_back({addr, 0, size, false}); }
-  void mem_write(uint64_t addr, uint32_t size, int64_t value) {
-    pending_.push_back({addr, uint64_t(value), size, true});
-  }
+  void mem_read(uint64_t addr, uint32_t size) { add({addr, 0, size, false}); }
+  void mem_write(uint64_t addr, uint32_t size, int64_t value) { add({addr, uint64_t(value), size, true}); }
   // The instruction faulted: its accesses never happened.
-  void drop_accesses() { pending_.clear(); }
+  void drop_accesses() {
+    count_ = 0;
+    overflow_.clear();
+  }
   void flush_accesses() {
-    if (!pending_.empty()) flush_slow();
+    if (count_) flush_slow();
   }
   void reg(uint16_t index, std::span<const uint8_t> value) {
     w_.reg(index, value);
@@ -59,6 +58,14 @@ class TraceEmitter {
     uint32_t size;
     bool write;
   };
+  // Most instructions make a handful of accesses: a fixed array, with a
+  // vector for the rare long ones (fxsave, xsave ...).
+  static constexpr uint32_t kInline = 32;
+  void add(const Access& a) {
+    if (count_ < kInline) pending_[count_] = a;
+    else overflow_.push_back(a);
+    ++count_;
+  }
   void flush_slow();
   void write_memory(uint64_t addr, std::span<const uint8_t> bytes) {
     w_.mem_write(addr, bytes);
@@ -68,7 +75,9 @@ class TraceEmitter {
   fmt::UcirWriter& w_;
   const GuestMemory& mem_;
   TraceMirror* mirror_;
-  std::vector<Access> pending_;
+  Access pending_[kInline];
+  uint32_t count_ = 0;
+  std::vector<Access> overflow_;
 };
 
 }  // namespace ttd::rec
