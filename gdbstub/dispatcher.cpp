@@ -33,6 +33,7 @@ std::vector<Route> make_routes() {
       {"qXfer:features:read:", false, qxfer_features},
       {"qXfer:threads:read:", false, qxfer_threads},
       {"qXfer:exec-file:read:", false, qxfer_exec_file},
+      {"qXfer:auxv:read:", false, qxfer_auxv},
       {"g", false, read_all_registers},
       {"p", false, read_register},
       {"G", false, write_registers},

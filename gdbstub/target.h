@@ -151,6 +151,11 @@ class Target {
 
   // Path of the traced executable on this machine, when known.
   virtual std::optional<std::string> exec_file() const { return std::nullopt; }
+  // The process's auxiliary vector (raw target-order words, ending with
+  // AT_NULL), when known. Served as qXfer:auxv:read: lldb's Linux loader
+  // needs AT_ENTRY to place the executable (without it no breakpoint in a
+  // loaded ELF resolves), gdb uses it for PIE and `info auxv`.
+  virtual std::optional<std::string> auxv() const { return std::nullopt; }
   // target.xml served through qXfer:features:read. Defaults to the one
   // generated from arch().
   virtual std::string target_description() const;

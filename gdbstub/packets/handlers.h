@@ -21,6 +21,7 @@ void q_non_stop(HandlerContext& ctx, std::string_view args);
 void qxfer_features(HandlerContext& ctx, std::string_view args);
 void qxfer_threads(HandlerContext& ctx, std::string_view args);
 void qxfer_exec_file(HandlerContext& ctx, std::string_view args);
+void qxfer_auxv(HandlerContext& ctx, std::string_view args);
 
 // registers.cpp
 void read_all_registers(HandlerContext& ctx, std::string_view args);   // g

@@ -28,6 +28,7 @@ void q_supported(HandlerContext& ctx, std::string_view args) {
   std::string reply = "PacketSize=" + hex_number(ctx.state.packet_size);
   reply += ";QStartNoAckMode+;qXfer:features:read+;qXfer:threads:read+";
   if (ctx.target.exec_file()) reply += ";qXfer:exec-file:read+";
+  if (ctx.target.auxv()) reply += ";qXfer:auxv:read+";
   reply += ";multiprocess+;swbreak+";
   if (caps.hw_breakpoints) reply += ";hwbreak+";
   reply += ";vContSupported+";

@@ -1,5 +1,5 @@
 // qXfer:<object>:read:<annex>:<offset>,<length> for target.xml, the thread
-// list and the executable path. Replies are "m<data>" (more follows) or
+// list, the executable path and the auxiliary vector. Replies are "m<data>" (more follows) or
 // "l<data>" (last), binary-escaped, never longer than the client asked nor
 // than PacketSize allows.
 #include "gdbstub/hex.h"
@@ -79,6 +79,14 @@ void qxfer_exec_file(HandlerContext& ctx, std::string_view args) {
   auto path = ctx.target.exec_file();
   if (!path) return ctx.error(ErrorCode::Unsupported, "the trace does not name its executable");
   reply_chunk(ctx, *path, *req);
+}
+
+void qxfer_auxv(HandlerContext& ctx, std::string_view args) {
+  auto req = parse_xfer(args);
+  if (!req || !req->annex.empty()) return ctx.error(ErrorCode::BadPacket, "malformed qXfer:auxv:read");
+  auto auxv = ctx.target.auxv();
+  if (!auxv) return ctx.unsupported();
+  reply_chunk(ctx, *auxv, *req);
 }
 
 }  // namespace ttd::gdb::packets

@@ -107,7 +107,21 @@ TEST_CASE("qXfer:threads:read and qXfer:exec-file:read") {
   h.target.exec_path.reset();
   CHECK(h.one("qXfer:exec-file:read:1:0,1000").starts_with("E"));
   CHECK(h.one("qXfer:exec-file:read:zz:0,1000").starts_with("E"));
-  CHECK(h.one("qXfer:auxv:read::0,1000") == "");
+  CHECK(h.one("qXfer:auxv:read::0,1000") == "");  // no auxv known
+}
+
+TEST_CASE("qXfer:auxv:read serves the target's auxiliary vector, binary-escaped") {
+  Harness h;
+  CHECK(h.one("qSupported").find("qXfer:auxv:read+") == std::string::npos);
+  std::string auxv("\x09\0\0\0\0\0\0\0\x23\x10\x40\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 32);
+  h.target.auxv_bytes = auxv;
+  CHECK(h.one("qSupported").find("qXfer:auxv:read+") != std::string::npos);
+  std::string reply = h.one("qXfer:auxv:read::0,1000");
+  CHECK(reply[0] == 'l');
+  CHECK(unescape_binary(reply.substr(1)) == auxv);  // 0x23 '#' travels escaped
+  CHECK(reply.find('#') == std::string::npos);
+  CHECK(h.one("qXfer:auxv:read::0,10") == "m" + auxv.substr(0, 8) + "}\x03" + auxv.substr(9, 7));
+  CHECK(h.one("qXfer:auxv:read:1:0,10") == "E03");
 }
 
 TEST_CASE("thread listing and selection, gdb style") {

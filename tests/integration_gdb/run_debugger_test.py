@@ -1,0 +1,427 @@
+#!/usr/bin/env python3
+"""One integration test: real gdb / lldb against `ttd serve`.
+
+Each case writes the loop trace (make_loop_trace) into its own work folder,
+starts `ttd serve` on 127.0.0.1 with port 0 (the server prints the port it
+got), runs one debugger in batch mode with a timeout, and checks that the
+expected lines appear in its output in order. Every process the test
+starts is killed and reaped before it exits, pass or fail.
+
+Exit codes: 0 pass, 1 fail, 77 skip (a debugger is not installed).
+The trace (see make_loop_trace.cpp):
+  401000 mov rax,0 | 401007 mov rbx,0x402000 | 40100e inc rax |
+  401011 mov [rbx],rax | 401014 cmp rax,5 | 401018 jne 40100e | 40101a nop
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+SKIP = 77
+DEBUGGER_TIMEOUT = 60
+
+
+class Server:
+    """`ttd serve` on a free port; always killed on exit."""
+
+    def __init__(self, ttd, trace, extra=()):
+        self.proc = subprocess.Popen([ttd, "serve", *extra, trace], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+        self.stdout_lines = []
+        self.stderr_lines = []
+        self.port = None
+        got_port = threading.Event()
+
+        def pump(stream, sink, watch_port):
+            for line in stream:
+                sink.append(line)
+                m = re.search(r"listening on 127\.0\.0\.1:(\d+)", line) if watch_port else None
+                if m:
+                    self.port = int(m.group(1))
+                    got_port.set()
+            got_port.set()
+
+        self.threads = [threading.Thread(target=pump, args=(self.proc.stdout, self.stdout_lines, True), daemon=True),
+                        threading.Thread(target=pump, args=(self.proc.stderr, self.stderr_lines, False), daemon=True)]
+        for t in self.threads:
+            t.start()
+        got_port.wait(60)  # indexing the tiny trace takes milliseconds; be generous on a loaded machine
+        if self.port is None:
+            self.stop()
+            raise RuntimeError("ttd serve did not print its port:\n" + "".join(self.stdout_lines + self.stderr_lines))
+
+    @property
+    def address(self):
+        return f"127.0.0.1:{self.port}"
+
+    def wait_exit(self, timeout=15):
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        for t in self.threads:
+            t.join(5)
+
+    def log(self):
+        return "".join(self.stderr_lines)
+
+
+def run(cmd, timeout=DEBUGGER_TIMEOUT, stdin=None):
+    """Runs a debugger; its own process group so a hang can be killed whole."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            text=True, start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        out, _ = proc.communicate()
+        out += f"\n<<timed out after {timeout}s>>\n"
+    return out
+
+
+def gdb(address, *commands, pre=()):
+    cmd = ["gdb", "-batch", "-nx", "-ex", "set pagination off", "-ex", "set confirm off"]
+    for c in pre:
+        cmd += ["-ex", c]
+    cmd += ["-ex", f"target remote {address}"]
+    for c in commands:
+        cmd += ["-ex", c]
+    return run(cmd)
+
+
+def lldb(binary, address, *commands, on_crash=()):
+    cmd = binary + ["-b", "-x", "-o", f"gdb-remote {address}"]
+    for c in commands:
+        cmd += ["-o", c]
+    for c in on_crash:
+        cmd += ["-k", c]
+    return run(cmd)
+
+
+def expect_in_order(output, patterns):
+    """Each regex must match, each after the previous match."""
+    pos = 0
+    for p in patterns:
+        m = re.compile(p, re.M).search(output, pos)
+        if not m:
+            return f"expected /{p}/ after offset {pos}"
+        pos = m.end()
+    return None
+
+
+# --- cases --------------------------------------------------------------
+# Each returns (output, patterns) or a string (failure message).
+
+def gdb_connect_registers(ctx):
+    s = ctx.server(["--once"])
+    out = gdb(s.address, "p/x $pc", "p/x $rsp", "p $rcx", "p $xmm0", "info threads", "detach")
+    code = s.wait_exit()
+    out += f"\nserver exit: {code}\n"
+    return out, [r"\$1 = 0x401000", r"\$2 = 0x7ff000", r"\$3 = 0",
+                 r"\$4 = <unavailable>", r"\* 1\s+Thread 1\.1", r"Inferior 1 \(process 1\) detached",
+                 r"server exit: 0"]
+
+
+def gdb_step_reverse_step(ctx):
+    s = ctx.server(["--once"])
+    out = gdb(s.address, "stepi", "stepi", "p/x $pc", "p/x $rbx", "x/i $pc", "reverse-stepi", "p/x $pc",
+              "reverse-stepi", "p/x $pc", "reverse-stepi", "p/x $pc", "detach")
+    return out, [r"\$1 = 0x40100e", r"\$2 = 0x402000", r"=> 0x40100e:\s+inc\s+%rax", r"\$3 = 0x401007",
+                 r"\$4 = 0x401000", r"No more reverse-execution history", r"\$5 = 0x401000"]
+
+
+def gdb_breakpoint_both_ways(ctx):
+    s = ctx.server(["--once"])
+    out = gdb(s.address, "break *0x401014", "continue", "p $rax", "continue", "continue", "p $rax",
+              "reverse-continue", "p $rax", "reverse-continue", "reverse-continue", "p/x $pc", "detach")
+    return out, [r"Breakpoint 1 at 0x401014", r"Breakpoint 1, 0x0000000000401014", r"\$1 = 1",
+                 r"Breakpoint 1, 0x0000000000401014", r"\$2 = 3", r"Breakpoint 1, 0x0000000000401014",
+                 r"\$3 = 2", r"No more reverse-execution history", r"\$4 = 0x401000"]
+
+
+def gdb_watchpoint_both_ways(ctx):
+    s = ctx.server(["--once"])
+    out = gdb(s.address, "watch *(long*)0x402000", "continue", "p/x $pc", "continue", "reverse-continue",
+              "p/x $pc", "p $rax", "stepi", "reverse-stepi", "rwatch *(long*)0x402000", "detach")
+    return out, [r"Hardware watchpoint 1: \*\(long\*\)0x402000",
+                 r"Old value = 0\s+New value = 1", r"\$1 = 0x401014",
+                 r"Old value = 1\s+New value = 2",
+                 # reverse: stops before the write, memory back to the old value
+                 r"Old value = 2\s+New value = 1", r"\$2 = 0x401011", r"\$3 = 2",
+                 # a single step over the write reports the watchpoint too
+                 r"Old value = 1\s+New value = 2", r"Old value = 2\s+New value = 1"]
+
+
+def gdb_history_boundaries(ctx):
+    s = ctx.server(["--once"])
+    out = gdb(s.address, "reverse-continue", "continue", "p/x $pc", "continue", "reverse-stepi", "p/x $pc",
+              "detach")
+    return out, [r"No more reverse-execution history", r"No more reverse-execution history",
+                 r"\$1 = 0x40101b", r"No more reverse-execution history", r"\$2 = 0x40101a"]
+
+
+def gdb_monitor_commands(ctx):
+    s = ctx.server(["--once"])
+    out = gdb(s.address, "monitor help", "monitor eid", "monitor seek 20", "stepi", "p $rax", "p/x $pc",
+              "monitor when", "monitor history 0x402000 8", "monitor seek 99", "monitor nosuch", "monitor info",
+              "monitor reverse on", "stepi", "p/x $pc", "monitor reverse off", "detach")
+    return out, [r"seek EID", r"reverse \[on\|off\]", r"^eid 0$", r"eid 20: continue or stepi", r"\$1 = 5",
+                 r"\$2 = 0x401014", r"eid 20 of 23: thread 1 pc 0x401014",
+                 r"eid 19 thread 1 pc 0x401011 write 8 bytes at 0x402000 = 05",
+                 r"eid 3 thread 1 pc 0x401011 write 8 bytes at 0x402000 = 01",
+                 r"past the end", r"error: unknown monitor command 'nosuch'", r"format:\s+ucir",
+                 r"direction: reverse", r"\$3 = 0x401011", r"direction: forward"]
+
+
+def gdb_memory(ctx):
+    s = ctx.server(["--once"])
+    out = gdb(s.address, "x/4i 0x401000", "break *0x401014", "continue", "continue", "x/gx 0x402000",
+              "x/x 0x500000", "set var $rax = 7", "set {long}0x402000 = 9", "p $rax", "detach")
+    return out, [r"0x401000:\s+mov\s+\$0x0,%rax", r"0x40100e:\s+inc\s+%rax",
+                 r"0x402000:\s+0x0000000000000002", r"Cannot access memory at address 0x500000",
+                 r"(Could not write register|E01)", r"(Cannot access memory|E01)", r"\$1 = 2"]
+
+
+def gdb_stdio(ctx):
+    trace = ctx.trace()
+    out = run(["gdb", "-batch", "-nx", "-ex", f"target remote | {ctx.ttd} serve --stdio {trace}",
+               "-ex", "stepi", "-ex", "p/x $pc", "-ex", "reverse-stepi", "-ex", "p/x $pc", "-ex", "detach"])
+    return out, [r"\$1 = 0x401007", r"\$2 = 0x401000", r"detached"]
+
+
+def lldb16_connect_step(ctx):
+    binary = ctx.lldb16()
+    if not binary:
+        return SKIP
+    s = ctx.server(["--once"])
+    out = lldb(binary, s.address, "register read rip", "register read xmm0", "thread step-inst",
+               "thread step-inst", "register read rip rbx", "memory read -s8 -c1 -fx 0x402000",
+               "disassemble -s 0x401000 -c 3", "process plugin packet monitor eid", "process detach")
+    return out, [r"rip = 0x0000000000401000", r"xmm0 = ", r"stop reason = instruction step into",
+                 r"rip = 0x000000000040100e", r"rbx = 0x0000000000402000", r"0x00402000: 0x0000000000000000",
+                 r"movq\s+\$0x0, %rax", r"eid 2", r"[Dd]etach"]
+
+
+def lldb16_breakpoint_watchpoint(ctx):
+    binary = ctx.lldb16()
+    if not binary:
+        return SKIP
+    s = ctx.server(["--once"])
+    out = lldb(binary, s.address, "breakpoint set -a 0x401014", "process continue", "register read rax",
+               "breakpoint delete 1", "watchpoint set expression -s 8 -- 0x402000", "process continue",
+               "register read rip", "process detach")
+    return out, [r"stop reason = breakpoint 1\.1", r"rax = 0x0000000000000001",
+                 r"old value: 1\s+new value: 2", r"stop reason = watchpoint 1", r"rip = 0x0000000000401014"]
+
+
+def lldb16_reverse_switch(ctx):
+    """lldb-16 has no reverse commands: `monitor reverse on` flips continue/step."""
+    binary = ctx.lldb16()
+    if not binary:
+        return SKIP
+    s = ctx.server(["--once"])
+    out = lldb(binary, s.address, "breakpoint set -a 0x401014", "process continue", "process continue",
+               "register read rax", "process plugin packet monitor reverse on", "process continue",
+               "register read rax", "thread step-inst", "register read rip",
+               "watchpoint set expression -s 8 -- 0x402000", "process plugin packet monitor reverse off",
+               "process continue", "process plugin packet monitor reverse on", "process continue",
+               "register read rip", "breakpoint delete 1", "process continue",
+               on_crash=["register read rip"])
+    # The last continue reaches the start of history, which lldb-16 shows as
+    # SIGTRAP (it ignores replaylog); -b then runs the -k command.
+    return out, [r"rax = 0x0000000000000002", r"direction: reverse", r"stop reason = breakpoint 1\.1",
+                 r"rax = 0x0000000000000001", r"stop reason = instruction step into", r"rip = 0x0000000000401011",
+                 r"direction: forward", r"stop reason = watchpoint 1", r"direction: reverse",
+                 r"old value: 1\s+new value: 0", r"stop reason = watchpoint 1", r"rip = 0x0000000000401011",
+                 r"stop reason = signal SIGTRAP", r"rip = 0x0000000000401000"]
+
+
+def lldb22_reverse_continue(ctx):
+    """LLDB 21+ sends bc/bs itself (process continue --reverse)."""
+    binary = ctx.lldb22()
+    if not binary:
+        return SKIP
+    s = ctx.server(["--once"])
+    out = lldb(binary, s.address, "breakpoint set -a 0x401014", "process continue", "process continue",
+               "register read rax", "process continue --reverse", "register read rax",
+               "breakpoint delete 1", "watchpoint set expression -s 8 -- 0x402000", "process continue --forward",
+               "register read rip", "process continue --reverse", "register read rip",
+               "process plugin packet monitor eid", "process continue --reverse",
+               "process plugin packet monitor eid", "process continue --reverse", on_crash=["register read rip"])
+    # Writes to 0x402000 happen at eids 3, 7, 11, ...: forward from eid 4 the
+    # watchpoint stops after eid 7's write (eid 8); reverse stops before it
+    # (eid 7), then before eid 3's, then at the start of history.
+    return out, [r"rax = 0x0000000000000002", r"stop reason = breakpoint 1\.1", r"rax = 0x0000000000000001",
+                 r"stop reason = watchpoint 1", r"rip = 0x0000000000401014",
+                 r"stop reason = watchpoint 1", r"rip = 0x0000000000401011", r"eid 7",
+                 r"stop reason = watchpoint 1", r"eid 3",
+                 r"stop reason = history boundary", r"rip = 0x0000000000401000"]
+
+
+def serve_several_clients(ctx):
+    """Two gdbs at once, each with its own position; then a third after they left."""
+    s = ctx.server([])
+    results = {}
+
+    def client(name, commands):
+        results[name] = gdb(s.address, *commands)
+
+    a = threading.Thread(target=client, args=("a", ["stepi 5", "p/x $pc", "shell sleep 1", "p/x $pc", "detach"]))
+    b = threading.Thread(target=client, args=("b", ["break *0x40101a", "continue", "p/x $pc", "shell sleep 1",
+                                                    "p/x $pc", "detach"]))
+    a.start()
+    b.start()
+    a.join()
+    b.join()
+    results["c"] = gdb(s.address, "p/x $pc", "kill")
+    alive = s.proc.poll() is None
+    out = "\n".join(f"--- client {k} ---\n{v}" for k, v in sorted(results.items()))
+    out += f"\n--- server still running: {alive}\n"
+    return out, [r"--- client a", r"\$1 = 0x401018", r"\$2 = 0x401018", r"--- client b", r"\$1 = 0x40101a",
+                 r"\$2 = 0x40101a", r"--- client c", r"\$1 = 0x401000", r"server still running: True"]
+
+
+def gdb_recorded_program(ctx):
+    """Source level on a real program recorded by `ttd record` (examples/loop.c)."""
+    recorded = ctx.recorded_loop()
+    if not recorded:
+        return SKIP
+    exe, trace = recorded
+    s = ctx.server(["--once"], trace)
+    out = gdb(s.address, "break main", "continue", "next", "next", "next", "info locals", "watch values[0]",
+              "continue", "continue", "p counter", "reverse-continue", "p counter", "p values[0]", "reverse-next",
+              "reverse-next", "info auxv", "detach", pre=[f"file {exe}"])
+    return out, [r"Breakpoint 1, main \(argc=2", r"loop\.c:15", r"^18\s+counter\+\+;", r"counter = 0",
+                 r"Hardware watchpoint 2: values\[0\]", r"Old value = 0\s+New value = 1",
+                 r"Old value = 1\s+New value = 257", r"\$1 = 257",
+                 r"Old value = 257\s+New value = 1", r"loop\.c:19", r"\$2 = 257", r"\$3 = 1",
+                 # from the middle of line 19 to its start, then back to line 18
+                 r"^19\s+values", r"^18\s+counter\+\+;", r"AT_ENTRY\s+Entry point of program", r"detached"]
+
+
+def lldb16_recorded_program(ctx):
+    """lldb-16 needs the auxv (served from the initial stack) to place the ELF."""
+    binary = ctx.lldb16()
+    recorded = ctx.recorded_loop() if binary else None
+    if not recorded:
+        return SKIP
+    exe, trace = recorded
+    s = ctx.server(["--once"], trace)
+    cmd = binary + ["-b", "-x", exe, "-o", f"gdb-remote {s.address}"]
+    for c in ["b main", "c", "n", "n", "frame variable counter", "watchpoint set variable values[0]", "c", "c",
+              "p counter", "process plugin packet monitor reverse on", "c", "p counter",
+              "process plugin packet monitor reverse off", "bt", "process detach"]:
+        cmd += ["-o", c]
+    out = run(cmd)
+    return out, [r"Breakpoint 1: where = \S+`main", r"stop reason = breakpoint 1\.1", r"loop\.c:15",
+                 r"\(long\) counter = 0", r"old value: 0\s+new value: 1", r"old value: 1\s+new value: 257",
+                 r"= 257", r"direction: reverse", r"old value: 257\s+new value: 1", r"= 257",
+                 r"main\(argc=2, argv=0x[0-9a-f]+\) at loop\.c:19", r"detached"]
+
+
+CASES = {f.__name__: f for f in [gdb_connect_registers, gdb_step_reverse_step, gdb_breakpoint_both_ways,
+                                 gdb_watchpoint_both_ways, gdb_history_boundaries, gdb_monitor_commands,
+                                 gdb_memory, gdb_stdio, lldb16_connect_step, lldb16_breakpoint_watchpoint,
+                                 lldb16_reverse_switch, lldb22_reverse_continue, serve_several_clients,
+                                 gdb_recorded_program, lldb16_recorded_program]}
+
+
+class Context:
+    def __init__(self, args):
+        self.ttd = args.ttd
+        self.make_trace = args.make_trace
+        self.work = os.path.join(args.work, args.case)
+        self.source_dir = args.source_dir
+        self.servers = []
+
+    def trace(self):
+        os.makedirs(self.work, exist_ok=True)
+        path = os.path.join(self.work, "loop.ucir")
+        if not os.path.exists(path):
+            subprocess.run([self.make_trace, path], check=True, timeout=60)
+        return path
+
+    def recorded_loop(self):
+        """examples/loop.c built static with -g and recorded with `ttd record`;
+        None when gcc or the recorder is not available."""
+        source = os.path.join(self.source_dir, "examples", "loop.c")
+        if not shutil.which("gcc") or not os.path.exists(source):
+            return None
+        probe = subprocess.run([self.ttd, "record", "--help"], capture_output=True, timeout=60)
+        if probe.returncode != 0:
+            return None
+        os.makedirs(self.work, exist_ok=True)
+        exe = os.path.join(self.work, "loop")
+        trace = os.path.join(self.work, "loop-300.ucir")
+        subprocess.run(["gcc", "-static", "-g", "-O0", "-o", exe, source], check=True, timeout=120)
+        rec = subprocess.run([self.ttd, "record", "-q", "-o", trace, "--", exe, "300"], capture_output=True,
+                             text=True, timeout=300)
+        if rec.returncode != 0:
+            print("ttd record failed:\n" + rec.stdout + rec.stderr)
+            return None
+        return exe, trace
+
+    def server(self, extra, trace=None):
+        s = Server(self.ttd, trace or self.trace(), extra)
+        self.servers.append(s)
+        return s
+
+    def lldb16(self):
+        path = shutil.which("lldb-16")
+        return [path] if path else None
+
+    def lldb22(self):
+        root = os.path.join(self.source_dir, ".deps", "lldb-22", "usr", "lib", "llvm-22", "bin", "lldb")
+        wrapper = os.path.join(self.source_dir, "scripts", "lldb-22")
+        if os.path.exists(root) and os.path.exists(wrapper):
+            return ["bash", wrapper]
+        path = shutil.which("lldb-22")
+        return [path] if path else None
+
+    def cleanup(self):
+        for s in self.servers:
+            s.stop()
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--case", required=True, choices=sorted(CASES))
+    p.add_argument("--ttd", required=True)
+    p.add_argument("--make-trace", required=True)
+    p.add_argument("--work", required=True)
+    p.add_argument("--source-dir", required=True)
+    args = p.parse_args()
+    if not shutil.which("gdb") and args.case.startswith("gdb"):
+        print("gdb is not installed")
+        return SKIP
+    ctx = Context(args)
+    try:
+        result = CASES[args.case](ctx)
+        if result == SKIP:
+            print("skipped: debugger not installed")
+            return SKIP
+        output, patterns = result
+        problem = expect_in_order(output, patterns)
+        if problem:
+            print(output)
+            for s in ctx.servers:
+                print("--- ttd serve stderr ---\n" + s.log())
+            print(f"FAIL {args.case}: {problem}")
+            return 1
+        print(f"PASS {args.case}")
+        return 0
+    finally:
+        ctx.cleanup()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,145 @@
+// ttd serve TRACE: the trace as a GDB remote target for gdb and lldb.
+// Listens on 127.0.0.1 and a free port by default, prints the commands that
+// attach, and serves any number of clients at once, each with its own
+// position (its own Cursor) over the one shared, immutable Trace. A client
+// that detaches or kills leaves the server running; --once exits after the
+// first client, --stdio talks RSP on stdin/stdout (`target remote | ttd
+// serve --stdio TRACE`).
+#include <csignal>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include "gdbstub/session.h"
+#include "gdbstub/tcp_listener.h"
+#include "gdbstub/transport.h"
+#include "tools/ttd/commands.h"
+#include "tools/ttd/engine_target.h"
+#include "tools/ttd/trace_options.h"
+
+namespace ttd::cli {
+
+namespace {
+
+struct ServeOptions {
+  TraceOptions trace;
+  std::string listen = "127.0.0.1:0";
+  bool stdio = false;
+  bool once = false;
+  bool log_packets = false;
+};
+
+const char* end_name(gdb::SessionEnd e) {
+  switch (e) {
+    case gdb::SessionEnd::Detached: return "detached";
+    case gdb::SessionEnd::Killed: return "killed the session";
+    case gdb::SessionEnd::Disconnected: return "disconnected";
+    case gdb::SessionEnd::None: break;
+  }
+  return "ended";
+}
+
+std::mutex g_log_mutex;
+
+gdb::SessionOptions session_options(bool log_packets, int client) {
+  gdb::SessionOptions opts;
+  if (log_packets) {
+    opts.log = [client](char direction, std::string_view text) {
+      std::lock_guard lock(g_log_mutex);
+      std::cerr << "[client " << client << "] " << direction << " " << text << "\n";
+    };
+  }
+  return opts;
+}
+
+void serve_client(std::shared_ptr<const Trace> trace, int fd, int client, bool log_packets) {
+  EngineTarget target(std::move(trace));
+  gdb::FdTransport transport(fd, fd, true);
+  gdb::GdbSession session(target, transport, session_options(log_packets, client));
+  gdb::SessionEnd end = session.run();
+  std::lock_guard lock(g_log_mutex);
+  std::cerr << "ttd serve: client " << client << " " << end_name(end) << " at eid " << target.cursor().eid() << "\n";
+}
+
+// What a user types to attach; printed on start.
+void print_attach_help(const Trace& trace, const std::string& host, uint16_t port) {
+  std::string where = host.find(':') != std::string::npos ? "[" + host + "]:" + std::to_string(port)
+                                                          : host + ":" + std::to_string(port);
+  const ArchDesc& arch = trace.arch();
+  bool x86 = arch.id == ArchId::X86_64 || arch.id == ArchId::I386;
+  std::string gdb = x86 ? "gdb" : "gdb-multiarch";
+  const std::string& exe = trace.info().exec_path;
+  std::string gdb_cmd = gdb + " -q";
+  if (!exe.empty()) gdb_cmd += " " + exe;
+  if (arch.endian == Endian::Big) gdb_cmd += " -ex 'set endian big'";
+  gdb_cmd += " -ex 'target remote " + where + "'";
+  std::cout << "ttd serve: " << trace.path() << " (" << arch.name << ", " << trace.step_count()
+            << " steps) listening on " << where << "\n"
+            << "  gdb:  " << gdb_cmd << "\n"
+            << "  lldb: lldb" << (exe.empty() ? "" : " " + exe) << " -o 'gdb-remote " << where << "'\n"
+            << "Reverse: gdb reverse-stepi / reverse-continue; LLDB 21+ process continue --reverse;\n"
+            << "  lldb-16: process plugin packet monitor reverse on (continue/step then run backwards).\n"
+            << "Position commands: monitor help (gdb), process plugin packet monitor help (lldb)." << std::endl;
+}
+
+int run_serve(const ServeOptions& o) {
+  // A client that vanishes mid-reply must not kill the server.
+  std::signal(SIGPIPE, SIG_IGN);
+  std::shared_ptr<const Trace> trace = open_trace_or_report(o.trace);
+  if (!trace) return 1;
+
+  if (o.stdio) {
+    EngineTarget target(trace);
+    gdb::FdTransport transport(0, 1, false);
+    gdb::GdbSession session(target, transport, session_options(o.log_packets, 1));
+    session.run();
+    return 0;
+  }
+
+  auto where = gdb::parse_host_port(o.listen);
+  if (!where) {
+    std::cerr << "ttd: " << where.error().to_string() << "\n";
+    return 2;
+  }
+  auto listener = gdb::TcpListener::listen(*where);
+  if (!listener) {
+    std::cerr << "ttd: " << listener.error().to_string() << "\n";
+    return 1;
+  }
+  print_attach_help(*trace, listener->host(), listener->port());
+
+  for (int client = 1;; ++client) {
+    auto fd = listener->accept();
+    if (!fd) {
+      std::cerr << "ttd: " << fd.error().to_string() << "\n";
+      return 1;
+    }
+    {
+      std::lock_guard lock(g_log_mutex);
+      std::cerr << "ttd serve: client " << client << " connected\n";
+    }
+    if (o.once) {
+      serve_client(trace, *fd, client, o.log_packets);
+      return 0;
+    }
+    // Each client runs on its own thread with its own cursor; the Trace is
+    // immutable and shared.
+    std::thread(serve_client, trace, *fd, client, o.log_packets).detach();
+  }
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app, CommandRunner& run) {
+  auto o = std::make_shared<ServeOptions>();
+  o->trace.progress = true;
+  CLI::App* sub = app.add_subcommand("serve", "serve the trace to gdb / lldb (GDB remote protocol), forwards and backwards");
+  add_trace_options(*sub, o->trace);
+  sub->add_option("--listen", o->listen, "HOST:PORT to listen on (default 127.0.0.1:0 = a free port)");
+  sub->add_flag("--stdio", o->stdio, "speak the protocol on stdin/stdout (gdb: target remote | ttd serve --stdio TRACE)");
+  sub->add_flag("--once", o->once, "exit after the first client leaves");
+  sub->add_flag("--log-packets", o->log_packets, "log every packet to stderr");
+  sub->callback([&run, o] { run = [o] { return run_serve(*o); }; });
+}
+
+}  // namespace ttd::cli

@@ -1,0 +1,396 @@
+#include "tools/ttd/engine_target.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+
+#include "tools/ttd/trace_options.h"
+
+namespace ttd::cli {
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
+WatchKind to_engine(gdb::WatchType t) {
+  switch (t) {
+    case gdb::WatchType::Write: return WatchKind::Write;
+    case gdb::WatchType::Read: return WatchKind::Read;
+    case gdb::WatchType::Access: return WatchKind::Access;
+  }
+  return WatchKind::Access;
+}
+
+gdb::WatchType to_gdb(WatchKind k) {
+  switch (k) {
+    case WatchKind::Write: return gdb::WatchType::Write;
+    case WatchKind::Read: return gdb::WatchType::Read;
+    case WatchKind::Access: return gdb::WatchType::Access;
+  }
+  return gdb::WatchType::Access;
+}
+
+StopConditions conditions_of(const gdb::ResumeRequest& r) {
+  StopConditions c;
+  for (const auto& b : r.breakpoints) c.breakpoints.push_back(b.addr);
+  std::sort(c.breakpoints.begin(), c.breakpoints.end());
+  c.breakpoints.erase(std::unique(c.breakpoints.begin(), c.breakpoints.end()), c.breakpoints.end());
+  for (const auto& w : r.watchpoints) c.watchpoints.push_back(Watchpoint{w.addr, w.len, to_engine(w.type)});
+  return c;
+}
+
+// The auxiliary vector, read from the initial stack at EID 0 when the trace
+// starts at the process entry (recorded programs, usercorn): sp points at
+// argc, then argv[] and envp[] each end with a null word, then the
+// (type, value) pairs up to AT_NULL. Anything unknown or implausible (a
+// trace that starts mid-run) yields nothing rather than a guess: a wrong
+// AT_ENTRY would make lldb and gdb misplace the executable.
+std::optional<std::string> read_initial_auxv(const MachineState& st, uint64_t tid) {
+  constexpr uint64_t kMaxStrings = 1u << 16, kMaxAuxvPairs = 256, kAtNull = 0, kAtEntry = 9;
+  const ThreadState* thread = st.find_thread(tid);
+  if (!thread) return std::nullopt;
+  const ArchDesc& arch = thread->regs.arch();
+  const ProcessState* process = st.find_process(thread->pid);
+  auto sp = thread->regs.get_u64(arch.sp_index);
+  if (!process || !sp) return std::nullopt;
+  const unsigned w = arch.ptr_size;
+  auto word = [&](uint64_t addr) -> std::optional<uint64_t> {
+    uint8_t bytes[8], known[8];
+    if (process->memory.read(addr, bytes, known, w) != w) return std::nullopt;
+    uint64_t v = 0;
+    for (unsigned i = 0; i < w; ++i) v |= uint64_t(bytes[arch.endian == Endian::Little ? i : w - 1 - i]) << (8 * i);
+    return v;
+  };
+  auto argc = word(*sp);
+  if (!argc || *argc > kMaxStrings) return std::nullopt;
+  uint64_t addr = *sp + w * (1 + *argc);
+  if (word(addr) != 0u) return std::nullopt;  // argv[argc] is null
+  addr += w;
+  for (uint64_t i = 0;; ++i, addr += w) {  // envp[] up to its null
+    auto v = word(addr);
+    if (!v || i == kMaxStrings) return std::nullopt;
+    if (*v == 0) break;
+  }
+  addr += w;
+  uint64_t start = addr;
+  bool has_entry = false;
+  for (uint64_t n = 0; n < kMaxAuxvPairs; ++n, addr += 2 * w) {
+    auto type = word(addr), value = word(addr + w);
+    if (!type || !value) return std::nullopt;
+    has_entry = has_entry || *type == kAtEntry;
+    if (*type != kAtNull) continue;
+    if (!has_entry) return std::nullopt;
+    std::string out(addr + 2 * w - start, '\0');
+    process->memory.read(start, reinterpret_cast<uint8_t*>(out.data()), nullptr, out.size());
+    return out;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+EngineTarget::EngineTarget(std::shared_ptr<const Trace> trace) : trace_(trace), cursor_(std::move(trace)) {
+  if (cursor_.eid() == 0) auxv_ = read_initial_auxv(cursor_.state(), cursor_.current_tid());
+}
+
+const ArchDesc& EngineTarget::arch() const { return trace_->arch(); }
+
+gdb::TargetCaps EngineTarget::capabilities() const {
+  gdb::TargetCaps caps;
+  caps.reverse = true;
+  caps.hw_breakpoints = true;
+  caps.watchpoints = true;
+  caps.watchpoint_slots = 4;  // what lldb expects of real debug registers; we have no limit
+  caps.memory_regions = true;
+  caps.monitor = true;
+  return caps;
+}
+
+const ThreadState* EngineTarget::live_thread(uint64_t tid) const {
+  const ThreadState* t = cursor_.state().find_thread(tid);
+  if (!t) return nullptr;
+  // The thread whose step is here counts as alive even on its ThreadEnd step.
+  return t->alive || tid == cursor_.current_tid() ? t : nullptr;
+}
+
+std::vector<gdb::ThreadDesc> EngineTarget::threads() const {
+  std::vector<gdb::ThreadDesc> out;
+  for (const auto& [tid, t] : cursor_.state().threads())
+    if (live_thread(tid)) out.push_back({tid, t.pid, {}});
+  if (out.empty()) {
+    // Before the first step of an unusual trace: still show one thread.
+    uint64_t tid = cursor_.current_tid();
+    uint64_t pid = 0;
+    for (const auto& info : trace_->threads())
+      if (info.tid == tid) pid = info.pid;
+    out.push_back({tid, pid, {}});
+  }
+  return out;
+}
+
+uint64_t EngineTarget::current_thread() const { return cursor_.current_tid(); }
+
+uint64_t EngineTarget::pid() const {
+  if (const ThreadState* t = cursor_.state().find_thread(cursor_.current_tid())) return t->pid;
+  return trace_->threads().empty() ? 0 : trace_->threads().front().pid;
+}
+
+Result<RegisterFile> EngineTarget::read_registers(uint64_t tid) const {
+  if (const ThreadState* t = live_thread(tid)) return t->regs;
+  if (threads().size() == 1 && threads().front().tid == tid) return RegisterFile(arch());  // all unknown
+  return make_error("thread " + std::to_string(tid), "not alive at eid " + std::to_string(cursor_.eid()));
+}
+
+Status EngineTarget::read_memory(uint64_t tid, uint64_t addr, std::span<uint8_t> data, std::span<uint8_t> known) const {
+  std::fill(known.begin(), known.end(), 0);
+  const ThreadState* t = live_thread(tid);
+  uint64_t pid_of_thread = t ? t->pid : pid();
+  const ProcessState* p = cursor_.state().find_process(pid_of_thread);
+  if (!p) return {};  // nothing known about this process's memory
+  p->memory.read(addr, data.data(), known.data(), data.size());
+  return {};
+}
+
+std::optional<gdb::MemoryRegionDesc> EngineTarget::memory_region(uint64_t tid, uint64_t addr) const {
+  const ThreadState* t = live_thread(tid);
+  const ProcessState* p = cursor_.state().find_process(t ? t->pid : pid());
+  if (!p || p->regions.all().empty()) return std::nullopt;
+  gdb::MemoryRegionDesc d;
+  if (const MemoryRegion* r = p->regions.find(addr)) {
+    d.start = r->start;
+    d.size = r->size;
+    d.mapped = true;
+    d.readable = r->prot & kProtRead;
+    d.writable = r->prot & kProtWrite;
+    d.executable = r->prot & kProtExec;
+    d.name = r->name;
+    return d;
+  }
+  d.start = addr;
+  const MemoryRegion* next = p->regions.next_after(addr);
+  d.size = next ? next->start - addr : (addr == 0 ? ~uint64_t(0) : ~uint64_t(0) - addr + 1);
+  return d;
+}
+
+gdb::StopReason EngineTarget::translate(const Stop& stop, const gdb::ResumeRequest& request) const {
+  gdb::StopReason out;
+  out.tid = stop.tid;
+  switch (stop.kind) {
+    case StopKind::Step: out.kind = gdb::StopKind::StepDone; break;
+    case StopKind::Breakpoint: {
+      out.kind = gdb::StopKind::HwBreakpoint;
+      for (const auto& b : request.breakpoints)
+        if (b.addr == stop.addr && b.type == gdb::BreakpointType::Software) out.kind = gdb::StopKind::SwBreakpoint;
+      break;
+    }
+    case StopKind::Watchpoint: {
+      out.kind = gdb::StopKind::Watchpoint;
+      out.watch_addr = stop.addr;
+      out.watch_type = to_gdb(stop.watch);
+      // Report the thread that made the access, not the one that runs next.
+      (void)trace_->for_each_step(stop.hit_eid, stop.hit_eid + 1, [&](const StepRecord& s) {
+        out.tid = s.info.tid;
+        return false;
+      });
+      break;
+    }
+    case StopKind::HistoryBegin: out.kind = gdb::StopKind::HistoryBegin; break;
+    case StopKind::HistoryEnd: out.kind = gdb::StopKind::HistoryEnd; break;
+    case StopKind::Interrupted: out.kind = gdb::StopKind::Interrupted; break;
+  }
+  return out;
+}
+
+Result<gdb::StopReason> EngineTarget::resume(const gdb::ResumeRequest& request, const gdb::InterruptCheck& interrupted) {
+  if (pending_seek_) {
+    uint64_t eid = *pending_seek_;
+    pending_seek_.reset();
+    Status st = cursor_.seek(eid);
+    if (!st) return st.error();
+    return gdb::StopReason{gdb::StopKind::StepDone, cursor_.current_tid()};
+  }
+  bool forward = request.direction == gdb::Direction::Forward;
+  Stop stop;
+  if (request.action == gdb::ResumeAction::Step) {
+    uint64_t before = cursor_.eid();
+    stop = forward ? cursor_.step_forward(request.tid) : cursor_.step_backward(request.tid);
+    uint64_t after = cursor_.eid();
+    if (auto hit = watch_hit_during_step(forward ? before : after, forward ? after : before, forward, request))
+      return *hit;
+  } else {
+    StopConditions c = conditions_of(request);
+    stop = forward ? cursor_.run_forward(c, interrupted) : cursor_.run_backward(c, interrupted);
+  }
+  return translate(stop, request);
+}
+
+// On x86 the debug trap of a single step that made a watched access reports
+// the watchpoint too, and gdb / lldb rely on it (gdb shows old and new
+// values after a stepi; lldb-16 under "monitor reverse on" steps off a
+// breakpoint before continuing and must not step silently across a watched
+// write). A reverse step mirrors it: it stops before the access, exactly
+// where a reverse continue would. Arches whose watchpoints fire before the
+// access are left alone: their debuggers step around the access themselves.
+std::optional<gdb::StopReason> EngineTarget::watch_hit_during_step(uint64_t from, uint64_t to, bool forward,
+                                                                   const gdb::ResumeRequest& request) {
+  if (request.watchpoints.empty() || from >= to || arch().watch_timing != WatchTiming::AfterAccess)
+    return std::nullopt;
+  std::optional<gdb::StopReason> hit;
+  uint64_t hit_eid = 0;
+  (void)trace_->for_each_step(from, to, [&](const StepRecord& s) {
+    for (const auto& m : s.mem) {
+      for (const auto& w : request.watchpoints) {
+        bool kind_ok = w.type == gdb::WatchType::Access || (w.type == gdb::WatchType::Write) == m.write;
+        if (!kind_ok || !(m.addr < w.addr + w.len && w.addr < m.addr + m.size)) continue;
+        hit = gdb::StopReason{gdb::StopKind::Watchpoint, s.info.tid, std::max(w.addr, m.addr), w.type};
+        hit_eid = s.eid;
+        return !forward;  // forward: the first hit; backward: the last one
+      }
+    }
+    return true;
+  });
+  if (!hit) return std::nullopt;
+  uint64_t position = forward ? hit_eid + 1 : hit_eid;
+  if (position != cursor_.eid() && !cursor_.seek(position)) return std::nullopt;
+  return hit;
+}
+
+std::optional<std::string> EngineTarget::exec_file() const {
+  const std::string& path = trace_->info().exec_path;
+  if (path.empty()) return std::nullopt;
+  return path;
+}
+
+std::string EngineTarget::thread_extra_info(uint64_t tid) const {
+  for (const auto& t : trace_->threads())
+    if (t.tid == tid)
+      return "eids " + std::to_string(t.first_eid) + ".." + std::to_string(t.last_eid) + ", " +
+             std::to_string(t.steps) + " steps";
+  return {};
+}
+
+std::string EngineTarget::describe_position() const {
+  std::string out = "eid " + std::to_string(cursor_.eid()) + " of " + std::to_string(trace_->step_count());
+  if (auto step = cursor_.current_step()) {
+    out += ": thread " + std::to_string(step->tid) + " pc " + hex(step->pc) + " (" +
+           std::string(fmt::step_kind_name(step->kind)) + ")";
+  } else {
+    out += ": end of trace";
+  }
+  return out + "\n";
+}
+
+std::string EngineTarget::monitor_help() const {
+  return "eid                show the current position (EID)\n"
+         "when               the position with its thread, pc and step kind\n"
+         "seek EID|+N|-N|start|end\n"
+         "                   go there at the next continue or stepi (either direction)\n"
+         "info               the trace: file, format, architecture, steps, threads, index\n"
+         "threads            every thread of the trace with its EID range\n"
+         "history ADDR [LEN] the last accesses to [ADDR, ADDR+LEN) before here (LEN defaults to 1)\n"
+         "help               this text\n";
+}
+
+gdb::MonitorReply EngineTarget::seek_command(std::string_view arg) {
+  uint64_t count = trace_->step_count(), here = cursor_.eid(), target = 0, n = 0;
+  std::string text(arg);
+  if (text == "start") target = 0;
+  else if (text == "end") target = count;
+  else if (!text.empty() && (text[0] == '+' || text[0] == '-') && parse_u64(text.substr(1), n))
+    target = text[0] == '+' ? (n > count - here ? count : here + n) : (n > here ? 0 : here - n);
+  else if (parse_u64(text, n)) target = n;
+  else return {"seek takes an EID (decimal or 0x-hex), +N, -N, start or end\n", false};
+  if (target > count)
+    return {"eid " + std::to_string(target) + " is past the end (the trace has " + std::to_string(count) + " steps)\n",
+            false};
+  pending_seek_ = target;
+  return {"eid " + std::to_string(target) + ": continue or stepi to go there\n"};
+}
+
+gdb::MonitorReply EngineTarget::history_command(std::string_view args) const {
+  std::string text(trim(args));
+  size_t space = text.find(' ');
+  uint64_t addr = 0, len = 1;
+  if (!parse_u64(text.substr(0, space), addr) ||
+      (space != std::string::npos && !parse_u64(std::string(trim(text.substr(space))), len)) || len == 0 ||
+      addr + len < addr)
+    return {"history takes ADDR [LEN] (decimal or 0x-hex, LEN > 0)\n", false};
+  // A private cursor walks backwards with an access watchpoint; the index's
+  // summaries let it skip every chunk that does not touch the range.
+  constexpr int kMaxHits = 16;
+  Cursor probe(trace_);
+  if (Status st = probe.seek(cursor_.eid()); !st) return {st.error().to_string() + "\n", false};
+  StopConditions c;
+  c.watchpoints.push_back(Watchpoint{addr, len, WatchKind::Access});
+  std::string out;
+  int hits = 0;
+  while (hits < kMaxHits) {
+    Stop stop = probe.run_backward(c);
+    if (stop.kind != StopKind::Watchpoint) break;
+    (void)trace_->for_each_step(stop.hit_eid, stop.hit_eid + 1, [&](const StepRecord& s) {
+      for (const auto& m : s.mem) {
+        if (!(m.addr < addr + len && addr < m.addr + m.size)) continue;
+        out += "eid " + std::to_string(s.eid) + " thread " + std::to_string(s.info.tid) + " pc " + hex(s.info.pc) +
+               (m.write ? " write " : " read  ") + std::to_string(m.size) + " bytes at " + hex(m.addr);
+        if (!m.value.empty()) {
+          out += " =";
+          for (uint8_t b : m.value) {
+            char buf[4];
+            std::snprintf(buf, sizeof buf, " %02x", b);
+            out += buf;
+          }
+        }
+        out += "\n";
+      }
+      return false;
+    });
+    ++hits;
+    if (stop.hit_eid == 0 || !probe.seek(stop.hit_eid)) break;  // continue strictly before this access
+  }
+  if (out.empty()) return {"no access to " + hex(addr) + ".." + hex(addr + len) + " before eid " +
+                           std::to_string(cursor_.eid()) + "\n"};
+  if (hits == kMaxHits) out += "(the " + std::to_string(kMaxHits) + " most recent shown)\n";
+  return {out};
+}
+
+gdb::MonitorReply EngineTarget::monitor(std::string_view command) {
+  command = trim(command);
+  std::string_view verb = command.substr(0, command.find(' '));
+  std::string_view rest = trim(command.substr(verb.size()));
+  if (verb == "eid") return {"eid " + std::to_string(cursor_.eid()) + "\n"};
+  if (verb == "when") return {describe_position()};
+  if (verb == "seek") return seek_command(rest);
+  if (verb == "history") return history_command(rest);
+  if (verb == "help") return {monitor_help()};
+  if (verb == "info") {
+    const IndexStats& st = trace_->stats();
+    std::string out = "trace:   " + trace_->path() + "\n";
+    out += "format:  " + trace_->info().format + "\n";
+    out += "arch:    " + arch().name + "\n";
+    out += "steps:   " + std::to_string(trace_->step_count()) + "\n";
+    out += "threads: " + std::to_string(trace_->threads().size()) + "\n";
+    if (!trace_->info().exec_path.empty()) out += "program: " + trace_->info().exec_path + "\n";
+    out += "index:   " + st.index_path + " (" + std::to_string(st.chunks) + " chunks)\n";
+    return {out + describe_position()};
+  }
+  if (verb == "threads") {
+    std::string out;
+    for (const auto& t : trace_->threads())
+      out += "thread " + std::to_string(t.tid) + " pid " + std::to_string(t.pid) + ": " + thread_extra_info(t.tid) +
+             "\n";
+    return {out};
+  }
+  return {"unknown monitor command '" + std::string(verb) + "' (try: monitor help)\n", false};
+}
+
+}  // namespace ttd::cli

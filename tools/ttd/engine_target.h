@@ -1,0 +1,62 @@
+// The engine behind the RSP stub: a gdb::Target over one ttd::Cursor on a
+// shared, immutable ttd::Trace. One EngineTarget per debugger connection;
+// several may share the Trace (each has its own position).
+//
+// Positions, threads, registers and memory come straight from the cursor's
+// MachineState (unknown stays unknown). Resumes map to Cursor::step_* and
+// run_*, which already follow rr's semantics (watch timing per arch,
+// breakpoints at the start of a reverse continue are skipped, history
+// boundaries at both ends). Monitor commands: eid, seek, when, info,
+// threads, history (see monitor_help()).
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "engine/cursor.h"
+#include "engine/trace.h"
+#include "gdbstub/target.h"
+
+namespace ttd::cli {
+
+class EngineTarget final : public gdb::Target {
+ public:
+  explicit EngineTarget(std::shared_ptr<const Trace> trace);
+
+  const ArchDesc& arch() const override;
+  gdb::TargetCaps capabilities() const override;
+  std::vector<gdb::ThreadDesc> threads() const override;
+  uint64_t current_thread() const override;
+  Result<RegisterFile> read_registers(uint64_t tid) const override;
+  Status read_memory(uint64_t tid, uint64_t addr, std::span<uint8_t> data, std::span<uint8_t> known) const override;
+  std::optional<gdb::MemoryRegionDesc> memory_region(uint64_t tid, uint64_t addr) const override;
+  Result<gdb::StopReason> resume(const gdb::ResumeRequest& request, const gdb::InterruptCheck& interrupted) override;
+  gdb::MonitorReply monitor(std::string_view command) override;
+  std::string monitor_help() const override;
+  std::optional<std::string> exec_file() const override;
+  std::optional<std::string> auxv() const override { return auxv_; }
+  std::string thread_extra_info(uint64_t tid) const override;
+  uint64_t pid() const override;
+
+  const Cursor& cursor() const { return cursor_; }
+
+ private:
+  const ThreadState* live_thread(uint64_t tid) const;
+  gdb::StopReason translate(const Stop& stop, const gdb::ResumeRequest& request) const;
+  std::optional<gdb::StopReason> watch_hit_during_step(uint64_t from, uint64_t to, bool forward,
+                                                       const gdb::ResumeRequest& request);
+  gdb::MonitorReply seek_command(std::string_view arg);
+  gdb::MonitorReply history_command(std::string_view args) const;
+  std::string describe_position() const;
+
+  std::shared_ptr<const Trace> trace_;
+  Cursor cursor_;
+  // `monitor seek N` moves at the next resume, which then reports a stop
+  // there: a debugger only refreshes registers, memory and frames after a
+  // stop reply, never after a monitor command.
+  std::optional<uint64_t> pending_seek_;
+  // Recovered once from the initial stack (see engine_target.cpp).
+  std::optional<std::string> auxv_;
+};
+
+}  // namespace ttd::cli
