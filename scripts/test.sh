@@ -13,6 +13,10 @@ cmake --build build -j"$JOBS"
 (cd build && ctest --output-on-failure -j"$JOBS" --timeout 600)
 
 # Fuzzers: clang-16 with libFuzzer, ASan and UBSan.
+if [ ! -f tests/fuzz/CMakeLists.txt ]; then
+  echo "fuzz: skipped: tests/fuzz/CMakeLists.txt is not in this tree yet (the fuzz harness build is unfinished)"
+  exit 0
+fi
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 CC=clang-16 CXX=clang++-16 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTTD_FUZZ=ON -DBUILD_TESTING=OFF -DTTD_BENCH=OFF
