@@ -5,10 +5,12 @@
 
 namespace ttd::fmt {
 
-ChunkPrefetcher::ChunkPrefetcher(ChunkSource& src, size_t depth)
-    : src_(src), path_(src.path()), file_size_(src.file_size()), slots_(std::max<size_t>(depth, 2)) {
-  for (Slot& s : slots_) s.data.resize(kMaxBlock);
-}
+ChunkPrefetcher::ChunkPrefetcher(ChunkSource& src, size_t depth, uint64_t min_threaded_bytes)
+    : src_(src),
+      path_(src.path()),
+      file_size_(src.file_size()),
+      min_threaded_bytes_(min_threaded_bytes),
+      slots_(std::max<size_t>(depth, 2)) {}
 
 ChunkPrefetcher::~ChunkPrefetcher() {
   if (!worker_.joinable()) return;
@@ -56,11 +58,14 @@ Result<size_t> ChunkPrefetcher::next(uint8_t* dst) {
   if (finished_) return size_t(0);
   if (!started_) {
     started_ = true;
-    try {
-      worker_ = std::thread(&ChunkPrefetcher::work, this);
-      threaded_ = true;
-    } catch (const std::system_error&) {
-      threaded_ = false;  // no thread available: decode in this one
+    if (file_size_ >= min_threaded_bytes_) {
+      for (Slot& s : slots_) s.data.grow(kMaxBlock, 0);
+      try {
+        worker_ = std::thread(&ChunkPrefetcher::work, this);
+        threaded_ = true;
+      } catch (const std::system_error&) {
+        threaded_ = false;  // no thread available: decode in this one
+      }
     }
   }
   if (!threaded_) {

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "formats/ucir/byte_buffer.h"
 #include "formats/ucir/chunk_source.h"
 
 namespace ttd::fmt {
@@ -18,8 +19,10 @@ namespace ttd::fmt {
 class ChunkPrefetcher final : public ChunkSource {
  public:
   // `src` must outlive this object and is used only by the worker thread
-  // (started on the first next()). depth = chunks decoded ahead.
-  explicit ChunkPrefetcher(ChunkSource& src, size_t depth = 8);
+  // (started on the first next()). depth = chunks decoded ahead. Streams
+  // in files smaller than `min_threaded_bytes` are decoded in the calling
+  // thread: a thread would cost more than it saves.
+  explicit ChunkPrefetcher(ChunkSource& src, size_t depth = 8, uint64_t min_threaded_bytes = 1 << 20);
   ~ChunkPrefetcher() override;
   ChunkPrefetcher(const ChunkPrefetcher&) = delete;
   ChunkPrefetcher& operator=(const ChunkPrefetcher&) = delete;
@@ -33,7 +36,7 @@ class ChunkPrefetcher final : public ChunkSource {
 
  private:
   struct Slot {
-    std::vector<uint8_t> data;
+    ByteBuffer data;
     size_t size = 0;  // 0: end of stream (or error)
     uint64_t chunk_offset = 0, position = 0;
     std::optional<Error> error;
@@ -43,6 +46,7 @@ class ChunkPrefetcher final : public ChunkSource {
   ChunkSource& src_;
   const std::string path_;
   const uint64_t file_size_;
+  const uint64_t min_threaded_bytes_;
   std::vector<Slot> slots_;
   std::mutex mu_;
   std::condition_variable filled_, freed_;

@@ -11,6 +11,7 @@ namespace ttd::fmt {
 namespace {
 
 constexpr size_t kReadBlock = 1 << 20;
+constexpr size_t kMaxChunk = 4 + 4 + 76490;  // header + CRC + snappy::MaxCompressedLength(64 KiB)
 constexpr uint8_t kIdentifier[10] = {0xff, 0x06, 0x00, 0x00, 's', 'N', 'a', 'P', 'p', 'Y'};
 
 std::string hex32(uint32_t v) {
@@ -33,7 +34,8 @@ uint32_t load_le32(const uint8_t* p) {
 
 SnappyFrameReader::SnappyFrameReader(std::FILE* file, std::string path, uint64_t start, uint64_t file_size)
     : file_(file), path_(std::move(path)), file_size_(file_size), consumed_(start), chunk_offset_(start) {
-  in_.resize(kReadBlock + kMaxBlock + 1024);
+  // Small files get a small buffer (cheap to open many, as the fuzzer does).
+  in_.grow(std::min<uint64_t>(kReadBlock, std::max<uint64_t>(file_size - std::min(file_size, start), 64)) + kMaxChunk, 0);
 }
 
 SnappyFrameReader::~SnappyFrameReader() {
@@ -51,7 +53,7 @@ bool SnappyFrameReader::fill(size_t n) {
     end_ -= pos_;
     pos_ = 0;
   }
-  if (in_.size() < n) in_.resize(n);
+  if (in_.size() < n) in_.grow(n, end_);
   while (end_ < n && file_ && !io_error_) {
     size_t want = in_.size() - end_;
     size_t got = std::fread(in_.data() + end_, 1, want, file_);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/ucir/byte_buffer.h"
 #include "formats/ucir/chunk_source.h"
 #include "state/error.h"
 
@@ -47,7 +48,7 @@ class SnappyFrameReader final : public ChunkSource {
   std::FILE* file_;
   std::string path_;
   uint64_t file_size_;
-  std::vector<uint8_t> in_;
+  ByteBuffer in_;
   size_t pos_ = 0, end_ = 0;
   uint64_t consumed_;      // file offset of in_[pos_]
   uint64_t chunk_offset_;  // file offset of the current chunk header

@@ -5,7 +5,7 @@
 namespace ttd::fmt::ucir {
 
 OpWindow::OpWindow(ChunkSource& src) : src_(src) {
-  buf_.resize(4 * ChunkSource::kMaxBlock);
+  buf_.grow(2 * ChunkSource::kMaxBlock, 0);
 }
 
 Status OpWindow::fill_slow(size_t n, bool& got) {
@@ -23,7 +23,7 @@ Status OpWindow::fill_slow(size_t n, bool& got) {
   }
   while (end_ < n && !eof_) {
     if (buf_.size() - end_ < ChunkSource::kMaxBlock)
-      buf_.resize(std::max(buf_.size() * 2, end_ + ChunkSource::kMaxBlock));
+      buf_.grow(std::max(buf_.size() * 2, end_ + ChunkSource::kMaxBlock), end_);
     auto r = src_.next(buf_.data() + end_);
     if (!r) return r.error();
     if (*r == 0) {

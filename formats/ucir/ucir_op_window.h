@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "formats/ucir/byte_buffer.h"
 #include "formats/ucir/chunk_source.h"
 
 namespace ttd::fmt::ucir {
@@ -40,7 +41,7 @@ class OpWindow {
     uint64_t stream, file;
   };
   ChunkSource& src_;
-  std::vector<uint8_t> buf_;
+  ByteBuffer buf_;
   size_t pos_ = 0, end_ = 0;
   uint64_t base_ = 0;  // stream offset of buf_[0]
   std::vector<ChunkStart> chunks_;

@@ -4,6 +4,7 @@
 #include <random>
 #include <vector>
 
+#include "formats/ucir/chunk_prefetcher.h"
 #include "formats/ucir/snappy_frame_reader.h"
 #include "formats/ucir/snappy_frame_writer.h"
 #include "ucir_test_support.h"
@@ -29,15 +30,23 @@ std::vector<uint8_t> encode(const std::vector<uint8_t>& data, size_t piece) {
 }
 
 // Decodes a framed stream held in memory; returns the data or the error.
-Result<std::vector<uint8_t>> decode(const std::vector<uint8_t>& framed) {
+// `threaded` puts a ChunkPrefetcher (with its decode thread) in between.
+Result<std::vector<uint8_t>> decode(const std::vector<uint8_t>& framed, bool threaded = false) {
   std::FILE* f = std::tmpfile();
   if (!framed.empty()) std::fwrite(framed.data(), 1, framed.size(), f);
   std::rewind(f);
   SnappyFrameReader r(f, "mem.sz", 0, framed.size());
+  ChunkPrefetcher p(r, 3, 0);
+  ChunkSource& src = threaded ? static_cast<ChunkSource&>(p) : r;
   std::vector<uint8_t> out, block(SnappyFrameReader::kMaxBlock);
   for (;;) {
-    auto n = r.next(block.data());
-    if (!n) return n.error();
+    auto n = src.next(block.data());
+    if (!n) {
+      // Errors stick.
+      auto again = src.next(block.data());
+      CHECK(!again.ok());
+      return n.error();
+    }
     if (*n == 0) return out;
     out.insert(out.end(), block.begin(), block.begin() + long(*n));
   }
@@ -61,6 +70,33 @@ TEST_CASE("snappy framing: round trip at block boundaries, compressible and rand
       REQUIRE(back.ok());
       CHECK(*back == data);
     }
+  }
+}
+
+TEST_CASE("snappy framing: the decode thread delivers the same chunks, offsets and errors") {
+  const auto data = mixed_data(500000);
+  auto framed = encode(data, 65536);
+  auto plain = decode(framed, false), threaded = decode(framed, true);
+  REQUIRE(plain.ok());
+  REQUIRE(threaded.ok());
+  CHECK(*threaded == data);
+  framed[framed.size() - 100] ^= 0x40;  // corrupt the last chunk
+  auto e1 = decode(framed, false), e2 = decode(framed, true);
+  REQUIRE(!e1.ok());
+  REQUIRE(!e2.ok());
+  CHECK(e1.error().to_string() == e2.error().to_string());
+  // Dropping a prefetcher mid-stream stops its thread.
+  std::FILE* f = std::tmpfile();
+  std::fwrite(framed.data(), 1, framed.size(), f);
+  std::rewind(f);
+  SnappyFrameReader r(f, "mem.sz", 0, framed.size());
+  {
+    ChunkPrefetcher p(r, 2, 0);
+    std::vector<uint8_t> block(ChunkSource::kMaxBlock);
+    auto n = p.next(block.data());
+    REQUIRE(n.ok());
+    CHECK(*n == 65536);
+    CHECK(p.chunks() == 1);
   }
 }
 
