@@ -328,11 +328,32 @@ def lldb16_recorded_program(ctx):
                  r"main\(argc=2, argv=0x[0-9a-f]+\) at loop\.c:19", r"detached"]
 
 
+def gdb_aarch64_watch_timing(ctx):
+    """aarch64: watchpoints fire before the access; gdb-multiarch steps over
+    it itself (z2, s / bs, Z2). Values must chain in both directions."""
+    recorded = ctx.recorded_loop(compiler="aarch64-linux-gnu-gcc", name="loop-aarch64")
+    if not recorded or not shutil.which("gdb-multiarch"):
+        return SKIP
+    exe, trace = recorded
+    s = ctx.server(["--once"], trace)
+    cmd = ["gdb-multiarch", "-batch", "-nx", "-ex", "set pagination off", "-ex", f"file {exe}",
+           "-ex", f"target remote {s.address}"]
+    for c in ["break main", "continue", "watch values[0]", "continue", "continue", "reverse-continue", "x/i $pc",
+              "reverse-continue", "p values[0]", "continue", "p values[0]", "continue", "p values[0]", "detach"]:
+        cmd += ["-ex", c]
+    out = run(cmd)
+    return out, [r"Old value = 0\s+New value = 1", r"Old value = 1\s+New value = 257",
+                 r"Old value = 257\s+New value = 1", r"=> 0x[0-9a-f]+ <main\+\d+>:\s+str\s",
+                 r"Old value = 1\s+New value = 0", r"\$1 = 0",
+                 r"Old value = 0\s+New value = 1", r"\$2 = 1",
+                 r"Old value = 1\s+New value = 257", r"\$3 = 257", r"detached"]
+
+
 CASES = {f.__name__: f for f in [gdb_connect_registers, gdb_step_reverse_step, gdb_breakpoint_both_ways,
                                  gdb_watchpoint_both_ways, gdb_history_boundaries, gdb_monitor_commands,
                                  gdb_memory, gdb_stdio, lldb16_connect_step, lldb16_breakpoint_watchpoint,
                                  lldb16_reverse_switch, lldb22_reverse_continue, serve_several_clients,
-                                 gdb_recorded_program, lldb16_recorded_program]}
+                                 gdb_recorded_program, lldb16_recorded_program, gdb_aarch64_watch_timing]}
 
 
 class Context:
@@ -350,19 +371,19 @@ class Context:
             subprocess.run([self.make_trace, path], check=True, timeout=60)
         return path
 
-    def recorded_loop(self):
+    def recorded_loop(self, compiler="gcc", name="loop"):
         """examples/loop.c built static with -g and recorded with `ttd record`;
-        None when gcc or the recorder is not available."""
+        None when the compiler or the recorder is not available."""
         source = os.path.join(self.source_dir, "examples", "loop.c")
-        if not shutil.which("gcc") or not os.path.exists(source):
+        if not shutil.which(compiler) or not os.path.exists(source):
             return None
         probe = subprocess.run([self.ttd, "record", "--help"], capture_output=True, timeout=60)
         if probe.returncode != 0:
             return None
         os.makedirs(self.work, exist_ok=True)
-        exe = os.path.join(self.work, "loop")
-        trace = os.path.join(self.work, "loop-300.ucir")
-        subprocess.run(["gcc", "-static", "-g", "-O0", "-o", exe, source], check=True, timeout=120)
+        exe = os.path.join(self.work, name)
+        trace = os.path.join(self.work, name + "-300.ucir")
+        subprocess.run([compiler, "-static", "-g", "-O0", "-o", exe, source], check=True, timeout=120)
         rec = subprocess.run([self.ttd, "record", "-q", "-o", trace, "--", exe, "300"], capture_output=True,
                              text=True, timeout=300)
         if rec.returncode != 0:

@@ -76,8 +76,9 @@ void print_attach_help(const Trace& trace, const std::string& host, uint16_t por
   std::cout << "ttd serve: " << trace.path() << " (" << arch.name << ", " << trace.step_count()
             << " steps) listening on " << where << "\n"
             << "  gdb:  " << gdb_cmd << "\n"
-            << "  lldb: lldb" << (exe.empty() ? "" : " " + exe) << " -o 'gdb-remote " << where << "'\n"
-            << "Reverse: gdb reverse-stepi / reverse-continue; LLDB 21+ process continue --reverse;\n"
+            << "  lldb: lldb" << (exe.empty() ? "" : " " + exe) << " -o 'gdb-remote " << where << "'\n";
+  if (exe.empty()) std::cout << "  (the trace does not name its program: put its path after gdb / lldb for symbols)\n";
+  std::cout << "Reverse: gdb reverse-stepi / reverse-continue; LLDB 21+ process continue --reverse;\n"
             << "  lldb-16: process plugin packet monitor reverse on (continue/step then run backwards).\n"
             << "Position commands: monitor help (gdb), process plugin packet monitor help (lldb)." << std::endl;
 }

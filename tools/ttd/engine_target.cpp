@@ -228,10 +228,44 @@ Result<gdb::StopReason> EngineTarget::resume(const gdb::ResumeRequest& request, 
     if (auto hit = watch_hit_during_step(forward ? before : after, forward ? after : before, forward, request))
       return *hit;
   } else {
+    // Before-access arches (aarch64, arm, mips, ppc): a watch stop sits
+    // before the access going forward and after it going backward, and the
+    // debugger steps over the access itself (z2, s or bs, Z2). Both can put
+    // the stop on the starting position, which Cursor::run_forward /
+    // run_backward (strictly after / before here) never return:
+    //  - backward from just after an access (a forward watch stop), gdb
+    //    expects that access reported at once;
+    //  - forward from just before an access (where gdb's bs after a reverse
+    //    watch stop leaves it), the trap fires before the store, at once.
+    if (arch().watch_timing == WatchTiming::BeforeAccess) {
+      uint64_t here = cursor_.eid();
+      std::optional<WatchHit> hit;
+      if (!forward && here > 0) hit = find_watch_hit(here - 1, here, true, request);
+      if (forward && here < trace_->step_count()) hit = find_watch_hit(here, here + 1, true, request);
+      if (hit) return hit->stop;
+    }
     StopConditions c = conditions_of(request);
     stop = forward ? cursor_.run_forward(c, interrupted) : cursor_.run_backward(c, interrupted);
   }
   return translate(stop, request);
+}
+
+std::optional<EngineTarget::WatchHit> EngineTarget::find_watch_hit(uint64_t from, uint64_t to, bool first,
+                                                                   const gdb::ResumeRequest& request) const {
+  if (request.watchpoints.empty() || from >= to) return std::nullopt;
+  std::optional<WatchHit> hit;
+  (void)trace_->for_each_step(from, to, [&](const StepRecord& s) {
+    for (const auto& m : s.mem) {
+      for (const auto& w : request.watchpoints) {
+        bool kind_ok = w.type == gdb::WatchType::Access || (w.type == gdb::WatchType::Write) == m.write;
+        if (!kind_ok || !(m.addr < w.addr + w.len && w.addr < m.addr + m.size)) continue;
+        hit = WatchHit{s.eid, gdb::StopReason{gdb::StopKind::Watchpoint, s.info.tid, std::max(w.addr, m.addr), w.type}};
+        return !first;
+      }
+    }
+    return true;
+  });
+  return hit;
 }
 
 // On x86 the debug trap of a single step that made a watched access reports
@@ -243,26 +277,12 @@ Result<gdb::StopReason> EngineTarget::resume(const gdb::ResumeRequest& request, 
 // access are left alone: their debuggers step around the access themselves.
 std::optional<gdb::StopReason> EngineTarget::watch_hit_during_step(uint64_t from, uint64_t to, bool forward,
                                                                    const gdb::ResumeRequest& request) {
-  if (request.watchpoints.empty() || from >= to || arch().watch_timing != WatchTiming::AfterAccess)
-    return std::nullopt;
-  std::optional<gdb::StopReason> hit;
-  uint64_t hit_eid = 0;
-  (void)trace_->for_each_step(from, to, [&](const StepRecord& s) {
-    for (const auto& m : s.mem) {
-      for (const auto& w : request.watchpoints) {
-        bool kind_ok = w.type == gdb::WatchType::Access || (w.type == gdb::WatchType::Write) == m.write;
-        if (!kind_ok || !(m.addr < w.addr + w.len && w.addr < m.addr + m.size)) continue;
-        hit = gdb::StopReason{gdb::StopKind::Watchpoint, s.info.tid, std::max(w.addr, m.addr), w.type};
-        hit_eid = s.eid;
-        return !forward;  // forward: the first hit; backward: the last one
-      }
-    }
-    return true;
-  });
+  if (arch().watch_timing != WatchTiming::AfterAccess) return std::nullopt;
+  auto hit = find_watch_hit(from, to, forward, request);
   if (!hit) return std::nullopt;
-  uint64_t position = forward ? hit_eid + 1 : hit_eid;
+  uint64_t position = forward ? hit->eid + 1 : hit->eid;
   if (position != cursor_.eid() && !cursor_.seek(position)) return std::nullopt;
-  return hit;
+  return hit->stop;
 }
 
 std::optional<std::string> EngineTarget::exec_file() const {

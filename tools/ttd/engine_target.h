@@ -43,6 +43,12 @@ class EngineTarget final : public gdb::Target {
  private:
   const ThreadState* live_thread(uint64_t tid) const;
   gdb::StopReason translate(const Stop& stop, const gdb::ResumeRequest& request) const;
+  struct WatchHit {
+    uint64_t eid = 0;  // the accessing step
+    gdb::StopReason stop;
+  };
+  // The first (or last) step in [from, to) that accesses a watched range.
+  std::optional<WatchHit> find_watch_hit(uint64_t from, uint64_t to, bool first, const gdb::ResumeRequest& request) const;
   std::optional<gdb::StopReason> watch_hit_during_step(uint64_t from, uint64_t to, bool forward,
                                                        const gdb::ResumeRequest& request);
   gdb::MonitorReply seek_command(std::string_view arg);
