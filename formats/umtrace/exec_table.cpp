@@ -7,6 +7,7 @@ namespace ttd::fmt::umtrace {
 Result<std::unique_ptr<ExecTable>> ExecTable::open(const std::string& dir) {
   using L = ExecLayout;
   std::unique_ptr<ExecTable> t(new ExecTable());
+  t->dir_ = dir;
   auto v = MappedFile::open(table_path(dir, kExecVtable));
   if (!v) return v.error();
   auto o = MappedFile::open(table_path(dir, kExecOffsets));
@@ -36,36 +37,45 @@ Result<std::unique_ptr<ExecTable>> ExecTable::open(const std::string& dir) {
       return (*p)->error_at((*p)->size(), "holds " + std::to_string((*p)->size() / 16) + " prev/next pairs for " +
                                               std::to_string(t->count_) + " records");
     t->prev_next_ = std::move(*p);
-    t->prev_next_->advise_sequential();
   }
-  t->vtable_->advise_sequential();
-  t->offsets_->advise_sequential();
   return t;
 }
 
-Status ExecTable::read(uint64_t eid, ExecRecord& out) const {
+Status record_extent_error(uint64_t eid, uint64_t begin, uint64_t end, uint64_t vtable_size,
+                           const std::string& vtable_path, const std::string& offsets_path) {
   using L = ExecLayout;
-  if (eid >= count_) return make_error(vtable_->path(), "record " + std::to_string(eid) + " does not exist");
-  const uint8_t* o = offsets_->data() + eid * 8;
-  const uint64_t begin = ld_u64(o), end = ld_u64(o + 8);
-  const uint64_t size = vtable_->size();
-  if (begin < L::kHeaderSize || begin > size)
-    return offsets_->error_at(eid * 8, "record " + std::to_string(eid) + " starts at byte " + std::to_string(int64_t(begin)) +
-                                           ", outside the " + std::to_string(size) + "-byte " + kExecVtable);
-  if (end > size)
-    return offsets_->error_at(eid * 8 + 8, "record " + std::to_string(eid) + " ends at byte " + std::to_string(int64_t(end)) +
-                                               ", past the end of the " + std::to_string(size) + "-byte " + kExecVtable);
+  if (begin < L::kHeaderSize || begin > vtable_size)
+    return make_error_at(offsets_path, eid * 8,
+                         "record " + std::to_string(eid) + " starts at byte " + std::to_string(int64_t(begin)) +
+                             ", outside the " + std::to_string(vtable_size) + "-byte " + kExecVtable);
+  if (end > vtable_size)
+    return make_error_at(offsets_path, eid * 8 + 8,
+                         "record " + std::to_string(eid) + " ends at byte " + std::to_string(int64_t(end)) +
+                             ", past the end of the " + std::to_string(vtable_size) + "-byte " + kExecVtable);
   if (end < begin || end - begin < L::kRecordHeader)
-    return vtable_->error_at(begin, "record " + std::to_string(eid) + " is " + std::to_string(int64_t(end - begin)) +
-                                        " bytes, shorter than its 6-byte header (offsets must increase)");
-  const uint8_t* r = vtable_->data() + begin;
+    return make_error_at(vtable_path, begin,
+                         "record " + std::to_string(eid) + " is " + std::to_string(int64_t(end - begin)) +
+                             " bytes, shorter than its 6-byte header (offsets must increase)");
+  return {};
+}
+
+void fill_record(uint64_t eid, uint64_t begin, const uint8_t* r, uint64_t size, ExecRecord& out) {
+  using L = ExecLayout;
   out.eid = eid;
   out.offset = begin;
   out.thread = ld_u32(r + L::kThreadID);
   out.type = r[L::kType];
   out.flags = r[L::kFlags];
   out.data = r + L::kRecordHeader;
-  out.data_size = end - begin - L::kRecordHeader;
+  out.data_size = size - L::kRecordHeader;
+}
+
+Status ExecTable::read(uint64_t eid, ExecRecord& out) const {
+  if (eid >= count_) return make_error(vtable_->path(), "record " + std::to_string(eid) + " does not exist");
+  const uint8_t* o = offsets_->data() + eid * 8;
+  const uint64_t begin = ld_u64(o), end = ld_u64(o + 8);
+  if (auto s = check_record_extent(eid, begin, end, vtable_->size(), vtable_->path(), offsets_->path()); !s) return s;
+  fill_record(eid, begin, vtable_->data() + begin, end - begin, out);
   if (prev_next_) {
     const uint8_t* pn = prev_next_->data() + eid * 16;
     out.prev = ld_i64(pn);
@@ -73,15 +83,6 @@ Status ExecTable::read(uint64_t eid, ExecRecord& out) const {
     out.has_prev_next = true;
   }
   return {};
-}
-
-void ExecTable::release_before(uint64_t eid) const {
-  if (eid <= released_eid_ || eid > count_) return;
-  const uint64_t from = ld_u64(offsets_->data() + released_eid_ * 8), to = ld_u64(offsets_->data() + eid * 8);
-  if (to > from) vtable_->release(from, to);
-  offsets_->release(released_eid_ * 8, eid * 8);
-  if (prev_next_) prev_next_->release(released_eid_ * 16, eid * 16);
-  released_eid_ = eid;
 }
 
 }  // namespace ttd::fmt::umtrace

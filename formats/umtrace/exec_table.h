@@ -36,17 +36,30 @@ class ExecTable {
   const MappedFile& vtable() const { return *vtable_; }
   bool has_prev_next() const { return prev_next_ != nullptr; }
 
-  // Reads record eid, checking that it lies inside exec.vtable.
+  const std::string& dir() const { return dir_; }
+  // Reads record eid (random access, for probes; the full pass uses
+  // ExecStream), checking that it lies inside exec.vtable.
   Status read(uint64_t eid, ExecRecord& out) const;
-  // The reader is done with records before eid: their pages may go.
-  void release_before(uint64_t eid) const;
 
  private:
   ExecTable() = default;
   std::unique_ptr<MappedFile> vtable_, offsets_, prev_next_;
   uint64_t count_ = 0;
   uint32_t version_ = 0;
-  mutable uint64_t released_eid_ = 0;
+  std::string dir_;
 };
+
+// Shared by ExecTable and ExecStream: checks that record eid, at
+// [begin, end) of exec.vtable, is inside the file and holds its header.
+Status record_extent_error(uint64_t eid, uint64_t begin, uint64_t end, uint64_t vtable_size,
+                           const std::string& vtable_path, const std::string& offsets_path);
+inline Status check_record_extent(uint64_t eid, uint64_t begin, uint64_t end, uint64_t vtable_size,
+                                  const std::string& vtable_path, const std::string& offsets_path) {
+  // Header size 16, record header 6; written without begin + 6, which wraps.
+  if (begin >= 16 && end <= vtable_size && end >= begin && end - begin >= 6) return {};
+  return record_extent_error(eid, begin, end, vtable_size, vtable_path, offsets_path);
+}
+// Fills out from the record's bytes (header included).
+void fill_record(uint64_t eid, uint64_t begin, const uint8_t* bytes, uint64_t size, ExecRecord& out);
 
 }  // namespace ttd::fmt::umtrace

@@ -61,6 +61,12 @@ class InstructionTable {
   // The plan for instruction id (decoded and checked on first use). The
   // pointer stays valid as long as the table.
   Result<InstructionPlan*> plan(uint64_t id, const RegisterResolver& regs, uint16_t elem_count);
+  // The plan if already decoded, else nullptr (the per-record fast path).
+  InstructionPlan* cached(uint64_t id) {
+    if (id >= plan_index_.size()) return nullptr;
+    const uint32_t i = plan_index_[id];
+    return i ? &plans_[i - 1] : nullptr;
+  }
   // Code at [lo, hi] may have been replaced (a module was mapped or
   // unmapped there): show the code bytes again when they next run.
   void forget_code_in(uint64_t lo, uint64_t hi);

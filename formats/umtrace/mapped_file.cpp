@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <algorithm>
 #include <cstring>
 
 namespace ttd::fmt::umtrace {
@@ -41,18 +40,6 @@ Result<std::unique_ptr<MappedFile>> MappedFile::open(const std::string& path) {
 
 MappedFile::~MappedFile() {
   if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
-}
-
-void MappedFile::advise_sequential() const {
-  if (data_) ::madvise(const_cast<uint8_t*>(data_), size_, MADV_SEQUENTIAL);
-}
-
-void MappedFile::release(uint64_t from, uint64_t to) const {
-  if (!data_) return;
-  static const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
-  from = (from + page - 1) & ~(page - 1);
-  to = std::min(to, size_) & ~(page - 1);
-  if (from < to) ::madvise(const_cast<uint8_t*>(data_) + from, to - from, MADV_DONTNEED);
 }
 
 std::string table_path(const std::string& dir, const char* file) {

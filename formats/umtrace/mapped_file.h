@@ -1,7 +1,9 @@
-// A read-only memory mapping of one trace file. The tables of a trace can
-// be many gigabytes: mapping them lets the reader touch only the pages it
-// decodes (the kernel drops them again under pressure) instead of loading
-// whole files. Every decoder checks bounds against size() before reading.
+// A read-only memory mapping of one trace file, for the tables read by
+// random access (instructions, system calls, the small tables, probes of the
+// execution table): only the pages decoded are touched, and the kernel drops
+// them again under pressure. Every decoder checks bounds against size()
+// before reading. (The full pass over the execution table uses
+// SequentialFile instead.)
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -26,12 +28,6 @@ class MappedFile {
   // True if [offset, offset + length) lies inside the file (overflow-safe).
   bool contains(uint64_t offset, uint64_t length) const { return offset <= size_ && length <= size_ - offset; }
   Error error_at(uint64_t offset, std::string message) const { return make_error_at(path_, offset, std::move(message)); }
-
-  // Hints that the file will be read front to back (exec tables).
-  void advise_sequential() const;
-  // Unmaps the pages of [from, to) that the reader is done with, so that a
-  // sequential pass keeps a small resident set (they fault back in if read).
-  void release(uint64_t from, uint64_t to) const;
 
  private:
   MappedFile(std::string path, const uint8_t* data, uint64_t size) : path_(std::move(path)), data_(data), size_(size) {}

@@ -75,6 +75,11 @@ Result<std::vector<ModuleRecord>> read_module_table(const std::string& path) {
     m.end = ld_u64(r + L::kEndAddr);
     if (m.end < m.start)
       return f.error_at(row + L::kEndAddr, "module " + std::to_string(i) + " ends before it starts");
+    // A PE image is at most 4 GiB; anything larger is damage (and would have
+    // the reader map and forget an absurd range).
+    if (m.end - m.start >= (uint64_t(1) << 32))
+      return f.error_at(row + L::kEndAddr, "module " + std::to_string(i) + " spans " +
+                                               std::to_string(m.end - m.start + 1) + " bytes, more than a PE image can");
     auto win = read_ustr(f, *h, ld_i64(r + L::kWinNameFP), row + L::kWinNameFP);
     if (!win) return win.error();
     auto dev = read_ustr(f, *h, ld_i64(r + L::kDeviceNameFP), row + L::kDeviceNameFP);

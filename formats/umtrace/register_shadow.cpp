@@ -5,6 +5,30 @@
 
 namespace ttd::fmt::umtrace {
 
+namespace {
+
+// Most pieces are 1, 2, 4 or 8 bytes: compare them with one load each
+// instead of a call to memcmp (this runs for every register of every record).
+inline bool same_bytes(const uint8_t* a, const uint8_t* b, uint32_t n) {
+  switch (n) {
+    case 8: {
+      uint64_t x, y;
+      std::memcpy(&x, a, 8), std::memcpy(&y, b, 8);
+      return x == y;
+    }
+    case 4: {
+      uint32_t x, y;
+      std::memcpy(&x, a, 4), std::memcpy(&y, b, 4);
+      return x == y;
+    }
+    case 2: return a[0] == b[0] && a[1] == b[1];
+    case 1: return a[0] == b[0];
+    default: return std::memcmp(a, b, n) == 0;
+  }
+}
+
+}  // namespace
+
 RegisterShadow::RegisterShadow(const ArchDesc& arch)
     : arch_(&arch), bytes_(arch.file_bytes, 0), known_(arch.file_bytes, 0), full_(arch.regs.size(), 0) {}
 
@@ -17,7 +41,7 @@ void RegisterShadow::write(TraceSink& sink, uint64_t tid, const RegTarget& t, co
   uint8_t* b = bytes_.data() + d.offset;
   uint8_t* k = known_.data() + d.offset;
   const uint32_t tail = zero_extend ? width - t.offset - n : 0;
-  if (full_[t.reg] && std::memcmp(b + t.offset, bytes, n) == 0) {
+  if (full_[t.reg] && same_bytes(b + t.offset, bytes, n)) {
     bool tail_zero = true;
     for (uint32_t i = 0; i < tail && tail_zero; ++i) tail_zero = b[t.offset + n + i] == 0;
     if (tail_zero) return;  // nothing changes: the common case for inputs

@@ -177,9 +177,13 @@ Status StepAssembler::instruction(const ExecRecord& r, Thread& t) {
   if (ins_id < 0)
     return make_error_at(s_.vtable_path, r.data_offset(),
                          "record " + std::to_string(r.eid) + " names instruction " + std::to_string(ins_id));
-  auto planned = s_.instructions->plan(uint64_t(ins_id), *s_.regs, s_.elem_count);
-  if (!planned) return planned.error();
-  InstructionPlan& p = **planned;
+  InstructionPlan* cached = s_.instructions->cached(uint64_t(ins_id));
+  if (!cached) {
+    auto planned = s_.instructions->plan(uint64_t(ins_id), *s_.regs, s_.elem_count);
+    if (!planned) return planned.error();
+    cached = *planned;
+  }
+  InstructionPlan& p = *cached;
   if (r.data_size - 8 < p.lc_size) return cut_short(r, 8 + uint64_t(p.lc_size), "instruction");
   const uint8_t* lc = r.data + 8;
   const Reliability ok = reliability(r.flags, s_.exec_version);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "formats/umtrace/address_space_table.h"
+#include "formats/umtrace/exec_stream.h"
 #include "formats/umtrace/mapped_file.h"
 #include "formats/umtrace/step_assembler.h"
 #include "formats/umtrace/umtrace_layout.h"
@@ -15,7 +16,6 @@ namespace ttd::fmt::umtrace {
 namespace {
 
 constexpr uint64_t kProgressRecords = uint64_t(1) << 20;
-constexpr uint64_t kReleaseBytes = uint64_t(64) << 20;  // drop read pages of the exec table this often
 constexpr uint64_t kArchProbeRecords = 4096;
 
 std::string hex(uint64_t v) {
@@ -210,21 +210,21 @@ Status UmtraceReader::stream(TraceSink& sink, const Progress& progress) {
     }
   };
 
-  const uint64_t total = exec_->vtable().size();
+  auto stream = ExecStream::open(*exec_);
+  if (!stream) return stream.error();
+  const uint64_t total = stream->vtable_size();
   ExecRecord r;
-  uint64_t next_report = 0, next_release = kReleaseBytes;
-  for (uint64_t eid = 0; eid < exec_->count(); ++eid) {
-    if (auto s = exec_->read(eid, r); !s) return s;
+  uint64_t next_report = 0;
+  for (uint64_t eid = 0;; ++eid) {
+    auto more = stream->next(r);
+    if (!more) return more.error();
+    if (!*more) break;
     module_events_until(eid);
     if (auto s = assembler.record(r); !s) return s;
     if (eid >= next_report) {
       next_report = eid + kProgressRecords;
       if (progress && !progress(r.offset, total))
         return make_error_at(exec_->vtable().path(), r.offset, "reading cancelled at record " + std::to_string(eid));
-    }
-    if (r.offset >= next_release) {
-      exec_->release_before(eid);
-      next_release = r.offset + kReleaseBytes;
     }
   }
   if (auto s = assembler.finish(); !s) return s;

@@ -115,6 +115,12 @@ TEST_CASE("execution table damage") {
     d.put(kExecOffsets, o);
     check_error(d.error(), kExecOffsets, 2 * 8 + 8);  // record 2 ends where record 3 starts
   }
+  SUBCASE("an offset near 2^64 does not wrap around the checks") {
+    auto o = d.get(kExecOffsets);
+    set_u64(o, 1 * 8, ~0ull - 3);
+    d.put(kExecOffsets, o);
+    check_error(d.error(), kExecOffsets, 1 * 8);
+  }
   SUBCASE("offsets that go backwards") {
     auto o = d.get(kExecOffsets);
     set_u64(o, 2 * 8, u64_at(o, 1 * 8) + 2);
