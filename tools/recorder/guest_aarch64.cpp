@@ -96,7 +96,7 @@ class GuestAArch64 final : public GuestArch {
     if (fp || (!m.empty() && m[0] == 'f')) out.push_back("fpsr");
     // System register writes (msr nzcv / fpcr / fpsr / daif ...).
     if (m == "msr") {
-      for (const char* r : {"cpsr", "fpsr", "fpcr"}) out.push_back(r);
+      for (const char* r : {"cpsr", "fpsr", "fpcr", "tpidr"}) out.push_back(r);
     }
   }
 };
