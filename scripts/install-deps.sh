@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git python3 python3-dev
   libunicorn-dev libcapstone-dev libxxhash-dev doctest-dev libsnappy-dev
-  libsqlite3-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev pybind11-dev
+  libsqlite3-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev pybind11-dev python3-matplotlib
   libelf-dev libdw-dev
   clang-16 libclang-rt-16-dev
   gdb gdb-multiarch lldb-16

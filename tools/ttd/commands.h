@@ -17,5 +17,9 @@ void add_steps_command(CLI::App& app, CommandRunner& run);
 void add_record_command(CLI::App& app, CommandRunner& run);
 void add_serve_command(CLI::App& app, CommandRunner& run);
 void add_dap_command(CLI::App& app, CommandRunner& run);
+void add_history_command(CLI::App& app, CommandRunner& run);
+void add_executions_command(CLI::App& app, CommandRunner& run);
+void add_calls_command(CLI::App& app, CommandRunner& run);
+void add_search_command(CLI::App& app, CommandRunner& run);
 
 }  // namespace ttd::cli

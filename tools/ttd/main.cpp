@@ -13,6 +13,10 @@ int main(int argc, char** argv) {
   ttd::cli::add_index_command(app, run);
   ttd::cli::add_query_command(app, run);
   ttd::cli::add_steps_command(app, run);
+  ttd::cli::add_history_command(app, run);
+  ttd::cli::add_executions_command(app, run);
+  ttd::cli::add_calls_command(app, run);
+  ttd::cli::add_search_command(app, run);
 #ifdef TTD_HAS_RECORD
   ttd::cli::add_record_command(app, run);
 #endif
