@@ -5,7 +5,9 @@ Each case writes the loop trace (make_loop_trace) into its own work folder,
 starts `ttd serve` on 127.0.0.1 with port 0 (the server prints the port it
 got), runs one debugger in batch mode with a timeout, and checks that the
 expected lines appear in its output in order. Every process the test
-starts is killed and reaped before it exits, pass or fail.
+starts is killed and reaped before it exits, pass or fail. The plumbing is
+in harness.py; the gdb/MI cases (IDE-style, one command at a time) in
+gdb_mi_cases.py.
 
 Exit codes: 0 pass, 1 fail, 77 skip (a debugger is not installed).
 The trace (see make_loop_trace.cpp):
@@ -13,109 +15,12 @@ The trace (see make_loop_trace.cpp):
   401011 mov [rbx],rax | 401014 cmp rax,5 | 401018 jne 40100e | 40101a nop
 """
 import argparse
-import os
-import re
 import shutil
-import subprocess
 import sys
 import threading
-import time
 
-SKIP = 77
-DEBUGGER_TIMEOUT = 60
-
-
-class Server:
-    """`ttd serve` on a free port; always killed on exit."""
-
-    def __init__(self, ttd, trace, extra=()):
-        self.proc = subprocess.Popen([ttd, "serve", *extra, trace], stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
-        self.stdout_lines = []
-        self.stderr_lines = []
-        self.port = None
-        got_port = threading.Event()
-
-        def pump(stream, sink, watch_port):
-            for line in stream:
-                sink.append(line)
-                m = re.search(r"listening on 127\.0\.0\.1:(\d+)", line) if watch_port else None
-                if m:
-                    self.port = int(m.group(1))
-                    got_port.set()
-            got_port.set()
-
-        self.threads = [threading.Thread(target=pump, args=(self.proc.stdout, self.stdout_lines, True), daemon=True),
-                        threading.Thread(target=pump, args=(self.proc.stderr, self.stderr_lines, False), daemon=True)]
-        for t in self.threads:
-            t.start()
-        got_port.wait(60)  # indexing the tiny trace takes milliseconds; be generous on a loaded machine
-        if self.port is None:
-            self.stop()
-            raise RuntimeError("ttd serve did not print its port:\n" + "".join(self.stdout_lines + self.stderr_lines))
-
-    @property
-    def address(self):
-        return f"127.0.0.1:{self.port}"
-
-    def wait_exit(self, timeout=15):
-        try:
-            return self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            return None
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-        for t in self.threads:
-            t.join(5)
-
-    def log(self):
-        return "".join(self.stderr_lines)
-
-
-def run(cmd, timeout=DEBUGGER_TIMEOUT, stdin=None):
-    """Runs a debugger; its own process group so a hang can be killed whole."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            text=True, start_new_session=True)
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, 9)
-        out, _ = proc.communicate()
-        out += f"\n<<timed out after {timeout}s>>\n"
-    return out
-
-
-def gdb(address, *commands, pre=()):
-    cmd = ["gdb", "-batch", "-nx", "-ex", "set pagination off", "-ex", "set confirm off"]
-    for c in pre:
-        cmd += ["-ex", c]
-    cmd += ["-ex", f"target remote {address}"]
-    for c in commands:
-        cmd += ["-ex", c]
-    return run(cmd)
-
-
-def lldb(binary, address, *commands, on_crash=()):
-    cmd = binary + ["-b", "-x", "-o", f"gdb-remote {address}"]
-    for c in commands:
-        cmd += ["-o", c]
-    for c in on_crash:
-        cmd += ["-k", c]
-    return run(cmd)
-
-
-def expect_in_order(output, patterns):
-    """Each regex must match, each after the previous match."""
-    pos = 0
-    for p in patterns:
-        m = re.compile(p, re.M).search(output, pos)
-        if not m:
-            return f"expected /{p}/ after offset {pos}"
-        pos = m.end()
-    return None
+import gdb_mi_cases
+from harness import SKIP, Context, expect_in_order, gdb, lldb, run
 
 
 # --- cases --------------------------------------------------------------
@@ -354,63 +259,7 @@ CASES = {f.__name__: f for f in [gdb_connect_registers, gdb_step_reverse_step, g
                                  gdb_memory, gdb_stdio, lldb16_connect_step, lldb16_breakpoint_watchpoint,
                                  lldb16_reverse_switch, lldb22_reverse_continue, serve_several_clients,
                                  gdb_recorded_program, lldb16_recorded_program, gdb_aarch64_watch_timing]}
-
-
-class Context:
-    def __init__(self, args):
-        self.ttd = args.ttd
-        self.make_trace = args.make_trace
-        self.work = os.path.join(args.work, args.case)
-        self.source_dir = args.source_dir
-        self.servers = []
-
-    def trace(self):
-        os.makedirs(self.work, exist_ok=True)
-        path = os.path.join(self.work, "loop.ucir")
-        if not os.path.exists(path):
-            subprocess.run([self.make_trace, path], check=True, timeout=60)
-        return path
-
-    def recorded_loop(self, compiler="gcc", name="loop"):
-        """examples/loop.c built static with -g and recorded with `ttd record`;
-        None when the compiler or the recorder is not available."""
-        source = os.path.join(self.source_dir, "examples", "loop.c")
-        if not shutil.which(compiler) or not os.path.exists(source):
-            return None
-        probe = subprocess.run([self.ttd, "record", "--help"], capture_output=True, timeout=60)
-        if probe.returncode != 0:
-            return None
-        os.makedirs(self.work, exist_ok=True)
-        exe = os.path.join(self.work, name)
-        trace = os.path.join(self.work, name + "-300.ucir")
-        subprocess.run([compiler, "-static", "-g", "-O0", "-o", exe, source], check=True, timeout=120)
-        rec = subprocess.run([self.ttd, "record", "-q", "-o", trace, "--", exe, "300"], capture_output=True,
-                             text=True, timeout=300)
-        if rec.returncode != 0:
-            print("ttd record failed:\n" + rec.stdout + rec.stderr)
-            return None
-        return exe, trace
-
-    def server(self, extra, trace=None):
-        s = Server(self.ttd, trace or self.trace(), extra)
-        self.servers.append(s)
-        return s
-
-    def lldb16(self):
-        path = shutil.which("lldb-16")
-        return [path] if path else None
-
-    def lldb22(self):
-        root = os.path.join(self.source_dir, ".deps", "lldb-22", "usr", "lib", "llvm-22", "bin", "lldb")
-        wrapper = os.path.join(self.source_dir, "scripts", "lldb-22")
-        if os.path.exists(root) and os.path.exists(wrapper):
-            return ["bash", wrapper]
-        path = shutil.which("lldb-22")
-        return [path] if path else None
-
-    def cleanup(self):
-        for s in self.servers:
-            s.stop()
+CASES.update(gdb_mi_cases.CASES)
 
 
 def main():
