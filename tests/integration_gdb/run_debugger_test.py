@@ -20,6 +20,7 @@ import sys
 import threading
 
 import gdb_mi_cases
+import query_monitor_cases
 from harness import SKIP, Context, expect_in_order, gdb, lldb, run
 
 
@@ -81,8 +82,8 @@ def gdb_monitor_commands(ctx):
               "monitor reverse on", "stepi", "p/x $pc", "monitor reverse off", "detach")
     return out, [r"seek EID", r"reverse \[on\|off\]", r"^eid 0$", r"eid 20: continue or stepi", r"\$1 = 5",
                  r"\$2 = 0x401014", r"eid 20 of 23: thread 1 pc 0x401014",
-                 r"eid 19 thread 1 pc 0x401011 write 8 bytes at 0x402000 = 05",
-                 r"eid 3 thread 1 pc 0x401011 write 8 bytes at 0x402000 = 01",
+                 r"^EID 19  thread 1  pc 0x401011  write 0x402000\+8 = 0500000000000000$",
+                 r"^EID 3  thread 1  pc 0x401011  write 0x402000\+8 = 0100000000000000$",
                  r"past the end", r"error: unknown monitor command 'nosuch'", r"format:\s+ucir",
                  r"direction: reverse", r"\$3 = 0x401011", r"direction: forward"]
 
@@ -259,6 +260,7 @@ CASES = {f.__name__: f for f in [gdb_connect_registers, gdb_step_reverse_step, g
                                  gdb_memory, gdb_stdio, lldb16_connect_step, lldb16_breakpoint_watchpoint,
                                  lldb16_reverse_switch, lldb22_reverse_continue, serve_several_clients,
                                  gdb_recorded_program, lldb16_recorded_program, gdb_aarch64_watch_timing]}
+CASES.update(query_monitor_cases.CASES)
 CASES.update(gdb_mi_cases.CASES)
 
 

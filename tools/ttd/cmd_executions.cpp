@@ -52,7 +52,8 @@ int run_executions(const ExecutionsOptions& o) {
   Status s = query::scan_executions(*t, q, [&](const query::Execution& e) {
     if (!o.count) std::cout << (o.json ? query::to_json(e) : query::to_text(e)) << "\n";
     last = to_string(e.next);
-    return o.limit == 0 || ++n < o.limit;
+    ++n;  // counted with or without a limit (--count prints it)
+    return o.limit == 0 || n < o.limit;
   });
   if (!s) {
     std::cerr << "ttd executions: " << s.error().to_string() << "\n";

@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "tools/ttd/query_monitor.h"
 #include "tools/ttd/trace_options.h"
 
 namespace ttd::cli {
@@ -317,8 +318,8 @@ std::string EngineTarget::monitor_help() const {
          "                   go there at the next continue or stepi (either direction)\n"
          "info               the trace: file, format, architecture, steps, threads, index\n"
          "threads            every thread of the trace with its EID range\n"
-         "history ADDR [LEN] the last accesses to [ADDR, ADDR+LEN) before here (LEN defaults to 1)\n"
-         "help               this text\n";
+         "help               this text\n" +
+         query_monitor_help();
 }
 
 gdb::MonitorReply EngineTarget::seek_command(std::string_view arg) {
@@ -337,52 +338,6 @@ gdb::MonitorReply EngineTarget::seek_command(std::string_view arg) {
   return {"eid " + std::to_string(target) + ": continue or stepi to go there\n"};
 }
 
-gdb::MonitorReply EngineTarget::history_command(std::string_view args) const {
-  std::string text(trim(args));
-  size_t space = text.find(' ');
-  uint64_t addr = 0, len = 1;
-  if (!parse_u64(text.substr(0, space), addr) ||
-      (space != std::string::npos && !parse_u64(std::string(trim(text.substr(space))), len)) || len == 0 ||
-      addr + len < addr)
-    return {"history takes ADDR [LEN] (decimal or 0x-hex, LEN > 0)\n", false};
-  // A private cursor walks backwards with an access watchpoint; the index's
-  // summaries let it skip every chunk that does not touch the range.
-  constexpr int kMaxHits = 16;
-  Cursor probe(trace_);
-  if (Status st = probe.seek(cursor_.eid()); !st) return {st.error().to_string() + "\n", false};
-  StopConditions c;
-  c.watchpoints.push_back(Watchpoint{addr, len, WatchKind::Access});
-  std::string out;
-  int hits = 0;
-  while (hits < kMaxHits) {
-    Stop stop = probe.run_backward(c);
-    if (stop.kind != StopKind::Watchpoint) break;
-    (void)trace_->for_each_step(stop.hit_eid, stop.hit_eid + 1, [&](const StepRecord& s) {
-      for (const auto& m : s.mem) {
-        if (!(m.addr < addr + len && addr < m.addr + m.size)) continue;
-        out += "eid " + std::to_string(s.eid) + " thread " + std::to_string(s.info.tid) + " pc " + hex(s.info.pc) +
-               (m.write ? " write " : " read  ") + std::to_string(m.size) + " bytes at " + hex(m.addr);
-        if (!m.value.empty()) {
-          out += " =";
-          for (uint8_t b : m.value) {
-            char buf[4];
-            std::snprintf(buf, sizeof buf, " %02x", b);
-            out += buf;
-          }
-        }
-        out += "\n";
-      }
-      return false;
-    });
-    ++hits;
-    if (stop.hit_eid == 0 || !probe.seek(stop.hit_eid)) break;  // continue strictly before this access
-  }
-  if (out.empty()) return {"no access to " + hex(addr) + ".." + hex(addr + len) + " before eid " +
-                           std::to_string(cursor_.eid()) + "\n"};
-  if (hits == kMaxHits) out += "(the " + std::to_string(kMaxHits) + " most recent shown)\n";
-  return {out};
-}
-
 gdb::MonitorReply EngineTarget::monitor(std::string_view command) {
   command = trim(command);
   std::string_view verb = command.substr(0, command.find(' '));
@@ -390,7 +345,7 @@ gdb::MonitorReply EngineTarget::monitor(std::string_view command) {
   if (verb == "eid") return {"eid " + std::to_string(cursor_.eid()) + "\n"};
   if (verb == "when") return {describe_position()};
   if (verb == "seek") return seek_command(rest);
-  if (verb == "history") return history_command(rest);
+  if (auto reply = run_query_monitor(trace_, cursor_.eid(), verb, rest)) return *reply;
   if (verb == "help") return {monitor_help()};
   if (verb == "info") {
     const IndexStats& st = trace_->stats();

@@ -7,7 +7,8 @@
 // run_*, which already follow rr's semantics (watch timing per arch,
 // breakpoints at the start of a reverse continue are skipped, history
 // boundaries at both ends). Monitor commands: eid, seek, when, info,
-// threads, history (see monitor_help()).
+// threads, and the history queries of query_monitor.h (history,
+// history-reg, executions, calls, search) at the current position.
 #pragma once
 #include <memory>
 #include <optional>
@@ -52,7 +53,6 @@ class EngineTarget final : public gdb::Target {
   std::optional<gdb::StopReason> watch_hit_during_step(uint64_t from, uint64_t to, bool forward,
                                                        const gdb::ResumeRequest& request);
   gdb::MonitorReply seek_command(std::string_view arg);
-  gdb::MonitorReply history_command(std::string_view args) const;
   std::string describe_position() const;
 
   std::shared_ptr<const Trace> trace_;
