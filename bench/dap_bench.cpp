@@ -246,6 +246,20 @@ int main() {
                 static_cast<unsigned long long>(at), ms, static_cast<unsigned long long>(at - landed),
                 stop["body"].value("reason", "").c_str());
   }
+  // A watched byte on a page nothing writes after the start (the program
+  // name string): the summaries skip every chunk, back to EID 0.
+  {
+    a.call("evaluate", {{"expression", "seek " + std::to_string(mid)}, {"context", "repl"}});
+    a.event("stopped");
+    json info = a.call("dataBreakpointInfo", {{"name", "argv[0][0]"}});
+    a.call("setDataBreakpoints", {{"breakpoints", {{{"dataId", info["dataId"]}, {"accessType", "write"}}}}});
+    auto t = Clock::now();
+    json stop = a.stop_after("reverseContinue", {{"threadId", tid}});
+    double ms = ms_since(t);
+    std::printf("reverseContinue, watch on an untouched page, from EID %llu: %.1f ms to EID %llu (%s)\n",
+                static_cast<unsigned long long>(mid), ms, static_cast<unsigned long long>(eid_of(a)),
+                stop["body"].value("reason", "").c_str());
+  }
   // And to values[0] (written every 256 iterations) from the end.
   {
     a.call("evaluate", {{"expression", "seek " + std::to_string(mid)}, {"context", "repl"}});

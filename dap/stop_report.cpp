@@ -102,7 +102,7 @@ void resume_and_report(SessionState& s, Outbox& out, Motion motion, Direction di
         what = s.data_breakpoints[st.watch_index].description;
       }
       std::string desc = "Data breakpoint: " + what + " accessed by the step at EID " + std::to_string(st.access_eid) +
-                         (direction == Direction::Backward ? " (stopped before it)" : " (stopped after it)");
+                         (st.eid <= st.access_eid ? " (stopped before it)" : " (stopped after it)");
       if (!st.detail.empty()) desc += "; " + st.detail;
       send_stopped(s, out, "data breakpoint", st.tid, desc, ids);
       break;
