@@ -100,8 +100,8 @@ std::optional<std::string> read_initial_auxv(const MachineState& st, uint64_t ti
 
 }  // namespace
 
-EngineTarget::EngineTarget(std::shared_ptr<const Trace> trace) : trace_(trace), cursor_(std::move(trace)) {
-  if (cursor_.eid() == 0) auxv_ = read_initial_auxv(cursor_.state(), cursor_.current_tid());
+EngineTarget::EngineTarget(std::shared_ptr<const Trace> trace) : trace_(trace), cursors_(std::move(trace)) {
+  if (cursor_now().eid() == 0) auxv_ = read_initial_auxv(cursor_now().state(), cursor_now().current_tid());
 }
 
 const ArchDesc& EngineTarget::arch() const { return trace_->arch(); }
@@ -118,19 +118,19 @@ gdb::TargetCaps EngineTarget::capabilities() const {
 }
 
 const ThreadState* EngineTarget::live_thread(uint64_t tid) const {
-  const ThreadState* t = cursor_.state().find_thread(tid);
+  const ThreadState* t = cursor_now().state().find_thread(tid);
   if (!t) return nullptr;
   // The thread whose step is here counts as alive even on its ThreadEnd step.
-  return t->alive || tid == cursor_.current_tid() ? t : nullptr;
+  return t->alive || tid == cursor_now().current_tid() ? t : nullptr;
 }
 
 std::vector<gdb::ThreadDesc> EngineTarget::threads() const {
   std::vector<gdb::ThreadDesc> out;
-  for (const auto& [tid, t] : cursor_.state().threads())
+  for (const auto& [tid, t] : cursor_now().state().threads())
     if (live_thread(tid)) out.push_back({tid, t.pid, {}});
   if (out.empty()) {
     // Before the first step of an unusual trace: still show one thread.
-    uint64_t tid = cursor_.current_tid();
+    uint64_t tid = cursor_now().current_tid();
     uint64_t pid = 0;
     for (const auto& info : trace_->threads())
       if (info.tid == tid) pid = info.pid;
@@ -139,24 +139,24 @@ std::vector<gdb::ThreadDesc> EngineTarget::threads() const {
   return out;
 }
 
-uint64_t EngineTarget::current_thread() const { return cursor_.current_tid(); }
+uint64_t EngineTarget::current_thread() const { return cursor_now().current_tid(); }
 
 uint64_t EngineTarget::pid() const {
-  if (const ThreadState* t = cursor_.state().find_thread(cursor_.current_tid())) return t->pid;
+  if (const ThreadState* t = cursor_now().state().find_thread(cursor_now().current_tid())) return t->pid;
   return trace_->threads().empty() ? 0 : trace_->threads().front().pid;
 }
 
 Result<RegisterFile> EngineTarget::read_registers(uint64_t tid) const {
   if (const ThreadState* t = live_thread(tid)) return t->regs;
   if (threads().size() == 1 && threads().front().tid == tid) return RegisterFile(arch());  // all unknown
-  return make_error("thread " + std::to_string(tid), "not alive at eid " + std::to_string(cursor_.eid()));
+  return make_error("thread " + std::to_string(tid), "not alive at eid " + std::to_string(cursor_now().eid()));
 }
 
 Status EngineTarget::read_memory(uint64_t tid, uint64_t addr, std::span<uint8_t> data, std::span<uint8_t> known) const {
   std::fill(known.begin(), known.end(), 0);
   const ThreadState* t = live_thread(tid);
   uint64_t pid_of_thread = t ? t->pid : pid();
-  const ProcessState* p = cursor_.state().find_process(pid_of_thread);
+  const ProcessState* p = cursor_now().state().find_process(pid_of_thread);
   if (!p) return {};  // nothing known about this process's memory
   p->memory.read(addr, data.data(), known.data(), data.size());
   return {};
@@ -164,7 +164,7 @@ Status EngineTarget::read_memory(uint64_t tid, uint64_t addr, std::span<uint8_t>
 
 std::optional<gdb::MemoryRegionDesc> EngineTarget::memory_region(uint64_t tid, uint64_t addr) const {
   const ThreadState* t = live_thread(tid);
-  const ProcessState* p = cursor_.state().find_process(t ? t->pid : pid());
+  const ProcessState* p = cursor_now().state().find_process(t ? t->pid : pid());
   if (!p || p->regions.all().empty()) return std::nullopt;
   gdb::MemoryRegionDesc d;
   if (const MemoryRegion* r = p->regions.find(addr)) {
@@ -216,16 +216,16 @@ Result<gdb::StopReason> EngineTarget::resume(const gdb::ResumeRequest& request, 
   if (pending_seek_) {
     uint64_t eid = *pending_seek_;
     pending_seek_.reset();
-    Status st = cursor_.seek(eid);
+    Status st = cursor_now().seek(eid);
     if (!st) return st.error();
-    return gdb::StopReason{gdb::StopKind::StepDone, cursor_.current_tid()};
+    return gdb::StopReason{gdb::StopKind::StepDone, cursor_now().current_tid()};
   }
   bool forward = request.direction == gdb::Direction::Forward;
   Stop stop;
   if (request.action == gdb::ResumeAction::Step) {
-    uint64_t before = cursor_.eid();
-    stop = forward ? cursor_.step_forward(request.tid) : cursor_.step_backward(request.tid);
-    uint64_t after = cursor_.eid();
+    uint64_t before = cursor_now().eid();
+    stop = forward ? cursors_.step_forward(request.tid) : cursors_.step_backward(request.tid);
+    uint64_t after = cursor_now().eid();
     if (auto hit = watch_hit_during_step(forward ? before : after, forward ? after : before, forward, request))
       return *hit;
   } else {
@@ -239,14 +239,14 @@ Result<gdb::StopReason> EngineTarget::resume(const gdb::ResumeRequest& request, 
     //  - forward from just before an access (where gdb's bs after a reverse
     //    watch stop leaves it), the trap fires before the store, at once.
     if (arch().watch_timing == WatchTiming::BeforeAccess) {
-      uint64_t here = cursor_.eid();
+      uint64_t here = cursor_now().eid();
       std::optional<WatchHit> hit;
       if (!forward && here > 0) hit = find_watch_hit(here - 1, here, true, request);
       if (forward && here < trace_->step_count()) hit = find_watch_hit(here, here + 1, true, request);
       if (hit) return hit->stop;
     }
     StopConditions c = conditions_of(request);
-    stop = forward ? cursor_.run_forward(c, interrupted) : cursor_.run_backward(c, interrupted);
+    stop = forward ? cursor_now().run_forward(c, interrupted) : cursor_now().run_backward(c, interrupted);
   }
   return translate(stop, request);
 }
@@ -282,7 +282,7 @@ std::optional<gdb::StopReason> EngineTarget::watch_hit_during_step(uint64_t from
   auto hit = find_watch_hit(from, to, forward, request);
   if (!hit) return std::nullopt;
   uint64_t position = forward ? hit->eid + 1 : hit->eid;
-  if (position != cursor_.eid() && !cursor_.seek(position)) return std::nullopt;
+  if (position != cursor_now().eid() && !cursor_now().seek(position)) return std::nullopt;
   return hit->stop;
 }
 
@@ -301,8 +301,8 @@ std::string EngineTarget::thread_extra_info(uint64_t tid) const {
 }
 
 std::string EngineTarget::describe_position() const {
-  std::string out = "eid " + std::to_string(cursor_.eid()) + " of " + std::to_string(trace_->step_count());
-  if (auto step = cursor_.current_step()) {
+  std::string out = "eid " + std::to_string(cursor_now().eid()) + " of " + std::to_string(trace_->step_count());
+  if (auto step = cursor_now().current_step()) {
     out += ": thread " + std::to_string(step->tid) + " pc " + hex(step->pc) + " (" +
            std::string(fmt::step_kind_name(step->kind)) + ")";
   } else {
@@ -323,7 +323,7 @@ std::string EngineTarget::monitor_help() const {
 }
 
 gdb::MonitorReply EngineTarget::seek_command(std::string_view arg) {
-  uint64_t count = trace_->step_count(), here = cursor_.eid(), target = 0, n = 0;
+  uint64_t count = trace_->step_count(), here = cursor_now().eid(), target = 0, n = 0;
   std::string text(arg);
   if (text == "start") target = 0;
   else if (text == "end") target = count;
@@ -342,10 +342,10 @@ gdb::MonitorReply EngineTarget::monitor(std::string_view command) {
   command = trim(command);
   std::string_view verb = command.substr(0, command.find(' '));
   std::string_view rest = trim(command.substr(verb.size()));
-  if (verb == "eid") return {"eid " + std::to_string(cursor_.eid()) + "\n"};
+  if (verb == "eid") return {"eid " + std::to_string(cursor_now().eid()) + "\n"};
   if (verb == "when") return {describe_position()};
   if (verb == "seek") return seek_command(rest);
-  if (auto reply = run_query_monitor(trace_, cursor_.eid(), verb, rest)) return *reply;
+  if (auto reply = run_query_monitor(trace_, cursor_now().eid(), verb, rest)) return *reply;
   if (verb == "help") return {monitor_help()};
   if (verb == "info") {
     const IndexStats& st = trace_->stats();

@@ -1,4 +1,4 @@
-// The engine behind the RSP stub: a gdb::Target over one ttd::Cursor on a
+// The engine behind the RSP stub: a gdb::Target over a ttd::Cursor on a
 // shared, immutable ttd::Trace. One EngineTarget per debugger connection;
 // several may share the Trace (each has its own position).
 //
@@ -6,7 +6,9 @@
 // MachineState (unknown stays unknown). Resumes map to Cursor::step_* and
 // run_*, which already follow rr's semantics (watch timing per arch,
 // breakpoints at the start of a reverse continue are skipped, history
-// boundaries at both ends). Monitor commands: eid, seek, when, info,
+// boundaries at both ends); single steps go through CursorPair, which keeps
+// a spare cursor one step away so stepping back is not a keyframe replay.
+// Monitor commands: eid, seek, when, info,
 // threads, and the history queries of query_monitor.h (history,
 // history-reg, executions, calls, search) at the current position.
 #pragma once
@@ -17,6 +19,7 @@
 #include "engine/cursor.h"
 #include "engine/trace.h"
 #include "gdbstub/target.h"
+#include "tools/ttd/cursor_pair.h"
 
 namespace ttd::cli {
 
@@ -39,7 +42,7 @@ class EngineTarget final : public gdb::Target {
   std::string thread_extra_info(uint64_t tid) const override;
   uint64_t pid() const override;
 
-  const Cursor& cursor() const { return cursor_; }
+  const Cursor& cursor() const { return cursors_.here(); }
 
  private:
   const ThreadState* live_thread(uint64_t tid) const;
@@ -56,7 +59,9 @@ class EngineTarget final : public gdb::Target {
   std::string describe_position() const;
 
   std::shared_ptr<const Trace> trace_;
-  Cursor cursor_;
+  Cursor& cursor_now() { return cursors_.here(); }
+  const Cursor& cursor_now() const { return cursors_.here(); }
+  CursorPair cursors_;  // the position, and a spare one step away (cursor_pair.h)
   // `monitor seek N` moves at the next resume, which then reports a stop
   // there: a debugger only refreshes registers, memory and frames after a
   // stop reply, never after a monitor command.
