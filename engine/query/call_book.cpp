@@ -13,8 +13,12 @@ const char* call_exit_name(CallExit e) {
 }
 
 CallBook::Slot* CallBook::slot(uint64_t seq) {
-  auto it = pending_.find(seq);
-  return it == pending_.end() ? nullptr : &it->second;
+  if (q_.order == CallOrder::Exit) {
+    auto it = open_.find(seq);
+    return it == open_.end() ? nullptr : &it->second;
+  }
+  if (seq < first_seq_ || seq - first_seq_ >= in_order_.size()) return nullptr;
+  return &in_order_[seq - first_seq_];
 }
 
 void CallBook::enter(uint32_t tidx, Call c, OpenFrame f) {
@@ -26,7 +30,8 @@ void CallBook::enter(uint32_t tidx, Call c, OpenFrame f) {
   f.record = ~0ull;
   if (keep) {
     f.record = next_seq_++;
-    pending_.emplace(f.record, Slot{std::move(c)});
+    if (q_.order == CallOrder::Exit) open_.emplace(f.record, Slot{std::move(c)});
+    else in_order_.push_back(Slot{std::move(c)});  // at first_seq_ + size()
   }
   st.push_back(f);
 }
@@ -47,7 +52,7 @@ void CallBook::drop(uint64_t seq) {
   Slot* s = slot(seq);
   if (!s) return;
   s->dropped = true;
-  if (q_.order == CallOrder::Exit) pending_.erase(seq);
+  if (q_.order == CallOrder::Exit) open_.erase(seq);
 }
 
 void CallBook::completed(uint64_t seq) {
@@ -56,7 +61,7 @@ void CallBook::completed(uint64_t seq) {
   s->complete = true;
   if (q_.order == CallOrder::Exit) {
     ready_.push_back(std::move(s->call));
-    pending_.erase(seq);
+    open_.erase(seq);
   }
 }
 
@@ -79,8 +84,9 @@ std::optional<Call> CallBook::pop_ready() {
   if (q_.order == CallOrder::Exit) {
     if (ready_.empty() && closed_) {
       // The window ended: calls still open come out in entry order.
-      for (auto it = pending_.begin(); it != pending_.end(); it = pending_.erase(it))
-        if (!it->second.dropped) ready_.push_back(std::move(it->second.call));
+      for (auto& [seq, s] : open_)
+        if (!s.dropped) ready_.push_back(std::move(s.call));
+      open_.clear();
     }
     if (ready_.empty()) return std::nullopt;
     Call c = std::move(ready_.front());
@@ -88,15 +94,17 @@ std::optional<Call> CallBook::pop_ready() {
     c.index = reported_++;
     return c;
   }
-  while (!pending_.empty()) {
-    auto it = pending_.begin();
-    if (it->second.dropped) {
-      pending_.erase(it);
+  while (!in_order_.empty()) {
+    Slot& s = in_order_.front();
+    if (s.dropped) {
+      in_order_.pop_front();
+      ++first_seq_;
       continue;
     }
-    if (!it->second.complete && !closed_) return std::nullopt;
-    Call c = std::move(it->second.call);
-    pending_.erase(it);
+    if (!s.complete && !closed_) return std::nullopt;
+    Call c = std::move(s.call);
+    in_order_.pop_front();
+    ++first_seq_;
     c.index = reported_++;
     return c;
   }

@@ -54,7 +54,15 @@ class CallBook {
 
   const CallQuery& q_;
   std::vector<std::vector<OpenFrame>> stacks_;
-  std::map<uint64_t, Slot> pending_;  // by sequence number (entry order)
+  // Entry order: every record from the oldest not yet handed out, by
+  // sequence number (in_order_[seq - first_seq_]); numbers are handed out
+  // in entry order and retired from the front, so a deque indexes them in
+  // O(1) (a map cost a third of a call-heavy walk).
+  std::deque<Slot> in_order_;
+  uint64_t first_seq_ = 0;
+  // Exit order: only the open calls (a record leaves as its call returns),
+  // so memory stays bounded by the call depth.
+  std::map<uint64_t, Slot> open_;
   std::deque<Call> ready_;            // exit order: complete, not yet handed out
   uint64_t next_seq_ = 0;
   uint64_t reported_ = 0;             // Call::index of the next call handed out
