@@ -97,7 +97,8 @@ def gdb_query_monitor_errors(ctx):
     s = ctx.server(["--once"])
     # The loop trace (make_loop_trace) has 23 steps.
     commands = ["monitor history", "monitor history 0x402000 0", "monitor history 0xffffffffffffffff 2",
-                "monitor history 0x402000 8 x", "monitor history 0x402000 --bogus",
+                "monitor history 0x402000 8 x", "monitor history 0x402000 99999999999999999999",
+                "monitor history 0x402000 --bogus",
                 "monitor history-reg nosuch", "monitor history --reg rax --from 9 --to 3",
                 "monitor history 0x402000 --at 99", "monitor executions", "monitor executions 0x401000 9 3",
                 "monitor executions zz", "monitor calls --depth x", "monitor search 0xzz", "monitor search 123",
@@ -107,6 +108,7 @@ def gdb_query_monitor_errors(ctx):
                  r"error: history: ADDR LEN: empty address range \(length 0\)",
                  r"error: history: ADDR LEN: address range overflows",
                  r"error: history: kind: .*'x'",
+                 r"error: history: LEN: number too large for 64 bits",
                  r"error: history: unknown option '--bogus'",
                  r"error: history: --reg: .*nosuch",
                  r"error: history: .*reversed EID window",

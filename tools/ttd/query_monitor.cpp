@@ -127,23 +127,28 @@ gdb::MonitorReply register_history(const Trace& t, uint64_t here, const MonitorA
   return {out.finish("no hits")};
 }
 
-// ADDR:LEN, or ADDR [LEN]; then an optional kind.
+// ADDR:LEN, or ADDR [LEN] (a LEN starts with a digit: the kinds do not);
+// `used` says how many words it took.
+Result<query::AddressRange> memory_range(const std::vector<std::string>& p, size_t& used) {
+  used = 1;
+  if (p[0].find(':') != std::string::npos) return query::parse_address_range(p[0], "ADDR:LEN");
+  auto addr = query::parse_number(p[0], "ADDR");
+  if (!addr) return addr.error();
+  uint64_t len = 1;
+  if (p.size() > 1 && !p[1].empty() && p[1][0] >= '0' && p[1][0] <= '9') {
+    auto l = query::parse_number(p[1], "LEN");
+    if (!l) return l.error();
+    len = *l;
+    used = 2;
+  }
+  return query::make_range(*addr, len, "ADDR LEN");
+}
+
+// The range, then an optional kind.
 Result<std::pair<query::AddressRange, query::AccessFilter>> memory_target(const std::vector<std::string>& p) {
   if (p.empty()) return make_error("history", "give ADDR [LEN] [r|w|rw], ADDR:LEN or --reg NAME (see monitor help)");
-  size_t used = 1;
-  Result<query::AddressRange> range = make_error("ADDR", "");
-  if (p[0].find(':') != std::string::npos) {
-    range = query::parse_address_range(p[0], "ADDR:LEN");
-  } else {
-    auto addr = query::parse_number(p[0], "ADDR");
-    if (!addr) return addr.error();
-    uint64_t len = 1;
-    if (p.size() > 1 && query::parse_number(p[1], "LEN")) {
-      len = *query::parse_number(p[1], "LEN");
-      used = 2;
-    }
-    range = query::make_range(*addr, len, "ADDR LEN");
-  }
+  size_t used = 0;
+  auto range = memory_range(p, used);
   if (!range) return range.error();
   query::AccessFilter kind = query::AccessFilter::Access;
   if (p.size() > used) {
