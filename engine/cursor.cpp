@@ -4,7 +4,7 @@
 
 #include "engine/chunk_scan.h"
 #include "engine/index_file.h"
-#include "engine/keyframe_codec.h"
+#include "engine/keyframe_restorer.h"
 #include "engine/page_cache.h"
 #include "engine/state_apply.h"
 #include "engine/step_codec.h"
@@ -16,6 +16,8 @@ struct Cursor::Impl {
   PageCache* pages = nullptr;
   size_t chunk = SIZE_MAX;  // chunk whose stream is loaded
   std::string buf;
+  std::string keyframe;       // decoded keyframe blob (capacity reused)
+  KeyframeRestorer restorer;
   std::unique_ptr<StepDecoder> dec;
   std::unique_ptr<StateApplier> applier;
   DecodedStep pending;       // header of the step at eid_
@@ -69,13 +71,10 @@ Status Cursor::seek(uint64_t target) {
                        (I.chunk == c || target - eid_ < idx.chunk_steps());
   if (!continue_here) {
     const ChunkEntry& ch = idx.chunks()[c];
-    std::string kf;
-    if (!idx.read_blob(ch.keyframe, kf)) return corrupt(*trace_, c);
-    MachineState st(trace_->arch());
-    if (!decode_keyframe(reinterpret_cast<const uint8_t*>(kf.data()), kf.size(),
-                         [&](uint64_t id) { return I.pages->get(id); }, st))
+    if (!idx.read_blob(ch.keyframe, I.keyframe)) return corrupt(*trace_, c);
+    if (!I.restorer.restore(reinterpret_cast<const uint8_t*>(I.keyframe.data()), I.keyframe.size(),
+                            [&](uint64_t id) { return I.pages->get(id); }, state_))
       return corrupt(*trace_, c);
-    state_ = std::move(st);
     if (!idx.read_blob(ch.stream, I.buf)) return corrupt(*trace_, c);
     I.chunk = c;
     I.dec = std::make_unique<StepDecoder>(trace_->arch(), reinterpret_cast<const uint8_t*>(I.buf.data()), I.buf.size());

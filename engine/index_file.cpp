@@ -2,12 +2,12 @@
 
 #include <fcntl.h>
 #include <snappy.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 
@@ -63,28 +63,41 @@ Result<SourceStamp> stamp_source(const std::string& path) {
 }
 
 IndexFile::~IndexFile() {
-  if (map_) ::munmap(const_cast<uint8_t*>(map_), size_);
+  if (fd_ >= 0) ::close(fd_);
 }
 
+namespace {
+// Reads exactly n bytes at off; false on a short read or an error.
+bool pread_all(int fd, void* dst, size_t n, uint64_t off) {
+  auto* p = static_cast<uint8_t*>(dst);
+  while (n) {
+    ssize_t got = ::pread(fd, p, n, off_t(off));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    p += got;
+    n -= size_t(got);
+    off += uint64_t(got);
+  }
+  return true;
+}
+}  // namespace
+
 Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, const SourceStamp& expect) {
+  // Blobs are read with pread rather than through a mapping: a seek then
+  // costs two small reads, and the process's RSS stays its own working set
+  // instead of growing to the whole index as seeks touch it.
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return make_error(path, "no index yet");
+  std::unique_ptr<IndexFile> f(new IndexFile());
+  f->fd_ = fd;
   struct stat st {};
   ::fstat(fd, &st);
   uint64_t size = uint64_t(st.st_size);
-  if (size < kIndexHeaderSize) {
-    ::close(fd);
-    return make_error_at(path, 0, "index file too short");
-  }
-  void* m = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (m == MAP_FAILED) return make_error(path, "cannot map index");
-  std::unique_ptr<IndexFile> f(new IndexFile());
-  f->map_ = static_cast<const uint8_t*>(m);
+  if (size < kIndexHeaderSize) return make_error_at(path, 0, "index file too short");
   f->size_ = size;
 
   IndexHeader h;
-  std::memcpy(&h, f->map_, sizeof h);
+  if (!pread_all(fd, &h, sizeof h, 0)) return make_error_at(path, 0, "cannot read the index header");
   if (std::memcmp(h.magic, kIndexMagic, 8) != 0) return make_error_at(path, 0, "not a ttd index (bad magic)");
   if (XXH3_64bits(&h, offsetof(IndexHeader, header_checksum)) != h.header_checksum)
     return make_error_at(path, 0, "index header checksum mismatch");
@@ -96,13 +109,28 @@ Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, cons
   if (h.dir_offset < kIndexHeaderSize || h.dir_offset > size || h.dir_size > size - h.dir_offset)
     return make_error_at(path, 48, "index directory out of bounds");
   if (h.chunk_steps == 0) return make_error_at(path, 12, "index chunk size is 0");
-  const uint8_t* dir = f->map_ + h.dir_offset;
-  if (XXH3_64bits(dir, h.dir_size) != h.dir_checksum)
+  std::vector<uint8_t> dir(h.dir_size);
+  if (!pread_all(fd, dir.data(), dir.size(), h.dir_offset) || XXH3_64bits(dir.data(), dir.size()) != h.dir_checksum)
     return make_error_at(path, h.dir_offset, "index directory checksum mismatch");
-  if (XXH3_64bits(f->map_ + kIndexHeaderSize, h.dir_offset - kIndexHeaderSize) != h.data_checksum)
-    return make_error_at(path, kIndexHeaderSize, "index data checksum mismatch");
+  // The data checksum, streamed in blocks so that opening does not hold
+  // the whole index in memory.
+  {
+    XXH3_state_t* hs = XXH3_createState();
+    XXH3_64bits_reset(hs);
+    std::vector<uint8_t> block(size_t(4) << 20);
+    bool ok = true;
+    for (uint64_t off = kIndexHeaderSize; ok && off < h.dir_offset;) {
+      size_t n = size_t(std::min<uint64_t>(block.size(), h.dir_offset - off));
+      ok = pread_all(fd, block.data(), n, off);
+      if (ok) XXH3_64bits_update(hs, block.data(), n);
+      off += n;
+    }
+    uint64_t digest = XXH3_64bits_digest(hs);
+    XXH3_freeState(hs);
+    if (!ok || digest != h.data_checksum) return make_error_at(path, kIndexHeaderSize, "index data checksum mismatch");
+  }
   f->chunk_steps_ = h.chunk_steps;
-  if (auto s = f->parse_directory(path, dir, h.dir_size); !s) return s.error();
+  if (auto s = f->parse_directory(path, dir.data(), dir.size()); !s) return s.error();
   return f;
 }
 
@@ -160,7 +188,11 @@ Status IndexFile::parse_directory(const std::string& path, const uint8_t* p, siz
 
 bool IndexFile::read_blob(const BlobRef& ref, std::string& out) const {
   if (ref.offset < kIndexHeaderSize || ref.offset > size_ || ref.size > size_ - ref.offset) return false;
-  const char* src = reinterpret_cast<const char*>(map_ + ref.offset);
+  // One buffer per thread: cursors of several clients read concurrently.
+  thread_local std::string compressed;
+  compressed.resize(ref.size);
+  if (!pread_all(fd_, compressed.data(), ref.size, ref.offset)) return false;
+  const char* src = compressed.data();
   size_t raw = 0;
   if (!snappy::GetUncompressedLength(src, ref.size, &raw) || raw != ref.raw_size) return false;
   return snappy::Uncompress(src, ref.size, &out);

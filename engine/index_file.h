@@ -1,4 +1,4 @@
-// Read side of a trace index: maps the file, validates header and
+// Read side of a trace index: opens the file, validates header and
 // checksums, and exposes the directory (metadata, chunk table with
 // summaries, page table) and decompressed blobs.
 #pragma once
@@ -54,7 +54,7 @@ class IndexFile {
   IndexFile() = default;
   Status parse_directory(const std::string& path, const uint8_t* p, size_t n);
 
-  const uint8_t* map_ = nullptr;
+  int fd_ = -1;
   uint64_t size_ = 0;
   uint32_t chunk_steps_ = 0;
   IndexMeta meta_;

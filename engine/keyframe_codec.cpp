@@ -40,47 +40,76 @@ void encode_keyframe(const MachineState& st, const PageIdOf& id_of, ByteWriter& 
   }
 }
 
-bool decode_keyframe(const uint8_t* data, size_t size, const PageById& page, MachineState& out) {
-  const ArchDesc& arch = out.arch();
-  out = MachineState(arch);
+bool parse_keyframe(const uint8_t* data, size_t size, const ArchDesc& arch, KeyframeView& out) {
   ByteReader r(data, size);
   uint64_t nthreads = r.var();
   if (nthreads > size) return false;
-  for (uint64_t i = 0; i < nthreads && r.ok(); ++i) {
-    uint64_t tid = r.var(), pid = r.var();
-    ThreadState& t = out.thread(tid, pid);
+  out.threads.resize(nthreads);
+  for (auto& t : out.threads) {
+    t.tid = r.var();
+    t.pid = r.var();
     t.alive = r.u8() != 0;
-    const uint8_t* b = r.take(arch.file_bytes);
-    uint64_t valid[4];
-    for (auto& v : valid) v = r.fixed64();
-    if (!b) return false;
-    t.regs.restore({b, arch.file_bytes}, valid);
+    t.reg_bytes = r.take(arch.file_bytes);
+    for (auto& v : t.valid) v = r.fixed64();
+    if (!t.reg_bytes || !r.ok()) return false;
   }
   uint64_t nprocs = r.var();
   if (nprocs > size) return false;
-  for (uint64_t i = 0; i < nprocs && r.ok(); ++i) {
-    ProcessState& p = out.process(r.var());
+  out.processes.resize(nprocs);
+  for (auto& p : out.processes) {
+    p.pid = r.var();
     uint64_t nregions = r.var();
-    if (nregions > size) return false;
-    for (uint64_t k = 0; k < nregions && r.ok(); ++k) {
-      MemoryRegion reg;
+    if (nregions > size || !r.ok()) return false;
+    p.regions.resize(nregions);
+    for (auto& reg : p.regions) {
       reg.start = r.var();
       reg.size = r.var();
       reg.prot = r.u8();
       reg.name = r.str();
-      p.regions.map(std::move(reg));
     }
     uint64_t npages = r.var();
-    if (npages > size) return false;
+    if (npages > size || !r.ok()) return false;
+    p.pages.resize(npages);
     uint64_t no = 0;
-    for (uint64_t k = 0; k < npages && r.ok(); ++k) {
+    for (auto& pg : p.pages) {
       no += r.var();
-      auto pg = page(r.var());
-      if (!pg) return false;
-      p.memory.set_page(no, std::move(pg));
+      pg.no = no;
+      pg.id = r.var();
     }
   }
   return r.ok() && r.at_end();
+}
+
+void install_keyframe_threads_and_regions(const KeyframeView& kf, MachineState& st) {
+  const ArchDesc& arch = st.arch();
+  st.threads().clear();
+  for (const auto& t : kf.threads) {
+    ThreadState& ts = st.thread(t.tid, t.pid);
+    ts.alive = t.alive;
+    ts.regs.restore({t.reg_bytes, arch.file_bytes}, t.valid);
+  }
+  for (const auto& p : kf.processes) {
+    MemoryRegions regions;
+    for (const auto& reg : p.regions) regions.map(reg);
+    st.process(p.pid).regions = std::move(regions);
+  }
+}
+
+bool decode_keyframe(const uint8_t* data, size_t size, const PageById& page, MachineState& out) {
+  const ArchDesc& arch = out.arch();
+  out = MachineState(arch);
+  KeyframeView kf;
+  if (!parse_keyframe(data, size, arch, kf)) return false;
+  install_keyframe_threads_and_regions(kf, out);
+  for (const auto& p : kf.processes) {
+    PagedMemory& mem = out.process(p.pid).memory;
+    for (const auto& pg : p.pages) {
+      auto ptr = page(pg.id);
+      if (!ptr) return false;
+      mem.set_page(pg.no, std::move(ptr));
+    }
+  }
+  return true;
 }
 
 }  // namespace ttd

@@ -21,4 +21,30 @@ void encode_keyframe(const MachineState& st, const PageIdOf& id_of, ByteWriter& 
 // Rebuilds the state; false on corrupt data.
 bool decode_keyframe(const uint8_t* data, size_t size, const PageById& page, MachineState& out);
 
+// A keyframe parsed but not installed: register bytes point into the
+// decoded blob, pages are (page number, page-store id) sorted by number.
+struct KeyframeThread {
+  uint64_t tid = 0, pid = 0;
+  bool alive = true;
+  const uint8_t* reg_bytes = nullptr;
+  uint64_t valid[4] = {};
+};
+struct KeyframePage {
+  uint64_t no = 0, id = 0;
+};
+struct KeyframeProcess {
+  uint64_t pid = 0;
+  std::vector<MemoryRegion> regions;
+  std::vector<KeyframePage> pages;
+};
+struct KeyframeView {
+  std::vector<KeyframeThread> threads;
+  std::vector<KeyframeProcess> processes;
+};
+// Parses into out (reusing its capacity); false on corrupt data.
+bool parse_keyframe(const uint8_t* data, size_t size, const ArchDesc& arch, KeyframeView& out);
+// Installs the parsed threads (all other threads are dropped) and each
+// process's mappings into st; pages are left to the caller.
+void install_keyframe_threads_and_regions(const KeyframeView& kf, MachineState& st);
+
 }  // namespace ttd

@@ -25,7 +25,7 @@ struct OpenOptions {
   std::string index_path;         // explicit index file ("" = next to trace or in cache_dir)
   std::string cache_dir;          // used when the trace's folder is not writable
   bool rebuild = false;           // ignore an existing index
-  uint32_t keyframe_interval = 4096;  // steps per chunk (a keyframe starts each chunk)
+  uint32_t keyframe_interval = 2048;  // steps per chunk (a keyframe starts each chunk)
   fmt::Progress progress;         // import progress (bytes of the source)
   // Supplies the reader instead of probing the registry (tests, tools that
   // produce a step stream themselves).

@@ -43,8 +43,10 @@ Page* PagedMemory::writable_page(uint64_t no) {
   if (!slot) {
     slot = std::make_shared<Page>();
     std::memset(slot.get(), 0, sizeof(Page));
+    note_change(no);
   } else if (slot.use_count() > 1) {
     slot = std::make_shared<Page>(*slot);
+    note_change(no);
   }
   last_no_ = no;
   last_ = &slot;
@@ -61,13 +63,14 @@ void PagedMemory::set_page(uint64_t no, std::shared_ptr<Page> page) {
     last_no_ = ~0ull;
     last_ = nullptr;
   }
+  note_change(no);
   if (page)
     pages_[no] = std::move(page);
   else
     pages_.erase(no);
 }
 
-void PagedMemory::write(uint64_t addr, const uint8_t* src, uint64_t len) {
+void PagedMemory::write_slow(uint64_t addr, const uint8_t* src, uint64_t len) {
   while (len) {
     uint64_t off = addr & (kPageSize - 1);
     uint64_t n = std::min(len, kPageSize - off);

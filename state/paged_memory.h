@@ -27,18 +27,52 @@ class PagedMemory {
   PagedMemory() = default;
   // Copies share pages; the write cache never crosses objects.
   PagedMemory(const PagedMemory& o) : pages_(o.pages_) {}
-  PagedMemory(PagedMemory&& o) noexcept : pages_(std::move(o.pages_)) { o.clear(); }
+  PagedMemory(PagedMemory&& o) noexcept
+      : pages_(std::move(o.pages_)), log_on_(o.log_on_), log_overflow_(o.log_overflow_), changed_(std::move(o.changed_)) {
+    o.clear();
+  }
   PagedMemory& operator=(const PagedMemory& o) {
-    if (this != &o) { pages_ = o.pages_; last_no_ = ~0ull; last_ = nullptr; }
+    if (this != &o) {
+      pages_ = o.pages_;
+      last_no_ = ~0ull;
+      last_ = nullptr;
+      log_overflow_ = log_on_;  // every page may have changed
+    }
     return *this;
   }
   PagedMemory& operator=(PagedMemory&& o) noexcept {
-    if (this != &o) { pages_ = std::move(o.pages_); last_no_ = ~0ull; last_ = nullptr; o.clear(); }
+    if (this != &o) {
+      pages_ = std::move(o.pages_);
+      last_no_ = ~0ull;
+      last_ = nullptr;
+      log_on_ = o.log_on_;
+      log_overflow_ = o.log_overflow_;
+      changed_ = std::move(o.changed_);
+      o.clear();
+    }
     return *this;
   }
 
   // Writes known bytes.
-  void write(uint64_t addr, const uint8_t* src, uint64_t len);
+  void write(uint64_t addr, const uint8_t* src, uint64_t len) {
+    // Replay's hot case: a short store into the page written last.
+    uint64_t off = addr & (kPageSize - 1);
+    if (len <= 64 && off + len <= kPageSize && (addr >> kPageShift) == last_no_ && last_->use_count() == 1) {
+      Page& p = **last_;
+      std::memcpy(p.data + off, src, len);
+      mark_valid(p, off, len);
+      return;
+    }
+    write_slow(addr, src, len);
+  }
+  // Sets the validity bits of [off, off+n) in one page, n <= 64.
+  static void mark_valid(Page& p, uint64_t off, uint64_t n) {
+    if (n == 0) return;
+    uint64_t w = off >> 6, b = off & 63;
+    auto low_bits = [](uint64_t k) { return k >= 64 ? ~0ull : (1ull << k) - 1; };
+    p.valid[w] |= low_bits(n) << b;
+    if (b + n > 64) p.valid[w + 1] |= low_bits(b + n - 64);
+  }
   // Sets len bytes to a known value (used for zero-filled mappings).
   void fill(uint64_t addr, uint64_t len, uint8_t value);
   // Makes bytes unknown; pages that become entirely unknown are dropped.
@@ -52,17 +86,35 @@ class PagedMemory {
   // Page-level access for keyframes and digests.
   const std::unordered_map<uint64_t, std::shared_ptr<Page>>& pages() const { return pages_; }
   void set_page(uint64_t page_number, std::shared_ptr<Page> page);
-  void clear() { pages_.clear(); last_no_ = ~0ull; last_ = nullptr; }
+  void clear() { pages_.clear(); last_no_ = ~0ull; last_ = nullptr; changed_.clear(); }
   size_t page_count() const { return pages_.size(); }
+
+  // Change log, for restoring a keyframe over this memory incrementally:
+  // while on, the number of every page that is created, copied on write,
+  // replaced or dropped is appended (unsorted, may repeat). Past
+  // kMaxChangeLog entries it stops and reports overflow instead.
+  static constexpr size_t kMaxChangeLog = 1 << 16;
+  void start_change_log() { log_on_ = true; log_overflow_ = false; changed_.clear(); }
+  const std::vector<uint64_t>& changed_pages() const { return changed_; }
+  bool change_log_overflowed() const { return log_overflow_; }
+  bool change_log_on() const { return log_on_; }
 
  private:
   Page* writable_page(uint64_t page_number);
+  void write_slow(uint64_t addr, const uint8_t* src, uint64_t len);
   const Page* find_page(uint64_t page_number) const;
 
   std::unordered_map<uint64_t, std::shared_ptr<Page>> pages_;
   // One-entry cache of the last page written (already unshared).
   uint64_t last_no_ = ~0ull;
   std::shared_ptr<Page>* last_ = nullptr;  // map nodes are stable
+  bool log_on_ = false, log_overflow_ = false;
+  std::vector<uint64_t> changed_;
+  void note_change(uint64_t no) {
+    if (!log_on_) return;
+    if (changed_.size() < kMaxChangeLog) changed_.push_back(no);
+    else log_overflow_ = true;
+  }
 };
 
 }  // namespace ttd

@@ -1,0 +1,105 @@
+#include "engine/keyframe_restorer.h"
+
+#include <algorithm>
+
+namespace ttd {
+
+bool KeyframeRestorer::restore(const uint8_t* data, size_t size, const PageById& page, MachineState& st) {
+  if (!parse_keyframe(data, size, st.arch(), view_)) {
+    reset();
+    return false;
+  }
+  if (!valid_ || !same_processes(st)) return restore_whole(page, st);
+  install_keyframe_threads_and_regions(view_, st);
+  for (size_t i = 0; i < view_.processes.size(); ++i) {
+    PagedMemory& mem = st.process(view_.processes[i].pid).memory;
+    if (mem.change_log_overflowed() || !mem.change_log_on()) return restore_whole(page, st);
+    if (!restore_process(view_.processes[i], page, mem, installed_[i])) {
+      reset();
+      return false;
+    }
+  }
+  return true;
+}
+
+// The state's processes are exactly the last restore's, which are exactly
+// the new keyframe's (same pids, same order): only then can pages be diffed.
+bool KeyframeRestorer::same_processes(const MachineState& st) const {
+  if (st.processes().size() != view_.processes.size() || installed_.size() != view_.processes.size()) return false;
+  size_t i = 0;
+  for (const auto& [pid, p] : st.processes()) {
+    if (pid != view_.processes[i].pid || installed_[i].pid != pid) return false;
+    ++i;
+  }
+  return true;
+}
+
+bool KeyframeRestorer::restore_whole(const PageById& page, MachineState& st) {
+  st = MachineState(st.arch());
+  install_keyframe_threads_and_regions(view_, st);
+  installed_.assign(view_.processes.size(), ProcessPages{});
+  for (size_t i = 0; i < view_.processes.size(); ++i) {
+    const KeyframeProcess& kp = view_.processes[i];
+    PagedMemory& mem = st.process(kp.pid).memory;
+    ProcessPages& done = installed_[i];
+    done.pid = kp.pid;
+    done.pages.reserve(kp.pages.size());
+    for (const auto& pg : kp.pages) {
+      auto ptr = page(pg.id);
+      if (!ptr) {
+        reset();
+        return false;
+      }
+      mem.set_page(pg.no, ptr);
+      done.pages.push_back(Installed{pg.no, pg.id, std::move(ptr)});
+    }
+    mem.start_change_log();
+  }
+  // A keyframe lists processes in pid order, as MachineState keeps them.
+  valid_ = std::is_sorted(view_.processes.begin(), view_.processes.end(),
+                          [](const KeyframeProcess& a, const KeyframeProcess& b) { return a.pid < b.pid; });
+  return true;
+}
+
+bool KeyframeRestorer::restore_process(const KeyframeProcess& kp, const PageById& page, PagedMemory& mem,
+                                       ProcessPages& done) {
+  // Pages the replay since the last restore created, copied or dropped.
+  changed_.assign(mem.changed_pages().begin(), mem.changed_pages().end());
+  std::sort(changed_.begin(), changed_.end());
+  changed_.erase(std::unique(changed_.begin(), changed_.end()), changed_.end());
+  auto is_changed = [&](uint64_t no) { return std::binary_search(changed_.begin(), changed_.end(), no); };
+
+  // Merge the old installed list with the new keyframe's, both sorted by no.
+  scratch_.clear();
+  scratch_.reserve(kp.pages.size());
+  auto old = done.pages.begin();
+  for (const auto& pg : kp.pages) {
+    while (old != done.pages.end() && old->no < pg.no) {
+      mem.set_page(old->no, nullptr);  // gone from the new keyframe
+      ++old;
+    }
+    bool had = old != done.pages.end() && old->no == pg.no;
+    if (had && old->id == pg.id) {
+      if (is_changed(pg.no)) mem.set_page(pg.no, old->page);
+      scratch_.push_back(Installed{pg.no, pg.id, std::move(old->page)});
+    } else {
+      auto ptr = page(pg.id);
+      if (!ptr) return false;
+      mem.set_page(pg.no, ptr);
+      scratch_.push_back(Installed{pg.no, pg.id, std::move(ptr)});
+    }
+    if (had) ++old;
+  }
+  for (; old != done.pages.end(); ++old) mem.set_page(old->no, nullptr);
+  // Pages the replay created that neither keyframe has.
+  for (uint64_t no : changed_) {
+    auto it = std::lower_bound(kp.pages.begin(), kp.pages.end(), no,
+                               [](const KeyframePage& p, uint64_t n) { return p.no < n; });
+    if (it == kp.pages.end() || it->no != no) mem.set_page(no, nullptr);
+  }
+  done.pages.swap(scratch_);
+  mem.start_change_log();
+  return true;
+}
+
+}  // namespace ttd
