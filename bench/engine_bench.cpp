@@ -34,6 +34,13 @@ std::shared_ptr<Trace> open_shared() {
   return t;
 }
 
+// User + system CPU seconds of the whole process (every thread).
+double process_cpu_s() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 double peak_rss_mb() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
@@ -63,6 +70,7 @@ void BM_IndexBuild(benchmark::State& state) {
   if (path.empty()) return state.SkipWithError("set TTD_BENCH_TRACE to a UCIR trace");
   std::string index = path + ".bench.ttdidx";
   std::shared_ptr<Trace> t;
+  double cpu0 = process_cpu_s();
   for (auto _ : state) {
     OpenOptions o;
     o.rebuild = true;
@@ -72,6 +80,11 @@ void BM_IndexBuild(benchmark::State& state) {
     t = *r;
   }
   double secs = t->stats().build_seconds;
+  // The reader decodes on a second thread: CPU seconds of both threads
+  // give the rate one core would reach.
+  double cpu = process_cpu_s() - cpu0;
+  state.counters["cpu_s"] = cpu;
+  state.counters["Msteps_per_cpu_s"] = double(t->step_count()) / cpu / 1e6;
   uint64_t ops = ucir_op_bytes(path);
   state.counters["steps"] = double(t->step_count());
   state.counters["build_s"] = secs;

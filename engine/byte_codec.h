@@ -3,6 +3,7 @@
 // bounds-checked: running past the end sets a flag instead of reading out
 // of bounds, so a corrupt index can never crash a decoder.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -16,31 +17,46 @@ inline int64_t unzigzag(uint64_t v) { return int64_t(v >> 1) ^ -int64_t(v & 1); 
 
 class ByteWriter {
  public:
-  void u8(uint8_t v) { buf_.push_back(v); }
+  // Writes go through a raw pointer after one capacity check: the index
+  // builder calls var() several times per step.
+  void u8(uint8_t v) {
+    room(1);
+    storage_[n_++] = v;
+  }
   void var(uint64_t v) {
+    room(10);
+    uint8_t* p = storage_.data() + n_;
+    uint8_t* start = p;
     while (v >= 0x80) {
-      buf_.push_back(uint8_t(v) | 0x80);
+      *p++ = uint8_t(v) | 0x80;
       v >>= 7;
     }
-    buf_.push_back(uint8_t(v));
+    *p++ = uint8_t(v);
+    n_ += size_t(p - start);
   }
   void svar(int64_t v) { var(zigzag(v)); }
   void fixed64(uint64_t v) { bytes(&v, 8); }
   void fixed32(uint32_t v) { bytes(&v, 4); }
   void bytes(const void* p, size_t n) {
-    auto* b = static_cast<const uint8_t*>(p);
-    buf_.insert(buf_.end(), b, b + n);
+    if (n == 0) return;
+    room(n);
+    std::memcpy(storage_.data() + n_, p, n);
+    n_ += n;
   }
   void str(std::string_view s) {
     var(s.size());
     bytes(s.data(), s.size());
   }
-  std::vector<uint8_t>& buf() { return buf_; }
-  size_t size() const { return buf_.size(); }
-  void clear() { buf_.clear(); }
+  const uint8_t* data() const { return storage_.data(); }
+  size_t size() const { return n_; }
+  void clear() { n_ = 0; }
 
  private:
-  std::vector<uint8_t> buf_;
+  void room(size_t k) {
+    if (storage_.size() - n_ < k) storage_.resize(std::max<size_t>({storage_.size() * 2, n_ + k, 256}));
+  }
+  std::vector<uint8_t> storage_;  // size() is the capacity; n_ bytes are written
+  size_t n_ = 0;
 };
 
 class ByteReader {
@@ -57,6 +73,7 @@ class ByteReader {
     return *p_++;
   }
   uint64_t var() {
+    if (p_ < end_ && *p_ < 0x80) return *p_++;  // most varints are one byte
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       if (p_ >= end_) return fail();

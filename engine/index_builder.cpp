@@ -13,6 +13,7 @@
 
 #include "engine/index_meta_json.h"
 #include "engine/keyframe_codec.h"
+#include "engine/keyframe_page_lists.h"
 #include "engine/state_apply.h"
 #include "engine/step_codec.h"
 
@@ -55,10 +56,6 @@ struct PageKey {
 };
 struct PageKeyHash {
   size_t operator()(const PageKey& k) const { return size_t(k.lo); }
-};
-struct StoredPage {
-  std::shared_ptr<Page> page;  // keeps the live page shared, so writes copy it
-  uint64_t id = 0;
 };
 
 void write_list(ByteWriter& w, const std::vector<uint64_t>& v) {
@@ -110,8 +107,8 @@ struct IndexBuilder::Impl {
 
   std::vector<BlobRef> pages;
   std::unordered_map<PageKey, uint64_t, PageKeyHash> page_ids;
-  std::unordered_map<uint64_t, std::unordered_map<uint64_t, StoredPage>> prev_pages;  // pid -> page no -> stored
   std::string compressed;
+  ByteWriter keyframe_buf;
 
   BlobRef write_blob(const uint8_t* data, size_t n) {
     compressed.resize(snappy::MaxCompressedLength(n));
@@ -125,23 +122,39 @@ struct IndexBuilder::Impl {
     return ref;
   }
 
-  uint64_t page_id(uint64_t pid, uint64_t no, const std::shared_ptr<Page>& page) {
-    StoredPage& prev = prev_pages[pid][no];
-    if (prev.page == page) return prev.id;
+  // Stores a page's content once in the page store; returns its id.
+  uint64_t store_page(const std::shared_ptr<Page>& page) {
     XXH128_hash_t h = XXH3_128bits(page.get(), sizeof(Page));
     PageKey key{h.low64, h.high64};
     auto it = page_ids.find(key);
-    uint64_t id;
-    if (it != page_ids.end()) {
-      id = it->second;
-    } else {
-      id = pages.size();
-      pages.push_back(write_blob(reinterpret_cast<const uint8_t*>(page.get()), sizeof(Page)));
-      page_ids.emplace(key, id);
-    }
-    prev.page = page;
-    prev.id = id;
+    if (it != page_ids.end()) return it->second;
+    uint64_t id = pages.size();
+    pages.push_back(write_blob(reinterpret_cast<const uint8_t*>(page.get()), sizeof(Page)));
+    page_ids.emplace(key, id);
     return id;
+  }
+  KeyframePageLists page_lists{[this](const std::shared_ptr<Page>& p) { return store_page(p); }};
+
+  // Attribute keys -> ids. Readers pass the same few keys for every step,
+  // so a small table compared by content answers without hashing or
+  // allocating a string.
+  struct AttrSlot {
+    std::string key;
+    uint32_t id = 0;
+  };
+  std::array<AttrSlot, 16> attr_slots;
+  uint32_t attr_id(std::string_view key) {
+    AttrSlot& slot = attr_slots[(key.size() * 31 + (key.empty() ? 0 : uint8_t(key.back()))) & 15];
+    if (!slot.key.empty() && slot.key == key) return slot.id;
+    std::string k(key);
+    auto it = attr_ids.find(k);
+    if (it == attr_ids.end()) {
+      it = attr_ids.emplace(k, uint32_t(meta.attr_keys.size())).first;
+      meta.attr_keys.push_back(k);
+    }
+    slot.key = std::move(k);
+    slot.id = it->second;
+    return slot.id;
   }
 
   uint64_t last_tid = ~0ull;
@@ -163,10 +176,11 @@ struct IndexBuilder::Impl {
   void open_chunk() {
     chunk = ChunkEntry{};
     chunk.first_eid = steps;
-    ByteWriter kf;
-    encode_keyframe(live, [this](uint64_t pid, uint64_t no, const std::shared_ptr<Page>& p) { return page_id(pid, no, p); },
-                    kf);
-    chunk.keyframe = write_blob(kf.buf().data(), kf.size());
+    page_lists.update(live);
+    keyframe_buf.clear();
+    encode_keyframe_with_pages(live, [this](uint64_t pid) -> const std::vector<KeyframePage>& { return page_lists.pages_of(pid); },
+                               keyframe_buf);
+    chunk.keyframe = write_blob(keyframe_buf.data(), keyframe_buf.size());
     enc->reset();
     chunk_open = true;
   }
@@ -174,8 +188,7 @@ struct IndexBuilder::Impl {
   void close_chunk() {
     if (!chunk_open) return;
     enc->end_step();
-    auto& buf = enc->out().buf();
-    chunk.stream = write_blob(buf.data(), buf.size());
+    chunk.stream = write_blob(enc->out().data(), enc->out().size());
     enc->out().clear();
     chunk.steps = uint32_t(steps - chunk.first_eid);
     chunk.summary.pcs = pcs.take();
@@ -257,12 +270,7 @@ void IndexBuilder::step(const fmt::StepInfo& s) {
 void IndexBuilder::attr(std::string_view key, const fmt::AttrValue& v) {
   auto& I = *impl_;
   if (!I.in_step) return;
-  auto it = I.attr_ids.find(std::string(key));
-  if (it == I.attr_ids.end()) {
-    it = I.attr_ids.emplace(std::string(key), uint32_t(I.meta.attr_keys.size())).first;
-    I.meta.attr_keys.emplace_back(key);
-  }
-  I.enc->attr(it->second, v);
+  I.enc->attr(I.attr_id(key), v);
 }
 
 void IndexBuilder::reg(uint64_t tid, uint16_t reg, std::span<const uint8_t> value) {
@@ -397,12 +405,12 @@ Status IndexBuilder::finish(double build_seconds) {
   h.source_fingerprint = I.stamp.fingerprint;
   h.dir_offset = I.out_pos;
   h.dir_size = dir.size();
-  h.dir_checksum = XXH3_64bits(dir.buf().data(), dir.size());
+  h.dir_checksum = XXH3_64bits(dir.data(), dir.size());
   h.data_checksum = XXH3_64bits_digest(I.data_hash);
   h.header_checksum = XXH3_64bits(&h, offsetof(IndexHeader, header_checksum));
 
   if (!I.out) return make_error(I.path, I.write_error);
-  bool ok = std::fwrite(dir.buf().data(), 1, dir.size(), I.out) == dir.size();
+  bool ok = std::fwrite(dir.data(), 1, dir.size(), I.out) == dir.size();
   ok = ok && std::fseek(I.out, 0, SEEK_SET) == 0 && std::fwrite(&h, 1, sizeof h, I.out) == sizeof h;
   ok = ok && std::fflush(I.out) == 0;
   if (!ok && I.write_error.empty()) I.write_error = std::strerror(errno);

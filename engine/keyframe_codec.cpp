@@ -4,8 +4,7 @@
 
 namespace ttd {
 
-void encode_keyframe(const MachineState& st, const PageIdOf& id_of, ByteWriter& out) {
-  const ArchDesc& arch = st.arch();
+void encode_keyframe_with_pages(const MachineState& st, const PageListOf& pages_of, ByteWriter& out) {
   out.var(st.threads().size());
   for (const auto& [tid, t] : st.threads()) {
     out.var(tid);
@@ -15,7 +14,6 @@ void encode_keyframe(const MachineState& st, const PageIdOf& id_of, ByteWriter& 
     out.bytes(b.data(), b.size());
     for (int i = 0; i < 4; ++i) out.fixed64(t.regs.valid_words()[i]);
   }
-  (void)arch;
   out.var(st.processes().size());
   for (const auto& [pid, p] : st.processes()) {
     out.var(pid);
@@ -26,18 +24,30 @@ void encode_keyframe(const MachineState& st, const PageIdOf& id_of, ByteWriter& 
       out.u8(r.prot);
       out.str(r.name);
     }
-    std::vector<uint64_t> nos;
-    nos.reserve(p.memory.pages().size());
-    for (const auto& [no, page] : p.memory.pages()) nos.push_back(no);
-    std::sort(nos.begin(), nos.end());
-    out.var(nos.size());
+    const std::vector<KeyframePage>& pages = pages_of(pid);
+    out.var(pages.size());
     uint64_t prev = 0;
-    for (uint64_t no : nos) {
-      out.var(no - prev);
-      prev = no;
-      out.var(id_of(pid, no, p.memory.pages().at(no)));
+    for (const auto& pg : pages) {
+      out.var(pg.no - prev);
+      prev = pg.no;
+      out.var(pg.id);
     }
   }
+}
+
+void encode_keyframe(const MachineState& st, const PageIdOf& id_of, ByteWriter& out) {
+  std::vector<KeyframePage> list;
+  encode_keyframe_with_pages(
+      st,
+      [&](uint64_t pid) -> const std::vector<KeyframePage>& {
+        const PagedMemory& mem = st.find_process(pid)->memory;
+        list.clear();
+        for (const auto& [no, page] : mem.pages()) list.push_back(KeyframePage{no, 0});
+        std::sort(list.begin(), list.end(), [](const KeyframePage& a, const KeyframePage& b) { return a.no < b.no; });
+        for (auto& pg : list) pg.id = id_of(pid, pg.no, mem.pages().at(pg.no));
+        return list;
+      },
+      out);
 }
 
 bool parse_keyframe(const uint8_t* data, size_t size, const ArchDesc& arch, KeyframeView& out) {

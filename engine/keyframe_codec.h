@@ -41,6 +41,13 @@ struct KeyframeView {
   std::vector<KeyframeThread> threads;
   std::vector<KeyframeProcess> processes;
 };
+// The sorted (page number, id) list of a process's pages.
+using PageListOf = std::function<const std::vector<KeyframePage>&(uint64_t pid)>;
+// encode_keyframe with the page lists supplied by the caller (the index
+// builder keeps them up to date incrementally instead of hashing every page
+// of every process at every keyframe).
+void encode_keyframe_with_pages(const MachineState& st, const PageListOf& pages_of, ByteWriter& out);
+
 // Parses into out (reusing its capacity); false on corrupt data.
 bool parse_keyframe(const uint8_t* data, size_t size, const ArchDesc& arch, KeyframeView& out);
 // Installs the parsed threads (all other threads are dropped) and each

@@ -84,11 +84,11 @@ void StepEncoder::end_step() {
   if (!(h & kInstruction)) out_.u8(uint8_t(kind_));
   if (nattrs_) {
     out_.var(attrs_.size() + 0);
-    out_.bytes(attrs_.buf().data(), attrs_.size());
+    out_.bytes(attrs_.data(), attrs_.size());
   }
   if (effects_.size()) {
     out_.var(effects_.size());
-    out_.bytes(effects_.buf().data(), effects_.size());
+    out_.bytes(effects_.data(), effects_.size());
   }
   prev_tidx_ = tidx_;
   prev_next_pc_ = pc_ + size_;

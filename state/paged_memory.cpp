@@ -38,7 +38,8 @@ bool Page::none_valid() const {
 
 Page* PagedMemory::writable_page(uint64_t no) {
   // Someone (a keyframe) may have started sharing the cached page since.
-  if (no == last_no_ && last_->use_count() == 1) return last_->get();
+  for (int i = 0; i < 2; ++i)
+    if (no == cache_no_[i] && cache_[i]->use_count() == 1) return cache_[i]->get();
   auto& slot = pages_[no];
   if (!slot) {
     slot = std::make_shared<Page>();
@@ -48,8 +49,12 @@ Page* PagedMemory::writable_page(uint64_t no) {
     slot = std::make_shared<Page>(*slot);
     note_change(no);
   }
-  last_no_ = no;
-  last_ = &slot;
+  if (cache_no_[0] != no) {
+    cache_no_[1] = cache_no_[0];
+    cache_[1] = cache_[0];
+  }
+  cache_no_[0] = no;
+  cache_[0] = &slot;
   return slot.get();
 }
 
@@ -59,10 +64,7 @@ const Page* PagedMemory::find_page(uint64_t no) const {
 }
 
 void PagedMemory::set_page(uint64_t no, std::shared_ptr<Page> page) {
-  if (no == last_no_) {
-    last_no_ = ~0ull;
-    last_ = nullptr;
-  }
+  if (no == cache_no_[0] || no == cache_no_[1]) forget_cached();
   note_change(no);
   if (page)
     pages_[no] = std::move(page);

@@ -34,8 +34,7 @@ class PagedMemory {
   PagedMemory& operator=(const PagedMemory& o) {
     if (this != &o) {
       pages_ = o.pages_;
-      last_no_ = ~0ull;
-      last_ = nullptr;
+      forget_cached();
       log_overflow_ = log_on_;  // every page may have changed
     }
     return *this;
@@ -43,8 +42,7 @@ class PagedMemory {
   PagedMemory& operator=(PagedMemory&& o) noexcept {
     if (this != &o) {
       pages_ = std::move(o.pages_);
-      last_no_ = ~0ull;
-      last_ = nullptr;
+      forget_cached();
       log_on_ = o.log_on_;
       log_overflow_ = o.log_overflow_;
       changed_ = std::move(o.changed_);
@@ -57,8 +55,10 @@ class PagedMemory {
   void write(uint64_t addr, const uint8_t* src, uint64_t len) {
     // Replay's hot case: a short store into the page written last.
     uint64_t off = addr & (kPageSize - 1);
-    if (len <= 64 && off + len <= kPageSize && (addr >> kPageShift) == last_no_ && last_->use_count() == 1) {
-      Page& p = **last_;
+    uint64_t no = addr >> kPageShift;
+    std::shared_ptr<Page>* hit = no == cache_no_[0] ? cache_[0] : no == cache_no_[1] ? cache_[1] : nullptr;
+    if (len <= 64 && off + len <= kPageSize && hit && hit->use_count() == 1) {
+      Page& p = **hit;
       std::memcpy(p.data + off, src, len);
       mark_valid(p, off, len);
       return;
@@ -86,7 +86,12 @@ class PagedMemory {
   // Page-level access for keyframes and digests.
   const std::unordered_map<uint64_t, std::shared_ptr<Page>>& pages() const { return pages_; }
   void set_page(uint64_t page_number, std::shared_ptr<Page> page);
-  void clear() { pages_.clear(); last_no_ = ~0ull; last_ = nullptr; changed_.clear(); }
+  void clear() {
+    pages_.clear();
+    forget_cached();
+    changed_.clear();
+    log_overflow_ = log_on_;  // every page changed
+  }
   size_t page_count() const { return pages_.size(); }
 
   // Change log, for restoring a keyframe over this memory incrementally:
@@ -106,8 +111,14 @@ class PagedMemory {
 
   std::unordered_map<uint64_t, std::shared_ptr<Page>> pages_;
   // One-entry cache of the last page written (already unshared).
-  uint64_t last_no_ = ~0ull;
-  std::shared_ptr<Page>* last_ = nullptr;  // map nodes are stable
+  // The two pages written last (already unshared when cached; a keyframe
+  // may share them since, hence the use_count checks). Map nodes are stable.
+  uint64_t cache_no_[2] = {~0ull, ~0ull};
+  std::shared_ptr<Page>* cache_[2] = {nullptr, nullptr};
+  void forget_cached() {
+    cache_no_[0] = cache_no_[1] = ~0ull;
+    cache_[0] = cache_[1] = nullptr;
+  }
   bool log_on_ = false, log_overflow_ = false;
   std::vector<uint64_t> changed_;
   void note_change(uint64_t no) {
