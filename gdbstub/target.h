@@ -66,6 +66,8 @@ struct ResumeRequest {
 // pc it started from (gdb does not step off it first in reverse).
 // Watchpoint timing per ArchDesc::watch_timing is the target's business.
 enum class StopKind : uint8_t {
+  Attached,      // the position a client finds on connecting, before any resume:
+                 // T05 for gdb, T13 (SIGSTOP) for lldb (stop_reply.h says why)
   StepDone,      // T05, no reason
   SwBreakpoint,  // T05 swbreak: (when the client understands it)
   HwBreakpoint,  // T05 hwbreak:

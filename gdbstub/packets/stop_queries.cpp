@@ -8,9 +8,9 @@ namespace ttd::gdb::packets {
 
 void stop_status(HandlerContext& ctx, std::string_view) {
   // Before any resume the trace sits at its start position: report the
-  // current thread as stopped with no particular reason (T05).
+  // current thread as stopped there (stop_reply.cpp, signal_of).
   if (!ctx.state.last_stop) {
-    StopReason initial{StopKind::StepDone, ctx.target.current_thread()};
+    StopReason initial{StopKind::Attached, ctx.target.current_thread()};
     note_stop(ctx.state, initial, Direction::Forward);
   }
   ctx.reply(format_stop_reply(ctx, *ctx.state.last_stop));
@@ -24,7 +24,7 @@ void q_thread_stop_info(HandlerContext& ctx, std::string_view args) {
   const auto& last = ctx.state.last_stop;
   if (last && last->tid == *tid && last->kind != StopKind::Exited) return ctx.reply(format_stop_reply(ctx, *last));
   if (!last && *tid == ctx.target.current_thread())
-    return ctx.reply(format_stop_reply(ctx, StopReason{StopKind::StepDone, *tid}));
+    return ctx.reply(format_stop_reply(ctx, StopReason{StopKind::Attached, *tid}));
   ctx.reply(format_no_reason_reply(ctx, *tid));
 }
 

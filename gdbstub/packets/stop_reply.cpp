@@ -35,6 +35,28 @@ void append_thread_list(std::string& out, const HandlerContext& ctx) {
   if (all_pcs && !threads.empty()) out += "thread-pcs:" + pcs + ";";
 }
 
+// The signal of a stop reply. A client attaching finds the trace stopped
+// for no reason of its own, and each debugger wants that said its own way,
+// as its own server says it:
+//  - gdb expects SIGTRAP (gdbserver turns the SIGSTOP of an attach into
+//    SIGTRAP for `target remote`: "pretend it's just starting up");
+//  - lldb must not get SIGTRAP (nor signal 0): it re-reads the first stop
+//    after its dynamic loader plugin has set breakpoints, and SIGTRAP or no
+//    signal at a breakpoint address counts as a hit there. For a static
+//    program without _dl_debug_state (musl) DynamicLoaderPOSIXDYLD::ProbeEntry
+//    puts a one-shot breakpoint on AT_ENTRY, which is the first pc of a
+//    recorded trace; lldb took the attach stop for a hit on it, whose
+//    callback says "keep going", and ran to the end of the trace. SIGSTOP is
+//    what lldb-server reports for every first stop (launch or attach); lldb
+//    passes it on resume (ignored here) and batch mode (-b) treats it as a
+//    normal stop.
+// lldb is the client that negotiated QThreadSuffixSupported (gdb never does).
+std::string_view signal_of(StopKind kind, const ClientFeatures& client) {
+  if (kind == StopKind::Interrupted) return "02";
+  if (kind == StopKind::Attached && client.thread_suffix) return "13";
+  return "05";
+}
+
 std::string thread_part(const HandlerContext& ctx, uint64_t tid) {
   return "thread:" + format_thread_id(pid_of(ctx, tid), tid, ctx.state.client.multiprocess) + ";";
 }
@@ -65,7 +87,7 @@ std::string format_stop_reply(const HandlerContext& ctx, const StopReason& stop)
     if (client.multiprocess) out += ";process:" + hex_number(to_wire_id(ctx.target.pid()));
     return out;
   }
-  std::string out = stop.kind == StopKind::Interrupted ? "T02" : "T05";
+  std::string out = "T" + std::string(signal_of(stop.kind, client));
   out += thread_part(ctx, stop.tid);
   switch (stop.kind) {
     case StopKind::SwBreakpoint:

@@ -8,8 +8,10 @@
 namespace ttd::gdb::packets {
 
 // The reply for `stop`. The signal is 05 for every kind except Interrupted
-// (02); history boundaries are T05 too because lldb-16 auto-resumes a
-// thread reported with T00, forever. Reason keys are only sent in forms the
+// (02) and, for lldb, Attached (13, SIGSTOP: lldb would take a SIGTRAP on
+// the first pc for a hit on its entry breakpoint; see stop_reply.cpp);
+// history boundaries are T05 too because lldb-16 auto-resumes a thread
+// reported with T00, forever. Reason keys are only sent in forms the
 // client understands (swbreak:/hwbreak: only after swbreak+/hwbreak+).
 // Expedites pc and sp; adds threads:/thread-pcs: for lldb when enabled.
 std::string format_stop_reply(const HandlerContext& ctx, const StopReason& stop);

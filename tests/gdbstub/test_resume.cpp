@@ -31,6 +31,26 @@ TEST_CASE("initial stop and vCont?") {
   CHECK(bare.one("?") == "T05thread:1;" + regs_of(0x1000, 1));
 }
 
+// lldb re-reads the first stop after its loader plugin set breakpoints; a
+// SIGTRAP at its entry breakpoint (the first pc of a recorded static musl
+// program) would count as a hit and lldb would run on. lldb-server reports
+// SIGSTOP there, gdbserver SIGTRAP (what gdb expects).
+TEST_CASE("the attach stop: SIGSTOP for lldb, SIGTRAP for gdb, then T05 for both") {
+  Harness lldb;
+  lldb.connect_as_lldb();
+  CHECK(lldb.one("?").starts_with("T13thread:p1.1;"));
+  CHECK(lldb.one("qThreadStopInfo1").starts_with("T13thread:p1.1;"));
+  CHECK(lldb.one("qThreadStopInfo2").starts_with("T00thread:p1.2;"));
+  CHECK(lldb.one("vCont;s:p1.1").starts_with("T05thread:p1.1;"));
+  CHECK(lldb.one("?").starts_with("T05thread:p1.1;"));
+  Harness lldb_info_first;  // qThreadStopInfo before '?' says the same
+  lldb_info_first.connect_as_lldb();
+  CHECK(lldb_info_first.one("qThreadStopInfo1").starts_with("T13thread:p1.1;"));
+  Harness gdb;
+  gdb.connect_as_gdb();
+  CHECK(gdb.one("?") == "T05thread:p1.1;" + regs_of(0x1000, 1));
+}
+
 TEST_CASE("forward single steps follow the stepped thread") {
   Harness h;
   h.connect_as_gdb();
@@ -179,7 +199,7 @@ TEST_CASE("lldb stop replies list threads and their pcs") {
   Harness h;
   h.connect_as_lldb();
   std::string stop = h.one("?");
-  CHECK(stop.starts_with("T05thread:p1.1;threads:1,2;thread-pcs:1000,1040;"));
+  CHECK(stop.starts_with("T13thread:p1.1;threads:1,2;thread-pcs:1000,1040;"));
   CHECK(h.one("qThreadStopInfo1") == stop);
   CHECK(h.one("qThreadStopInfo2").starts_with("T00thread:p1.2;threads:1,2;"));
   CHECK(h.one("qThreadStopInfo9") == "E02");

@@ -125,7 +125,14 @@ class Context:
     def recorded_loop(self, compiler="gcc", name="loop"):
         """examples/loop.c built static with -g and recorded with `ttd record`;
         None when the compiler or the recorder is not available."""
-        source = os.path.join(self.source_dir, "examples", "loop.c")
+        return self.recorded_example("loop", ["300"], compiler, name)
+
+    def recorded_example(self, example, args, compiler, name):
+        """examples/<example>.c built static with -g -O0 by `compiler` (gcc:
+        glibc, musl-gcc: musl, like the bundled examples) and recorded with
+        `ttd record` running it with `args`: (executable, trace), or None
+        when the compiler or the recorder is not available."""
+        source = os.path.join(self.source_dir, "examples", example + ".c")
         if not shutil.which(compiler) or not os.path.exists(source):
             return None
         probe = subprocess.run([self.ttd, "record", "--help"], capture_output=True, timeout=60)
@@ -133,9 +140,10 @@ class Context:
             return None
         os.makedirs(self.work, exist_ok=True)
         exe = os.path.join(self.work, name)
-        trace = os.path.join(self.work, name + "-300.ucir")
-        subprocess.run([compiler, "-static", "-g", "-O0", "-o", exe, source], check=True, timeout=120)
-        rec = subprocess.run([self.ttd, "record", "-q", "-o", trace, "--", exe, "300"], capture_output=True,
+        trace = os.path.join(self.work, "-".join([name, *args]) + ".ucir")
+        subprocess.run([compiler, "-static", "-g", "-O0", "-fno-omit-frame-pointer", "-o", exe, source], check=True,
+                       timeout=120)
+        rec = subprocess.run([self.ttd, "record", "-q", "-o", trace, "--", exe, *args], capture_output=True,
                              text=True, timeout=300)
         if rec.returncode != 0:
             print("ttd record failed:\n" + rec.stdout + rec.stderr)

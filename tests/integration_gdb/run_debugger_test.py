@@ -7,7 +7,8 @@ got), runs one debugger in batch mode with a timeout, and checks that the
 expected lines appear in its output in order. Every process the test
 starts is killed and reaped before it exits, pass or fail. The plumbing is
 in harness.py; the gdb/MI cases (IDE-style, one command at a time) in
-gdb_mi_cases.py.
+gdb_mi_cases.py; lldb attaching to a recorded musl program in
+lldb_attach_cases.py.
 
 Exit codes: 0 pass, 1 fail, 77 skip (a debugger is not installed).
 The trace (see make_loop_trace.cpp):
@@ -20,6 +21,7 @@ import sys
 import threading
 
 import gdb_mi_cases
+import lldb_attach_cases
 import query_monitor_cases
 from harness import SKIP, Context, expect_in_order, gdb, lldb, run
 
@@ -261,6 +263,7 @@ CASES = {f.__name__: f for f in [gdb_connect_registers, gdb_step_reverse_step, g
                                  lldb16_reverse_switch, lldb22_reverse_continue, serve_several_clients,
                                  gdb_recorded_program, lldb16_recorded_program, gdb_aarch64_watch_timing]}
 CASES.update(query_monitor_cases.CASES)
+CASES.update(lldb_attach_cases.CASES)
 CASES.update(gdb_mi_cases.CASES)
 
 
