@@ -102,7 +102,7 @@ struct IndexBuilder::Impl {
 
   bool chunk_open = false;
   ChunkEntry chunk;
-  UniqueCollector pcs, pages_r, pages_w, threads;
+  UniqueCollector pcs, pages_r, pages_w, threads, lines_r, lines_w, coarse_r, coarse_w;
   std::vector<ChunkEntry> chunks;
 
   std::vector<BlobRef> pages;
@@ -194,6 +194,10 @@ struct IndexBuilder::Impl {
     chunk.summary.pcs = pcs.take();
     chunk.summary.pages_read = pages_r.take();
     chunk.summary.pages_written = pages_w.take();
+    chunk.summary.lines_read = lines_r.take();
+    chunk.summary.lines_written = lines_w.take();
+    chunk.summary.pages_read_coarse = coarse_r.take();
+    chunk.summary.pages_written_coarse = coarse_w.take();
     for (uint64_t t : threads.take()) chunk.summary.threads.push_back(uint32_t(t));
     chunks.push_back(std::move(chunk));
     chunk_open = false;
@@ -205,9 +209,23 @@ struct IndexBuilder::Impl {
     in_step = false;
   }
 
-  void note_pages(UniqueCollector& c, uint64_t addr, uint64_t len) {
+  static void note_pages(UniqueCollector& c, uint64_t addr, uint64_t len) {
     if (len == 0) return;
     for (uint64_t p = addr >> kPageShift, last = (addr + len - 1) >> kPageShift; p <= last; ++p) c.add(p);
+  }
+  // Pages, plus lines for short accesses or coarse pages for long ones.
+  void note_read(uint64_t addr, uint64_t len) { note_access(pages_r, lines_r, coarse_r, addr, len); }
+  void note_write(uint64_t addr, uint64_t len) { note_access(pages_w, lines_w, coarse_w, addr, len); }
+  static void note_access(UniqueCollector& pages, UniqueCollector& lines, UniqueCollector& coarse, uint64_t addr,
+                          uint64_t len) {
+    if (len == 0) return;
+    note_pages(pages, addr, len);
+    if (len > ChunkSummary::kLineAccessMax) {
+      note_pages(coarse, addr, len);
+      return;
+    }
+    for (uint64_t l = addr >> ChunkSummary::kLineShift, last = (addr + len - 1) >> ChunkSummary::kLineShift; l <= last; ++l)
+      lines.add(l);
   }
 };
 
@@ -299,7 +317,7 @@ void IndexBuilder::mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_
   auto& I = *impl_;
   if (I.in_step) {
     I.enc->mem_write(pid, addr, bytes);
-    I.note_pages(I.pages_w, addr, bytes.size());
+    I.note_write(addr, bytes.size());
   }
   I.applier->mem_write(pid, addr, bytes.data(), bytes.size());
 }
@@ -308,7 +326,7 @@ void IndexBuilder::mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::spa
   auto& I = *impl_;
   if (I.in_step) {
     I.enc->mem_read(pid, addr, size, bytes);
-    I.note_pages(I.pages_r, addr, size);
+    I.note_read(addr, size);
   }
   I.applier->mem_read(pid, addr, size, bytes.size() == size && size ? bytes.data() : nullptr);
 }
@@ -317,7 +335,7 @@ void IndexBuilder::mem_unknown(uint64_t pid, uint64_t addr, uint64_t size) {
   auto& I = *impl_;
   if (I.in_step) {
     I.enc->mem_unknown(pid, addr, size);
-    I.note_pages(I.pages_w, addr, size);
+    I.note_write(addr, size);
   }
   I.applier->mem_unknown(pid, addr, size);
 }
@@ -326,7 +344,7 @@ void IndexBuilder::mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t p
   auto& I = *impl_;
   if (I.in_step) {
     I.enc->mem_map(pid, addr, size, prot, name);
-    I.note_pages(I.pages_w, addr, size);
+    I.note_write(addr, size);
   }
   I.applier->mem_map(pid, addr, size, prot, name);
 }
@@ -335,7 +353,7 @@ void IndexBuilder::mem_unmap(uint64_t pid, uint64_t addr, uint64_t size) {
   auto& I = *impl_;
   if (I.in_step) {
     I.enc->mem_unmap(pid, addr, size);
-    I.note_pages(I.pages_w, addr, size);
+    I.note_write(addr, size);
   }
   I.applier->mem_unmap(pid, addr, size);
 }
@@ -391,6 +409,10 @@ Status IndexBuilder::finish(double build_seconds) {
     write_list(dir, c.summary.pages_written);
     std::vector<uint64_t> t(c.summary.threads.begin(), c.summary.threads.end());
     write_list(dir, t);
+    write_list(dir, c.summary.lines_read);
+    write_list(dir, c.summary.lines_written);
+    write_list(dir, c.summary.pages_read_coarse);
+    write_list(dir, c.summary.pages_written_coarse);
     for (uint64_t w : c.summary.regs_written) dir.fixed64(w);
   }
   dir.var(I.pages.size());

@@ -169,7 +169,9 @@ Status IndexFile::parse_directory(const std::string& path, const uint8_t* p, siz
     eid += c.steps;
     bool ok = read_ref(r, c.stream) && read_ref(r, c.keyframe) && read_list(r, c.summary.pcs) &&
               read_list(r, c.summary.pages_read) && read_list(r, c.summary.pages_written) &&
-              read_list(r, c.summary.threads);
+              read_list(r, c.summary.threads) && read_list(r, c.summary.lines_read) &&
+              read_list(r, c.summary.lines_written) && read_list(r, c.summary.pages_read_coarse) &&
+              read_list(r, c.summary.pages_written_coarse);
     for (auto& w : c.summary.regs_written) w = r.fixed64();
     if (!ok || !r.ok()) return make_error(path, "index chunk table is malformed");
   }

@@ -19,7 +19,7 @@
 namespace ttd {
 
 constexpr char kIndexMagic[8] = {'T', 'T', 'D', 'I', 'N', 'D', 'E', 'X'};
-constexpr uint32_t kIndexVersion = 1;
+constexpr uint32_t kIndexVersion = 2;  // 2: 64-byte line summaries
 constexpr uint64_t kIndexHeaderSize = 80;
 
 struct IndexHeader {
@@ -50,10 +50,20 @@ struct ChunkSummary {
   std::vector<uint64_t> pages_written; // sorted, unique
   std::vector<uint32_t> threads;       // thread indexes, sorted, unique
   uint64_t regs_written[4] = {0, 0, 0, 0};
+  // Finer than pages, because a hot page (a loop's stack frame, libc
+  // globals beside a busy array) would otherwise make every chunk a
+  // candidate: the 64-byte lines (addr >> kLineShift) touched by accesses of
+  // at most kLineAccessMax bytes. Larger accesses (mappings, syscall
+  // buffers) put their pages in the *_coarse lists instead.
+  static constexpr uint64_t kLineShift = 6;
+  static constexpr uint64_t kLineAccessMax = 256;
+  std::vector<uint64_t> lines_read, lines_written;              // sorted, unique
+  std::vector<uint64_t> pages_read_coarse, pages_written_coarse;  // sorted, unique
 
   bool has_pc(uint64_t pc) const;
   bool has_thread(uint32_t tidx) const;
-  // Any page of [addr, addr+len) read / written.
+  // Whether [addr, addr+len) may have been read / written in the chunk
+  // (false: certainly not).
   bool reads(uint64_t addr, uint64_t len) const;
   bool writes(uint64_t addr, uint64_t len) const;
 };
