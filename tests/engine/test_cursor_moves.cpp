@@ -8,7 +8,7 @@
 
 #include "engine/cursor.h"
 #include "engine/index_file.h"
-#include "synthetic_trace.h"
+#include "temp_synthetic_trace.h"
 
 using namespace ttd;
 namespace fs = std::filesystem;
@@ -16,27 +16,14 @@ namespace fs = std::filesystem;
 namespace {
 
 struct Fixture {
-  std::string path;
+  test::TempSynthTrace tmp;
   std::shared_ptr<test::SynthTrace> synth;
   std::shared_ptr<Trace> trace;
-  Fixture(uint64_t steps, uint32_t threads, ArchId arch = ArchId::X86_64) {
-    static int n = 0;
-    path = (fs::temp_directory_path() / ("ttd-moves-" + std::to_string(::getpid()) + "-" + std::to_string(n++))).string();
-    std::ofstream(path) << "synthetic";
-    synth = std::make_shared<test::SynthTrace>(test::make_synthetic(steps, threads, 5, arch));
-    OpenOptions o;
-    o.keyframe_interval = 32;
-    auto s = synth;
-    o.reader_factory = [s]() -> Result<std::unique_ptr<fmt::TraceReader>> {
-      return std::unique_ptr<fmt::TraceReader>(new test::SynthReader(s));
-    };
-    auto t = Trace::open(path, o);
+  Fixture(uint64_t steps, uint32_t threads, ArchId arch = ArchId::X86_64)
+      : tmp(test::make_synthetic(steps, threads, 5, arch)), synth(tmp.synth) {
+    auto t = Trace::open(tmp.path, tmp.options(32));
     REQUIRE(t.ok());
     trace = *t;
-  }
-  ~Fixture() {
-    std::remove(path.c_str());
-    std::remove((path + ".ttdidx").c_str());
   }
   // Brute force: does step e write/read [addr, addr+len)?
   bool accesses(uint64_t e, uint64_t addr, uint64_t len, bool write) const {

@@ -9,7 +9,7 @@
 #include <random>
 
 #include "engine/cursor.h"
-#include "synthetic_trace.h"
+#include "temp_synthetic_trace.h"
 #include "tools/ttd/cursor_pair.h"
 
 using namespace ttd;
@@ -18,27 +18,14 @@ namespace fs = std::filesystem;
 namespace {
 
 struct PairTrace {
-  std::string path;
+  test::TempSynthTrace tmp;
   std::shared_ptr<test::SynthTrace> synth;
   std::shared_ptr<const Trace> trace;
-  PairTrace(uint64_t steps, uint32_t threads) {
-    path = (fs::temp_directory_path() / ("ttd-pair-test-" + std::to_string(::getpid()) + "-" + std::to_string(threads)))
-               .string();
-    std::ofstream(path) << "synthetic";
-    synth = std::make_shared<test::SynthTrace>(test::make_synthetic(steps, threads, 11 + threads));
-    OpenOptions o;
-    o.keyframe_interval = 32;
-    auto s = synth;
-    o.reader_factory = [s]() -> Result<std::unique_ptr<fmt::TraceReader>> {
-      return std::unique_ptr<fmt::TraceReader>(new test::SynthReader(s));
-    };
-    auto t = Trace::open(path, o);
+  PairTrace(uint64_t steps, uint32_t threads)
+      : tmp(test::make_synthetic(steps, threads, 11 + threads)), synth(tmp.synth) {
+    auto t = Trace::open(tmp.path, tmp.options(32));
     REQUIRE(t.ok());
     trace = *t;
-  }
-  ~PairTrace() {
-    std::remove(path.c_str());
-    std::remove((path + ".ttdidx").c_str());
   }
 };
 

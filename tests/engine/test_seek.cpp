@@ -8,35 +8,17 @@
 #include <random>
 
 #include "engine/cursor.h"
-#include "synthetic_trace.h"
+#include "temp_synthetic_trace.h"
 
 using namespace ttd;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct TempTrace {
-  std::string path;
-  std::shared_ptr<test::SynthTrace> synth;
-  TempTrace(uint64_t steps, uint32_t threads, uint64_t seed, ArchId arch = ArchId::X86_64) {
-    static int n = 0;
-    path = (fs::temp_directory_path() / ("ttd-engine-test-" + std::to_string(::getpid()) + "-" + std::to_string(n++))).string();
-    std::ofstream(path) << "synthetic " << steps << " " << threads << " " << seed;
-    synth = std::make_shared<test::SynthTrace>(test::make_synthetic(steps, threads, seed, arch));
-  }
-  ~TempTrace() {
-    std::remove(path.c_str());
-    std::remove((path + ".ttdidx").c_str());
-  }
-  OpenOptions options(uint32_t k = 16) const {
-    OpenOptions o;
-    o.keyframe_interval = k;
-    auto s = synth;
-    o.reader_factory = [s]() -> Result<std::unique_ptr<fmt::TraceReader>> {
-      return std::unique_ptr<fmt::TraceReader>(new test::SynthReader(s));
-    };
-    return o;
-  }
+struct TempTrace : test::TempSynthTrace {
+  TempTrace(uint64_t steps, uint32_t threads, uint64_t seed, ArchId arch = ArchId::X86_64)
+      : TempSynthTrace(test::make_synthetic(steps, threads, seed, arch)) {}
+  OpenOptions options(uint32_t k = 16) const { return TempSynthTrace::options(k); }
 };
 
 }  // namespace
