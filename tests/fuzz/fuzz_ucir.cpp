@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/fuzz/fuzz_support.h"
 #include "formats/ucir/crc32c.h"
 #include "formats/ucir/ucir_format.h"
 #include "formats/ucir/ucir_reader.h"
@@ -27,70 +28,51 @@ namespace {
 
 using namespace ttd;
 
-[[noreturn]] void fail(const char*) { __builtin_trap(); }
 
 // Checks the sink contract: begin first, registers in range and no wider
 // than the register, steps numbered, end once and only on success.
-class CheckingSink : public fmt::TraceSink {
+class CheckingSink : public fuzz::ContractSink {
  public:
-  void begin(const fmt::TraceInfo& info) override {
-    if (began_) fail("begin twice");
-    began_ = true;
-    arch_ = &arch_desc(info.arch);
-  }
   void step(const fmt::StepInfo& s) override {
-    if (!began_ || ended_) fail("step outside begin/end");
-    if (s.tid != 1 || s.pid != 1) fail("bad step thread");
-    ++steps_;
+    note_step();
+    if (s.tid != 1 || s.pid != 1) fuzz::fail("bad step thread");
   }
   void reg(uint64_t, uint16_t reg, std::span<const uint8_t> value) override {
     if (!began_ || reg >= arch_->regs.size() || value.empty() || value.size() > arch_->regs[reg].bytes())
-      fail("bad reg");
-    if (reg == arch_->pc_index) fail("pc sent as a register effect");
+      fuzz::fail("bad reg");
+    if (reg == arch_->pc_index) fuzz::fail("pc sent as a register effect");
   }
   void mem_write(uint64_t, uint64_t addr, std::span<const uint8_t> bytes) override {
-    if (!began_ || (!bytes.empty() && addr + (bytes.size() - 1) < addr)) fail("bad write");
+    if (!began_ || (!bytes.empty() && addr + (bytes.size() - 1) < addr)) fuzz::fail("bad write");
   }
   void mem_read(uint64_t, uint64_t addr, uint32_t size, std::span<const uint8_t>) override {
-    if (!began_ || (size > 0 && addr + (size - 1) < addr)) fail("bad read");
+    if (!began_ || (size > 0 && addr + (size - 1) < addr)) fuzz::fail("bad read");
   }
   void mem_map(uint64_t, uint64_t addr, uint64_t size, uint8_t, std::string_view) override {
-    if (!began_ || (size > 0 && addr + (size - 1) < addr)) fail("bad map");
+    if (!began_ || (size > 0 && addr + (size - 1) < addr)) fuzz::fail("bad map");
   }
-  void end() override {
-    if (ended_) fail("end twice");
-    ended_ = true;
-  }
-  bool ended() const { return ended_; }
-
- private:
-  const ArchDesc* arch_ = nullptr;
-  bool began_ = false, ended_ = false;
-  uint64_t steps_ = 0;
 };
 
-void run(int fd, std::span<const uint8_t> bytes) {
-  if (ftruncate(fd, 0) != 0 || pwrite(fd, bytes.data(), bytes.size(), 0) != ssize_t(bytes.size())) std::abort();
-  const std::string path = "/proc/self/fd/" + std::to_string(fd);
+void run(const fuzz::InputFile& file, std::span<const uint8_t> bytes) {
+  const std::string path = file.write(bytes.data(), bytes.size());
   (void)fmt::ucir_format().sniff(path, bytes.first(bytes.size() < 4096 ? bytes.size() : 4096));
   auto reader = fmt::UcirReader::open(path);
   if (!reader) {
-    if (reader.error().where != path || !reader.error().offset) fail("open error without file and offset");
+    if (reader.error().where != path || !reader.error().offset) fuzz::fail("open error without file and offset");
     return;
   }
   CheckingSink sink;
   Status s = reader.value()->read(sink, nullptr);
-  if (s.ok() != sink.ended()) fail("end() and success disagree");
+  if (s.ok() != sink.ended()) fuzz::fail("end() and success disagree");
   if (!s.ok() && (s.error().where != path || !s.error().offset || s.error().offset_is_line))
-    fail("error without file and byte offset");
+    fuzz::fail("error without file and byte offset");
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const int fd = memfd_create("fuzz_ucir", MFD_CLOEXEC);
-  if (fd < 0) std::abort();
-  run(fd, {data, size});
+  static const fuzz::InputFile file("fuzz_ucir");
+  run(file, {data, size});
 
   // Same bytes, re-framed: header (74 bytes) + stream identifier + one
   // uncompressed chunk with a correct CRC holding the rest.
@@ -106,7 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                              uint8_t(crc), uint8_t(crc >> 8), uint8_t(crc >> 16), uint8_t(crc >> 24)};
     framed.insert(framed.end(), head, head + 8);
     framed.insert(framed.end(), ops.begin(), ops.end());
-    run(fd, framed);
+    run(file, framed);
   }
   return 0;
 }

@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 
+#include "tests/fuzz/fuzz_support.h"
 #include "formats/umtrace/umtrace_format.h"
 #include "formats/umtrace/umtrace_reader.h"
 #include "tests/formats_umtrace/umtrace_fuzz_input.h"
@@ -24,42 +25,26 @@ namespace {
 
 using namespace ttd;
 
-[[noreturn]] void fail(const char* what) {
-  (void)what;
-  __builtin_trap();
-}
-
 // Checks the sink contract: begin first, registers in range and no wider
 // than the register, steps only after begin, end once.
-class CheckingSink : public fmt::TraceSink {
+class CheckingSink : public fuzz::ContractSink {
  public:
-  void begin(const fmt::TraceInfo& info) override {
-    if (began_) fail("begin twice");
-    began_ = true;
-    arch_ = &arch_desc(info.arch);
-  }
   void step(const fmt::StepInfo& s) override {
-    if (!began_ || ended_) fail("step outside begin/end");
-    if (s.tid == 0) fail("thread id 0");
+    note_step();
+    if (s.tid == 0) fuzz::fail("thread id 0");
   }
   void reg(uint64_t, uint16_t r, std::span<const uint8_t> v) override {
-    if (!arch_ || r >= arch_->regs.size() || v.size() > arch_->regs[r].bytes()) fail("bad register effect");
+    if (!arch_ || r >= arch_->regs.size() || v.size() > arch_->regs[r].bytes()) fuzz::fail("bad register effect");
   }
   void reg_unknown(uint64_t, uint16_t r) override {
-    if (!arch_ || r >= arch_->regs.size()) fail("bad register");
+    if (!arch_ || r >= arch_->regs.size()) fuzz::fail("bad register");
   }
   void mem_write(uint64_t, uint64_t, std::span<const uint8_t> b) override { touched_ += b.size(); }
   void mem_read(uint64_t, uint64_t, uint32_t size, std::span<const uint8_t> b) override {
-    if (!b.empty() && b.size() != size) fail("read value of the wrong size");
-  }
-  void end() override {
-    if (ended_) fail("end twice");
-    ended_ = true;
+    if (!b.empty() && b.size() != size) fuzz::fail("read value of the wrong size");
   }
 
  private:
-  const ArchDesc* arch_ = nullptr;
-  bool began_ = false, ended_ = false;
   uint64_t touched_ = 0;
 };
 
@@ -82,11 +67,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)entry.sniff(dir, {});
   auto reader = fmt::umtrace::UmtraceReader::open(dir);
   if (!reader) {
-    if (reader.error().where.empty()) fail("error without a file");
+    if (reader.error().where.empty()) fuzz::fail("error without a file");
     return 0;
   }
   CheckingSink sink;
   auto s = (*reader)->read(sink, {});
-  if (!s && s.error().where.empty()) fail("error without a file");
+  if (!s && s.error().where.empty()) fuzz::fail("error without a file");
   return 0;
 }
