@@ -13,7 +13,9 @@ TRACE=build/bench-data/loop-$N.ucir
 build/ttd index --rebuild "$TRACE"
 cmake --build build -j"$(nproc)" --target engine_bench
 TTD_BENCH_TRACE=$TRACE build/bench/engine_bench --benchmark_counters_tabular=true
-for b in build/bench/*_bench; do
-  [ "$(basename "$b")" = engine_bench ] && continue
-  TTD_BENCH_TRACE=$TRACE "$b" --benchmark_counters_tabular=true
-done
+cmake --build build -j"$(nproc)" --target query_bench dap_bench
+TTD_BENCH_TRACE=$TRACE build/bench/query_bench --benchmark_counters_tabular=true
+# dap_bench drives `ttd dap` over stdio (not Google Benchmark: it prints its own table).
+TTD_BENCH_TTD=build/ttd TTD_BENCH_TRACE=$TRACE TTD_BENCH_PROGRAM=build/examples/x86_64/loop \
+  TTD_BENCH_SOURCE=examples/loop.c build/bench/dap_bench
+echo "gdbstub figures: bash scripts/bench-stub.sh; format import: bash scripts/bench-formats.sh"
