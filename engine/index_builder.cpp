@@ -178,8 +178,8 @@ struct IndexBuilder::Impl {
     chunk.first_eid = steps;
     page_lists.update(live);
     keyframe_buf.clear();
-    encode_keyframe_with_pages(live, [this](uint64_t pid) -> const std::vector<KeyframePage>& { return page_lists.pages_of(pid); },
-                               keyframe_buf);
+    encode_keyframe(live, [this](uint64_t pid) -> const std::vector<KeyframePage>& { return page_lists.pages_of(pid); },
+                    keyframe_buf);
     chunk.keyframe = write_blob(keyframe_buf.data(), keyframe_buf.size());
     enc->reset();
     chunk_open = true;
@@ -209,23 +209,21 @@ struct IndexBuilder::Impl {
     in_step = false;
   }
 
-  static void note_pages(UniqueCollector& c, uint64_t addr, uint64_t len) {
+  // Adds the numbers of the 2^shift-byte units [addr, addr+len) touches.
+  static void note_units(UniqueCollector& c, uint64_t addr, uint64_t len, uint64_t shift) {
     if (len == 0) return;
-    for (uint64_t p = addr >> kPageShift, last = (addr + len - 1) >> kPageShift; p <= last; ++p) c.add(p);
+    for (uint64_t u = addr >> shift, last = (addr + len - 1) >> shift; u <= last; ++u) c.add(u);
   }
   // Pages, plus lines for short accesses or coarse pages for long ones.
   void note_read(uint64_t addr, uint64_t len) { note_access(pages_r, lines_r, coarse_r, addr, len); }
   void note_write(uint64_t addr, uint64_t len) { note_access(pages_w, lines_w, coarse_w, addr, len); }
   static void note_access(UniqueCollector& pages, UniqueCollector& lines, UniqueCollector& coarse, uint64_t addr,
                           uint64_t len) {
-    if (len == 0) return;
-    note_pages(pages, addr, len);
-    if (len > ChunkSummary::kLineAccessMax) {
-      note_pages(coarse, addr, len);
-      return;
-    }
-    for (uint64_t l = addr >> ChunkSummary::kLineShift, last = (addr + len - 1) >> ChunkSummary::kLineShift; l <= last; ++l)
-      lines.add(l);
+    note_units(pages, addr, len, kPageShift);
+    if (len > ChunkSummary::kLineAccessMax)
+      note_units(coarse, addr, len, kPageShift);
+    else
+      note_units(lines, addr, len, ChunkSummary::kLineShift);
   }
 };
 

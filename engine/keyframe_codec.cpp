@@ -4,7 +4,7 @@
 
 namespace ttd {
 
-void encode_keyframe_with_pages(const MachineState& st, const PageListOf& pages_of, ByteWriter& out) {
+void encode_keyframe(const MachineState& st, const PageListOf& pages_of, ByteWriter& out) {
   out.var(st.threads().size());
   for (const auto& [tid, t] : st.threads()) {
     out.var(tid);
@@ -33,21 +33,6 @@ void encode_keyframe_with_pages(const MachineState& st, const PageListOf& pages_
       out.var(pg.id);
     }
   }
-}
-
-void encode_keyframe(const MachineState& st, const PageIdOf& id_of, ByteWriter& out) {
-  std::vector<KeyframePage> list;
-  encode_keyframe_with_pages(
-      st,
-      [&](uint64_t pid) -> const std::vector<KeyframePage>& {
-        const PagedMemory& mem = st.find_process(pid)->memory;
-        list.clear();
-        for (const auto& [no, page] : mem.pages()) list.push_back(KeyframePage{no, 0});
-        std::sort(list.begin(), list.end(), [](const KeyframePage& a, const KeyframePage& b) { return a.no < b.no; });
-        for (auto& pg : list) pg.id = id_of(pid, pg.no, mem.pages().at(pg.no));
-        return list;
-      },
-      out);
 }
 
 bool parse_keyframe(const uint8_t* data, size_t size, const ArchDesc& arch, KeyframeView& out) {

@@ -12,12 +12,9 @@
 
 namespace ttd {
 
-// Returns the page-store id for a page of a process.
-using PageIdOf = std::function<uint64_t(uint64_t pid, uint64_t page_no, const std::shared_ptr<Page>& page)>;
 // Returns the page for a page-store id (nullptr if the id is bad).
 using PageById = std::function<std::shared_ptr<Page>(uint64_t id)>;
 
-void encode_keyframe(const MachineState& st, const PageIdOf& id_of, ByteWriter& out);
 // Rebuilds the state; false on corrupt data.
 bool decode_keyframe(const uint8_t* data, size_t size, const PageById& page, MachineState& out);
 
@@ -43,10 +40,10 @@ struct KeyframeView {
 };
 // The sorted (page number, id) list of a process's pages.
 using PageListOf = std::function<const std::vector<KeyframePage>&(uint64_t pid)>;
-// encode_keyframe with the page lists supplied by the caller (the index
-// builder keeps them up to date incrementally instead of hashing every page
-// of every process at every keyframe).
-void encode_keyframe_with_pages(const MachineState& st, const PageListOf& pages_of, ByteWriter& out);
+// Writes st as a keyframe, each process's page map taken from pages_of (the
+// index builder keeps those lists up to date incrementally instead of
+// hashing every page of every process at every keyframe).
+void encode_keyframe(const MachineState& st, const PageListOf& pages_of, ByteWriter& out);
 
 // Parses into out (reusing its capacity); false on corrupt data.
 bool parse_keyframe(const uint8_t* data, size_t size, const ArchDesc& arch, KeyframeView& out);
