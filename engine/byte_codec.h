@@ -50,6 +50,15 @@ class ByteWriter {
   const uint8_t* data() const { return storage_.data(); }
   size_t size() const { return n_; }
   void clear() { n_ = 0; }
+  // Hands over the written bytes and starts empty with the same capacity.
+  std::vector<uint8_t> take() {
+    std::vector<uint8_t> out;
+    out.swap(storage_);
+    out.resize(n_);
+    storage_.resize(std::max<size_t>(out.capacity(), 256));
+    n_ = 0;
+    return out;
+  }
 
  private:
   void room(size_t k) {

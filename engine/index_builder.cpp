@@ -1,6 +1,5 @@
 #include "engine/index_builder.h"
 
-#include <snappy.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -11,6 +10,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "engine/blob_writer.h"
 #include "engine/index_meta_json.h"
 #include "engine/keyframe_codec.h"
 #include "engine/keyframe_page_lists.h"
@@ -79,8 +79,7 @@ struct IndexBuilder::Impl {
   SourceStamp stamp;
   uint32_t chunk_steps;
   FILE* out = nullptr;
-  uint64_t out_pos = kIndexHeaderSize;
-  XXH3_state_t* data_hash = nullptr;
+  std::unique_ptr<BlobWriter> blobs;
   std::string write_error;
   bool finished = false;
 
@@ -104,23 +103,15 @@ struct IndexBuilder::Impl {
   ChunkEntry chunk;
   UniqueCollector pcs, pages_r, pages_w, threads, lines_r, lines_w, coarse_r, coarse_w;
   std::vector<ChunkEntry> chunks;
-
-  std::vector<BlobRef> pages;
+  // Blob tickets (BlobWriter) of each chunk's stream and keyframe, and of
+  // each stored page; turned into BlobRefs by finish().
+  struct ChunkTickets {
+    uint64_t stream = 0, keyframe = 0;
+  };
+  std::vector<ChunkTickets> chunk_tickets;
+  std::vector<uint64_t> page_tickets;
   std::unordered_map<PageKey, uint64_t, PageKeyHash> page_ids;
-  std::string compressed;
   ByteWriter keyframe_buf;
-
-  BlobRef write_blob(const uint8_t* data, size_t n) {
-    compressed.resize(snappy::MaxCompressedLength(n));
-    size_t clen = 0;
-    snappy::RawCompress(reinterpret_cast<const char*>(data), n, compressed.data(), &clen);
-    BlobRef ref{out_pos, uint32_t(clen), uint32_t(n)};
-    if (out && std::fwrite(compressed.data(), 1, clen, out) != clen && write_error.empty())
-      write_error = std::strerror(errno);
-    XXH3_64bits_update(data_hash, compressed.data(), clen);
-    out_pos += clen;
-    return ref;
-  }
 
   // Stores a page's content once in the page store; returns its id.
   uint64_t store_page(const std::shared_ptr<Page>& page) {
@@ -128,8 +119,8 @@ struct IndexBuilder::Impl {
     PageKey key{h.low64, h.high64};
     auto it = page_ids.find(key);
     if (it != page_ids.end()) return it->second;
-    uint64_t id = pages.size();
-    pages.push_back(write_blob(reinterpret_cast<const uint8_t*>(page.get()), sizeof(Page)));
+    uint64_t id = page_tickets.size();
+    page_tickets.push_back(blobs->put(std::shared_ptr<const Page>(page)));
     page_ids.emplace(key, id);
     return id;
   }
@@ -160,6 +151,21 @@ struct IndexBuilder::Impl {
   uint64_t last_tid = ~0ull;
   uint32_t last_tidx = 0;
 
+  // Each step sets its thread's pc twice (its address, then the address
+  // after it); the live state only needs it at keyframes and before an
+  // effect on the pc itself, so the value waits here until then.
+  std::vector<uint64_t> lazy_pc;
+  std::vector<uint8_t> lazy_pc_due;    // lazy_pc[t] not yet in the live state
+  std::vector<uint8_t> thread_stepped;  // a step of t has created it in the live state
+  void flush_pc(uint32_t tidx) {
+    if (!lazy_pc_due[tidx]) return;
+    lazy_pc_due[tidx] = 0;
+    applier->position(tidx, lazy_pc[tidx]);
+  }
+  void flush_pcs() {
+    for (uint32_t t = 0; t < lazy_pc.size(); ++t) flush_pc(t);
+  }
+
   uint32_t thread_index(uint64_t tid, uint64_t pid) {
     if (tid == last_tid) return last_tidx;
     last_tid = tid;
@@ -169,18 +175,22 @@ struct IndexBuilder::Impl {
     uint32_t idx = last_tidx;
     slots.push_back(ThreadSlot{tid, pid});
     meta.threads.push_back(ThreadInfo{tid, pid, 0, 0, 0});
+    lazy_pc.push_back(0);
+    lazy_pc_due.push_back(0);
+    thread_stepped.push_back(0);
     tidx_of.emplace(tid, idx);
     return idx;
   }
 
   void open_chunk() {
+    flush_pcs();
     chunk = ChunkEntry{};
     chunk.first_eid = steps;
     page_lists.update(live);
     keyframe_buf.clear();
     encode_keyframe(live, [this](uint64_t pid) -> const std::vector<KeyframePage>& { return page_lists.pages_of(pid); },
                     keyframe_buf);
-    chunk.keyframe = write_blob(keyframe_buf.data(), keyframe_buf.size());
+    chunk_tickets.push_back({0, blobs->put(keyframe_buf.take())});
     enc->reset();
     chunk_open = true;
   }
@@ -188,8 +198,7 @@ struct IndexBuilder::Impl {
   void close_chunk() {
     if (!chunk_open) return;
     enc->end_step();
-    chunk.stream = write_blob(enc->out().data(), enc->out().size());
-    enc->out().clear();
+    chunk_tickets.back().stream = blobs->put(enc->out().take());
     chunk.steps = uint32_t(steps - chunk.first_eid);
     chunk.summary.pcs = pcs.take();
     chunk.summary.pages_read = pages_r.take();
@@ -203,9 +212,13 @@ struct IndexBuilder::Impl {
     chunk_open = false;
   }
 
+  // What StateApplier::end_step does, deferred.
   void finish_step() {
     if (!in_step) return;
-    applier->end_step(cur_tidx, cur_pc, cur_size);
+    if (cur_size) {
+      lazy_pc[cur_tidx] = cur_pc + cur_size;
+      lazy_pc_due[cur_tidx] = 1;
+    }
     in_step = false;
   }
 
@@ -232,8 +245,6 @@ IndexBuilder::IndexBuilder(std::string index_path, SourceStamp stamp, uint32_t c
   impl_->tmp_path = impl_->path + ".tmp." + std::to_string(::getpid());
   impl_->stamp = stamp;
   impl_->chunk_steps = std::max<uint32_t>(chunk_steps, 1);
-  impl_->data_hash = XXH3_createState();
-  XXH3_64bits_reset(impl_->data_hash);
   impl_->out = std::fopen(impl_->tmp_path.c_str(), "wb");
   if (!impl_->out) {
     impl_->write_error = "cannot create " + impl_->tmp_path + ": " + std::strerror(errno);
@@ -244,12 +255,13 @@ IndexBuilder::IndexBuilder(std::string index_path, SourceStamp stamp, uint32_t c
     static char header_space[kIndexHeaderSize] = {0};
     std::fwrite(header_space, 1, kIndexHeaderSize, impl_->out);
   }
+  impl_->blobs = std::make_unique<BlobWriter>(impl_->out, kIndexHeaderSize);
 }
 
 IndexBuilder::~IndexBuilder() {
+  impl_->blobs.reset();  // stops the writer thread before the file goes
   if (impl_->out) std::fclose(impl_->out);
   if (!impl_->finished) std::remove(impl_->tmp_path.c_str());
-  XXH3_freeState(impl_->data_hash);
 }
 
 void IndexBuilder::begin(const fmt::TraceInfo& info) {
@@ -267,6 +279,7 @@ void IndexBuilder::step(const fmt::StepInfo& s) {
   uint32_t tidx = I.thread_index(s.tid, s.pid);
   if (I.steps % I.chunk_steps == 0) {
     I.close_chunk();
+    I.flush_pcs();
     I.applier->position(tidx, s.pc);
     I.open_chunk();
   }
@@ -278,7 +291,14 @@ void IndexBuilder::step(const fmt::StepInfo& s) {
   I.cur_pc = s.pc;
   I.cur_size = s.size;
   I.cur_pid = I.slots[tidx].pid;
-  I.applier->begin_step(tidx, s.pc, s.size);
+  if (I.thread_stepped[tidx]) {  // StateApplier::begin_step, deferred
+    I.lazy_pc[tidx] = s.pc;
+    I.lazy_pc_due[tidx] = 1;
+  } else {
+    I.applier->begin_step(tidx, s.pc, s.size);
+    I.lazy_pc_due[tidx] = 0;
+    I.thread_stepped[tidx] = 1;
+  }
   I.enc->begin_step(tidx, I.cur_pid, s.pc, s.size, s.kind);
   I.pcs.add(s.pc);
   I.threads.add(tidx);
@@ -300,6 +320,7 @@ void IndexBuilder::reg(uint64_t tid, uint16_t reg, std::span<const uint8_t> valu
     I.enc->reg(tidx, reg, value);
     I.chunk.summary.regs_written[reg >> 6] |= 1ull << (reg & 63);
   }
+  if (reg == I.arch->pc_index) I.flush_pc(tidx);
   I.applier->reg(tidx, reg, value.data(), uint32_t(value.size()));
 }
 
@@ -311,6 +332,7 @@ void IndexBuilder::reg_unknown(uint64_t tid, uint16_t reg) {
     I.enc->reg_unknown(tidx, reg);
     I.chunk.summary.regs_written[reg >> 6] |= 1ull << (reg & 63);
   }
+  if (reg == I.arch->pc_index) I.flush_pc(tidx);
   I.applier->reg_unknown(tidx, reg);
 }
 
@@ -395,7 +417,14 @@ Status IndexBuilder::finish(double build_seconds) {
   if (!I.arch) return make_error(I.path, "the trace reader produced no trace");
   if (I.chunk_open || I.chunks.empty()) end();
   I.meta.step_count = I.steps;
-  I.meta.unique_pages = I.pages.size();
+  I.meta.unique_pages = I.page_tickets.size();
+  I.blobs->finish();
+  if (I.write_error.empty()) I.write_error = I.blobs->error();
+  const std::vector<BlobRef>& refs = I.blobs->refs();
+  for (size_t i = 0; i < I.chunks.size(); ++i) {
+    I.chunks[i].stream = refs[I.chunk_tickets[i].stream];
+    I.chunks[i].keyframe = refs[I.chunk_tickets[i].keyframe];
+  }
   I.meta.build_seconds = build_seconds;
 
   ByteWriter dir;
@@ -416,8 +445,8 @@ Status IndexBuilder::finish(double build_seconds) {
     write_list(dir, c.summary.pages_written_coarse);
     for (uint64_t w : c.summary.regs_written) dir.fixed64(w);
   }
-  dir.var(I.pages.size());
-  for (const auto& p : I.pages) write_ref(dir, p);
+  dir.var(I.page_tickets.size());
+  for (uint64_t t : I.page_tickets) write_ref(dir, refs[t]);
 
   IndexHeader h{};
   std::memcpy(h.magic, kIndexMagic, 8);
@@ -426,10 +455,10 @@ Status IndexBuilder::finish(double build_seconds) {
   h.source_size = I.stamp.size;
   h.source_mtime_ns = I.stamp.mtime_ns;
   h.source_fingerprint = I.stamp.fingerprint;
-  h.dir_offset = I.out_pos;
+  h.dir_offset = I.blobs->end_offset();
   h.dir_size = dir.size();
   h.dir_checksum = XXH3_64bits(dir.data(), dir.size());
-  h.data_checksum = XXH3_64bits_digest(I.data_hash);
+  h.data_checksum = I.blobs->data_hash();
   h.header_checksum = XXH3_64bits(&h, offsetof(IndexHeader, header_checksum));
 
   if (!I.out) return make_error(I.path, I.write_error);

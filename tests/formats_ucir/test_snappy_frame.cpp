@@ -30,13 +30,14 @@ std::vector<uint8_t> encode(const std::vector<uint8_t>& data, size_t piece) {
 }
 
 // Decodes a framed stream held in memory; returns the data or the error.
-// `threaded` puts a ChunkPrefetcher (with its decode thread) in between.
-Result<std::vector<uint8_t>> decode(const std::vector<uint8_t>& framed, bool threaded = false) {
+// `threaded` puts a ChunkPrefetcher (with its decode thread, handing over
+// `batch` chunks at a time) in between.
+Result<std::vector<uint8_t>> decode(const std::vector<uint8_t>& framed, bool threaded = false, size_t batch = 16) {
   std::FILE* f = std::tmpfile();
   if (!framed.empty()) std::fwrite(framed.data(), 1, framed.size(), f);
   std::rewind(f);
   SnappyFrameReader r(f, "mem.sz", 0, framed.size());
-  ChunkPrefetcher p(r, 3, 0);
+  ChunkPrefetcher p(r, 3, 0, batch);
   ChunkSource& src = threaded ? static_cast<ChunkSource&>(p) : r;
   std::vector<uint8_t> out, block(SnappyFrameReader::kMaxBlock);
   for (;;) {
@@ -76,15 +77,22 @@ TEST_CASE("snappy framing: round trip at block boundaries, compressible and rand
 TEST_CASE("snappy framing: the decode thread delivers the same chunks, offsets and errors") {
   const auto data = mixed_data(500000);
   auto framed = encode(data, 65536);
-  auto plain = decode(framed, false), threaded = decode(framed, true);
+  auto plain = decode(framed, false);
   REQUIRE(plain.ok());
-  REQUIRE(threaded.ok());
-  CHECK(*threaded == data);
+  // 8 chunks: one batch, batches of 2 (the end arrives alone) and of 3.
+  for (size_t batch : {size_t(16), size_t(2), size_t(3), size_t(1)}) {
+    auto threaded = decode(framed, true, batch);
+    REQUIRE(threaded.ok());
+    CHECK(*threaded == data);
+  }
   framed[framed.size() - 100] ^= 0x40;  // corrupt the last chunk
-  auto e1 = decode(framed, false), e2 = decode(framed, true);
+  auto e1 = decode(framed, false);
   REQUIRE(!e1.ok());
-  REQUIRE(!e2.ok());
-  CHECK(e1.error().to_string() == e2.error().to_string());
+  for (size_t batch : {size_t(16), size_t(2), size_t(3)}) {
+    auto e2 = decode(framed, true, batch);
+    REQUIRE(!e2.ok());
+    CHECK(e1.error().to_string() == e2.error().to_string());
+  }
   // Dropping a prefetcher mid-stream stops its thread.
   std::FILE* f = std::tmpfile();
   std::fwrite(framed.data(), 1, framed.size(), f);

@@ -1,0 +1,76 @@
+// The index builder's data region writer: snappy-compresses blobs (chunk
+// streams, keyframes, pages) and appends them to the index file on a
+// background thread, so compression and I/O overlap with replaying the
+// trace. Blobs land in the file in the order they were put; each put()
+// returns a ticket that finish() turns into the blob's BlobRef.
+//
+// Hand-offs are batched (the thread is woken once per many blobs) because
+// waking a sleeping thread is expensive on a virtual machine; memory held
+// by queued blobs is bounded, put() waits when the writer falls behind.
+// If no thread can be started, blobs are written in the caller's thread.
+#pragma once
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/index_layout.h"
+#include "state/paged_memory.h"
+
+namespace ttd {
+
+class BlobWriter {
+ public:
+  // Appends to `out` (owned by the caller, positioned at `start`).
+  BlobWriter(std::FILE* out, uint64_t start);
+  ~BlobWriter();
+  BlobWriter(const BlobWriter&) = delete;
+  BlobWriter& operator=(const BlobWriter&) = delete;
+
+  uint64_t put(std::vector<uint8_t> bytes);
+  // A page shared copy-on-write: the live state copies before writing it.
+  uint64_t put(std::shared_ptr<const Page> page);
+
+  // Waits until every blob is written. After it: refs() by ticket, the
+  // file offset past the last blob, the xxh3 of the data region, and the
+  // first write error (empty if none).
+  void finish();
+  const std::vector<BlobRef>& refs() const { return refs_; }
+  uint64_t end_offset() const { return pos_; }
+  uint64_t data_hash() const { return data_hash_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  struct Job {
+    std::vector<uint8_t> bytes;
+    std::shared_ptr<const Page> page;
+  };
+  void submit(Job&& job, size_t bytes);
+  void run();
+  void write(const Job& job);
+
+  std::FILE* out_;
+  uint64_t pos_;
+  uint64_t data_hash_ = 0;
+  void* hash_state_;  // XXH3_state_t (kept out of this header)
+  std::string error_;
+  std::string compressed_;
+  std::vector<BlobRef> refs_;  // by ticket; written by the thread, read after finish()
+  uint64_t tickets_ = 0;
+
+  std::mutex mu_;
+  std::condition_variable work_, drained_;
+  std::deque<Job> queue_;    // guarded by mu_
+  size_t queued_bytes_ = 0;  // guarded by mu_
+  bool done_ = false;        // guarded by mu_
+  bool writer_waiting_ = false, putter_waiting_ = false;  // guarded by mu_
+  bool threaded_ = false, finished_ = false;
+  std::thread thread_;
+};
+
+}  // namespace ttd
