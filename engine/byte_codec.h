@@ -48,8 +48,16 @@ class ByteWriter {
     bytes(s.data(), s.size());
   }
   const uint8_t* data() const { return storage_.data(); }
+  uint8_t* data() { return storage_.data(); }
   size_t size() const { return n_; }
   void clear() { n_ = 0; }
+  void truncate(size_t n) { n_ = std::min(n_, n); }
+  // Inserts k bytes (unset) at pos, moving what follows.
+  void open_gap(size_t pos, size_t k) {
+    room(k);
+    std::memmove(storage_.data() + pos + k, storage_.data() + pos, n_ - pos);
+    n_ += k;
+  }
   // Hands over the written bytes and starts empty with the same capacity.
   std::vector<uint8_t> take() {
     std::vector<uint8_t> out;

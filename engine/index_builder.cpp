@@ -100,8 +100,10 @@ struct IndexBuilder::Impl {
   uint64_t cur_pid = 0;
 
   bool chunk_open = false;
+  uint32_t until_chunk = 0;           // steps left before the next chunk starts
+  uint32_t chunk_last_tidx = ~0u;     // thread of the chunk's previous step
   ChunkEntry chunk;
-  UniqueCollector pcs, pages_r, pages_w, threads, lines_r, lines_w, coarse_r, coarse_w;
+  UniqueCollector pcs, threads, lines_r, lines_w, coarse_r, coarse_w;
   std::vector<ChunkEntry> chunks;
   // Blob tickets (BlobWriter) of each chunk's stream and keyframe, and of
   // each stored page; turned into BlobRefs by finish().
@@ -201,12 +203,12 @@ struct IndexBuilder::Impl {
     chunk_tickets.back().stream = blobs->put(enc->out().take());
     chunk.steps = uint32_t(steps - chunk.first_eid);
     chunk.summary.pcs = pcs.take();
-    chunk.summary.pages_read = pages_r.take();
-    chunk.summary.pages_written = pages_w.take();
     chunk.summary.lines_read = lines_r.take();
     chunk.summary.lines_written = lines_w.take();
     chunk.summary.pages_read_coarse = coarse_r.take();
     chunk.summary.pages_written_coarse = coarse_w.take();
+    chunk.summary.pages_read = pages_of(chunk.summary.lines_read, chunk.summary.pages_read_coarse);
+    chunk.summary.pages_written = pages_of(chunk.summary.lines_written, chunk.summary.pages_written_coarse);
     for (uint64_t t : threads.take()) chunk.summary.threads.push_back(uint32_t(t));
     chunks.push_back(std::move(chunk));
     chunk_open = false;
@@ -227,16 +229,31 @@ struct IndexBuilder::Impl {
     if (len == 0) return;
     for (uint64_t u = addr >> shift, last = (addr + len - 1) >> shift; u <= last; ++u) c.add(u);
   }
-  // Pages, plus lines for short accesses or coarse pages for long ones.
-  void note_read(uint64_t addr, uint64_t len) { note_access(pages_r, lines_r, coarse_r, addr, len); }
-  void note_write(uint64_t addr, uint64_t len) { note_access(pages_w, lines_w, coarse_w, addr, len); }
-  static void note_access(UniqueCollector& pages, UniqueCollector& lines, UniqueCollector& coarse, uint64_t addr,
-                          uint64_t len) {
-    note_units(pages, addr, len, kPageShift);
+  // Lines for short accesses, coarse pages for long ones; the chunk's
+  // page lists are derived from both when it closes.
+  void note_read(uint64_t addr, uint64_t len) { note_access(lines_r, coarse_r, addr, len); }
+  void note_write(uint64_t addr, uint64_t len) { note_access(lines_w, coarse_w, addr, len); }
+  static void note_access(UniqueCollector& lines, UniqueCollector& coarse, uint64_t addr, uint64_t len) {
     if (len > ChunkSummary::kLineAccessMax)
       note_units(coarse, addr, len, kPageShift);
     else
       note_units(lines, addr, len, ChunkSummary::kLineShift);
+  }
+  // Sorted unique pages holding the sorted unique `lines` or `coarse` pages.
+  static std::vector<uint64_t> pages_of(const std::vector<uint64_t>& lines, const std::vector<uint64_t>& coarse) {
+    constexpr uint64_t kLinesPerPage = kPageShift - ChunkSummary::kLineShift;
+    std::vector<uint64_t> out;
+    out.reserve(coarse.size() + lines.size() / 8);
+    auto c = coarse.begin();
+    for (uint64_t line : lines) {
+      uint64_t page = line >> kLinesPerPage;
+      for (; c != coarse.end() && *c < page; ++c)
+        if (out.empty() || out.back() != *c) out.push_back(*c);
+      if (out.empty() || out.back() != page) out.push_back(page);
+    }
+    for (; c != coarse.end(); ++c)
+      if (out.empty() || out.back() != *c) out.push_back(*c);
+    return out;
   }
 };
 
@@ -277,12 +294,15 @@ void IndexBuilder::step(const fmt::StepInfo& s) {
   auto& I = *impl_;
   I.finish_step();
   uint32_t tidx = I.thread_index(s.tid, s.pid);
-  if (I.steps % I.chunk_steps == 0) {
+  if (I.until_chunk == 0) {
     I.close_chunk();
     I.flush_pcs();
     I.applier->position(tidx, s.pc);
     I.open_chunk();
+    I.until_chunk = I.chunk_steps;
+    I.chunk_last_tidx = ~0u;
   }
+  --I.until_chunk;
   ThreadInfo& ti = I.meta.threads[tidx];
   if (ti.steps == 0) ti.first_eid = I.steps;
   ti.last_eid = I.steps;
@@ -301,7 +321,10 @@ void IndexBuilder::step(const fmt::StepInfo& s) {
   }
   I.enc->begin_step(tidx, I.cur_pid, s.pc, s.size, s.kind);
   I.pcs.add(s.pc);
-  I.threads.add(tidx);
+  if (tidx != I.chunk_last_tidx) {
+    I.threads.add(tidx);
+    I.chunk_last_tidx = tidx;
+  }
   I.in_step = true;
   ++I.steps;
 }

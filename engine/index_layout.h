@@ -19,7 +19,7 @@
 namespace ttd {
 
 constexpr char kIndexMagic[8] = {'T', 'T', 'D', 'I', 'N', 'D', 'E', 'X'};
-constexpr uint32_t kIndexVersion = 2;  // 2: 64-byte line summaries
+constexpr uint32_t kIndexVersion = 3;  // 2: 64-byte line summaries; 3: effects before attributes in steps
 constexpr uint64_t kIndexHeaderSize = 80;
 
 struct IndexHeader {

@@ -1,6 +1,7 @@
 #include "engine/step_codec.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace ttd {
 
@@ -20,7 +21,9 @@ enum : uint8_t { kAttrU64 = 0, kAttrI64 = 1, kAttrStr = 2, kAttrList = 3 };
 uint64_t value_to_u64(const ArchDesc& a, std::span<const uint8_t> v, uint32_t size) {
   uint64_t x = 0;
   size_t n = std::min<size_t>(v.size(), size);
-  if (a.endian == Endian::Little) {
+  if (a.endian == Endian::Little && std::endian::native == std::endian::little) {
+    std::memcpy(&x, v.data(), n);  // n <= 8
+  } else if (a.endian == Endian::Little) {
     for (size_t i = 0; i < n; ++i) x |= uint64_t(v[i]) << (8 * i);
   } else {  // short big-endian values hold the low-order bytes
     for (size_t i = 0; i < n; ++i) x |= uint64_t(v[v.size() - 1 - i]) << (8 * i);
@@ -39,10 +42,13 @@ void u64_to_value(const ArchDesc& a, uint64_t x, uint8_t* out, uint32_t size) {
 }  // namespace
 
 uint64_t& RegisterHistory::slot(uint32_t tidx, uint16_t reg) {
+  if (tidx == last_tidx_) return last_[reg];
+  last_tidx_ = tidx;
   for (auto& [t, v] : tables_)
-    if (t == tidx) return v[reg];
+    if (t == tidx) return (last_ = v.data())[reg];
   tables_.emplace_back(tidx, std::vector<uint64_t>(256, 0));
-  return tables_.back().second[reg];
+  last_ = tables_.back().second.data();  // stays valid: inner vectors move, their storage does not
+  return last_[reg];
 }
 
 void StepEncoder::reset() {
@@ -54,45 +60,60 @@ void StepEncoder::reset() {
   prev_addr_ = 0;
 }
 
+// The header and its fields go out at once; effects are written straight
+// after them behind a one-byte length that end_step() fills in (widening
+// it in the rare step with 128 bytes of effects or more), so the common
+// step is encoded without a second copy.
 void StepEncoder::begin_step(uint32_t tidx, uint64_t pid, uint64_t pc, uint32_t size, fmt::StepKind kind) {
   end_step();
   open_ = true;
-  tidx_ = eff_tidx_ = tidx;
-  pid_ = eff_pid_ = pid;
-  pc_ = pc;
-  size_ = size;
-  kind_ = kind;
+  eff_tidx_ = tidx;
+  eff_pid_ = pid;
   nattrs_ = 0;
   attrs_.clear();
-  effects_.clear();
+  uint8_t h = 0;
+  if (tidx == prev_tidx_) h |= kSameThread;
+  if (pc == prev_next_pc_) h |= kFallThroughPc;
+  if (size == prev_size_) h |= kSameSize;
+  if (kind == fmt::StepKind::Instruction) h |= kInstruction;
+  header_ = h;
+  header_pos_ = out_.size();
+  out_.u8(h);
+  if (!(h & kSameThread)) out_.var(tidx);
+  if (!(h & kFallThroughPc)) out_.svar(int64_t(pc - prev_next_pc_));
+  if (!(h & kSameSize)) out_.var(size);
+  if (!(h & kInstruction)) out_.u8(uint8_t(kind));
+  out_.u8(0);  // effects length, filled in by end_step()
+  effects_pos_ = out_.size();
+  prev_tidx_ = tidx;
+  prev_next_pc_ = pc + size;
+  prev_size_ = size;
 }
 
 void StepEncoder::end_step() {
   if (!open_) return;
   open_ = false;
-  uint8_t h = 0;
-  if (tidx_ == prev_tidx_) h |= kSameThread;
-  if (pc_ == prev_next_pc_) h |= kFallThroughPc;
-  if (size_ == prev_size_) h |= kSameSize;
-  if (kind_ == fmt::StepKind::Instruction) h |= kInstruction;
-  if (nattrs_) h |= kHasAttrs;
-  if (effects_.size()) h |= kHasEffects;
-  out_.u8(h);
-  if (!(h & kSameThread)) out_.var(tidx_);
-  if (!(h & kFallThroughPc)) out_.svar(int64_t(pc_ - prev_next_pc_));
-  if (!(h & kSameSize)) out_.var(size_);
-  if (!(h & kInstruction)) out_.u8(uint8_t(kind_));
+  uint8_t h = header_;
+  const size_t len = out_.size() - effects_pos_;
+  if (len == 0) {
+    out_.truncate(effects_pos_ - 1);
+  } else {
+    h |= kHasEffects;
+    uint8_t v[10];
+    size_t k = 0;
+    for (uint64_t x = len; ; x >>= 7) {
+      v[k++] = uint8_t(x & 0x7f) | (x >= 0x80 ? 0x80 : 0);
+      if (x < 0x80) break;
+    }
+    if (k > 1) out_.open_gap(effects_pos_, k - 1);
+    std::memcpy(out_.data() + effects_pos_ - 1, v, k);
+  }
   if (nattrs_) {
-    out_.var(attrs_.size() + 0);
+    h |= kHasAttrs;
+    out_.var(attrs_.size());
     out_.bytes(attrs_.data(), attrs_.size());
   }
-  if (effects_.size()) {
-    out_.var(effects_.size());
-    out_.bytes(effects_.data(), effects_.size());
-  }
-  prev_tidx_ = tidx_;
-  prev_next_pc_ = pc_ + size_;
-  prev_size_ = size_;
+  out_.data()[header_pos_] = h;
 }
 
 void StepEncoder::attr(uint32_t key_id, const fmt::AttrValue& v) {
@@ -117,31 +138,31 @@ void StepEncoder::attr(uint32_t key_id, const fmt::AttrValue& v) {
 
 void StepEncoder::ctx_thread(uint32_t tidx) {
   if (tidx == eff_tidx_) return;
-  effects_.u8(uint8_t(EffectTag::CtxThread));
-  effects_.var(tidx);
+  out_.u8(uint8_t(EffectTag::CtxThread));
+  out_.var(tidx);
   eff_tidx_ = tidx;
 }
 void StepEncoder::ctx_pid(uint64_t pid) {
   if (pid == eff_pid_) return;
-  effects_.u8(uint8_t(EffectTag::CtxPid));
-  effects_.var(pid);
+  out_.u8(uint8_t(EffectTag::CtxPid));
+  out_.var(pid);
   eff_pid_ = pid;
 }
 void StepEncoder::mem_addr(uint64_t addr, uint64_t size) {
-  effects_.svar(int64_t(addr - prev_addr_));
-  effects_.var(size);
+  out_.svar(int64_t(addr - prev_addr_));
+  out_.var(size);
   prev_addr_ = addr + size;
 }
 
 void StepEncoder::reg(uint32_t tidx, uint16_t reg, std::span<const uint8_t> value) {
   ctx_thread(tidx);
   uint32_t size = arch_->regs[reg].bytes();
-  effects_.u8(uint8_t(EffectTag::Reg));
-  effects_.var(reg);
+  out_.u8(uint8_t(EffectTag::Reg));
+  out_.var(reg);
   if (size <= 8) {
     uint64_t x = value_to_u64(*arch_, value, size);
     uint64_t& last = history_.slot(tidx, reg);
-    effects_.svar(int64_t(x - last));
+    out_.svar(int64_t(x - last));
     last = x;
   } else {
     // Wide registers: full size in target order (zero-extended like RegisterFile).
@@ -151,67 +172,67 @@ void StepEncoder::reg(uint32_t tidx, uint16_t reg, std::span<const uint8_t> valu
       std::copy_n(value.data(), n, buf);
     else
       std::copy_n(value.data() + value.size() - n, n, buf + size - n);
-    effects_.bytes(buf, size);
+    out_.bytes(buf, size);
   }
 }
 
 void StepEncoder::reg_unknown(uint32_t tidx, uint16_t reg) {
   ctx_thread(tidx);
-  effects_.u8(uint8_t(EffectTag::RegUnknown));
-  effects_.var(reg);
+  out_.u8(uint8_t(EffectTag::RegUnknown));
+  out_.var(reg);
   history_.slot(tidx, reg) = 0;
 }
 
 void StepEncoder::mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t> bytes) {
   ctx_pid(pid);
-  effects_.u8(uint8_t(EffectTag::MemWrite));
+  out_.u8(uint8_t(EffectTag::MemWrite));
   mem_addr(addr, bytes.size());
-  effects_.bytes(bytes.data(), bytes.size());
+  out_.bytes(bytes.data(), bytes.size());
 }
 
 void StepEncoder::mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::span<const uint8_t> bytes) {
   ctx_pid(pid);
-  effects_.u8(uint8_t(EffectTag::MemRead));
+  out_.u8(uint8_t(EffectTag::MemRead));
   mem_addr(addr, size);
   bool has = bytes.size() == size && size > 0;
-  effects_.u8(has);
-  if (has) effects_.bytes(bytes.data(), size);
+  out_.u8(has);
+  if (has) out_.bytes(bytes.data(), size);
 }
 
 void StepEncoder::mem_unknown(uint64_t pid, uint64_t addr, uint64_t size) {
   ctx_pid(pid);
-  effects_.u8(uint8_t(EffectTag::MemUnknown));
+  out_.u8(uint8_t(EffectTag::MemUnknown));
   mem_addr(addr, size);
 }
 
 void StepEncoder::mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot, std::string_view name) {
   ctx_pid(pid);
-  effects_.u8(uint8_t(EffectTag::MemMap));
+  out_.u8(uint8_t(EffectTag::MemMap));
   mem_addr(addr, size);
-  effects_.u8(prot);
-  effects_.str(name);
+  out_.u8(prot);
+  out_.str(name);
 }
 
 void StepEncoder::mem_unmap(uint64_t pid, uint64_t addr, uint64_t size) {
   ctx_pid(pid);
-  effects_.u8(uint8_t(EffectTag::MemUnmap));
+  out_.u8(uint8_t(EffectTag::MemUnmap));
   mem_addr(addr, size);
 }
 
 void StepEncoder::mem_protect(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot) {
   ctx_pid(pid);
-  effects_.u8(uint8_t(EffectTag::MemProt));
+  out_.u8(uint8_t(EffectTag::MemProt));
   mem_addr(addr, size);
-  effects_.u8(prot);
+  out_.u8(prot);
 }
 
 void StepEncoder::thread_begin(uint32_t tidx) {
-  effects_.u8(uint8_t(EffectTag::ThreadBegin));
-  effects_.var(tidx);
+  out_.u8(uint8_t(EffectTag::ThreadBegin));
+  out_.var(tidx);
 }
 void StepEncoder::thread_end(uint32_t tidx) {
-  effects_.u8(uint8_t(EffectTag::ThreadEnd));
-  effects_.var(tidx);
+  out_.u8(uint8_t(EffectTag::ThreadEnd));
+  out_.var(tidx);
 }
 
 StepDecoder::StepDecoder(const ArchDesc& arch, const uint8_t* data, size_t size) : arch_(&arch), in_(data, size) {
@@ -228,15 +249,15 @@ bool StepDecoder::next(DecodedStep& s) {
   s.kind = (h & kInstruction) ? fmt::StepKind::Instruction : fmt::StepKind(in_.u8());
   s.attrs = ByteReader();
   s.effects = ByteReader();
-  if (h & kHasAttrs) {
-    uint64_t n = in_.var();
-    const uint8_t* p = in_.take(n);
-    if (p) s.attrs = ByteReader(p, n);
-  }
   if (h & kHasEffects) {
     uint64_t n = in_.var();
     const uint8_t* p = in_.take(n);
     if (p) s.effects = ByteReader(p, n);
+  }
+  if (h & kHasAttrs) {
+    uint64_t n = in_.var();
+    const uint8_t* p = in_.take(n);
+    if (p) s.attrs = ByteReader(p, n);
   }
   if (!in_.ok() || s.tidx == ~0u || s.size == ~0u) {
     ok_ = false;

@@ -1,6 +1,6 @@
 // The index's encoding of the step stream inside one chunk. Each step is a
 // header byte, then only what differs from the previous step (thread, pc
-// unless it falls through, size, kind), then attribute and effect blocks
+// unless it falls through, size, kind), then effect and attribute blocks
 // prefixed by their byte length so scans can skip them. Register values of
 // up to 64 bits are stored as the difference from the same register's last
 // value in the chunk, so a counter increment costs one byte. Encoder and
@@ -35,11 +35,16 @@ enum class EffectTag : uint8_t {
 // Per-chunk memory of register values, shared by encoder and decoder.
 class RegisterHistory {
  public:
-  void reset() { tables_.clear(); }
+  void reset() {
+    tables_.clear();
+    last_tidx_ = ~0u;
+  }
   uint64_t& slot(uint32_t tidx, uint16_t reg);
 
  private:
   std::vector<std::pair<uint32_t, std::vector<uint64_t>>> tables_;
+  uint32_t last_tidx_ = ~0u;  // the table used last, found without a search
+  uint64_t* last_ = nullptr;
 };
 
 class StepEncoder {
@@ -68,15 +73,17 @@ class StepEncoder {
   void mem_addr(uint64_t addr, uint64_t size);
 
   const ArchDesc* arch_;
-  ByteWriter out_, attrs_, effects_;
+  ByteWriter out_, attrs_;
   RegisterHistory history_;
   bool open_ = false;
   uint32_t nattrs_ = 0;
-  // Step header of the open step and what the previous one was.
-  uint32_t tidx_ = 0, prev_tidx_ = ~0u;
-  uint64_t pid_ = 0, pc_ = 0, prev_next_pc_ = 0;
-  uint32_t size_ = 0, prev_size_ = ~0u;
-  fmt::StepKind kind_ = fmt::StepKind::Instruction;
+  // The open step's header byte (without the block flags), where it and
+  // its effects start in out_, and what the previous step was.
+  uint8_t header_ = 0;
+  size_t header_pos_ = 0, effects_pos_ = 0;
+  uint32_t prev_tidx_ = ~0u;
+  uint64_t prev_next_pc_ = 0;
+  uint32_t prev_size_ = ~0u;
   // Effect context.
   uint32_t eff_tidx_ = 0;
   uint64_t eff_pid_ = 0;
