@@ -111,8 +111,8 @@ struct IndexBuilder::Impl {
     uint64_t stream = 0, keyframe = 0;
   };
   std::vector<ChunkTickets> chunk_tickets;
-  std::vector<uint64_t> page_tickets;
-  std::unordered_map<PageKey, uint64_t, PageKeyHash> page_ids;
+  std::vector<uint64_t> page_tickets, segment_tickets;
+  std::unordered_map<PageKey, uint64_t, PageKeyHash> page_ids, segment_ids;
   ByteWriter keyframe_buf;
 
   // Stores a page's content once in the page store; returns its id.
@@ -126,7 +126,19 @@ struct IndexBuilder::Impl {
     page_ids.emplace(key, id);
     return id;
   }
-  KeyframePageLists page_lists{[this](const std::shared_ptr<Page>& p) { return store_page(p); }};
+  // Stores an encoded page-map segment once; returns its id.
+  uint64_t store_segment(const uint8_t* data, size_t n) {
+    XXH128_hash_t h = XXH3_128bits(data, n);
+    PageKey key{h.low64, h.high64};
+    auto it = segment_ids.find(key);
+    if (it != segment_ids.end()) return it->second;
+    uint64_t id = segment_tickets.size();
+    segment_tickets.push_back(blobs->put(std::vector<uint8_t>(data, data + n)));
+    segment_ids.emplace(key, id);
+    return id;
+  }
+  KeyframePageLists page_lists{[this](const std::shared_ptr<Page>& p) { return store_page(p); },
+                               [this](const uint8_t* d, size_t n) { return store_segment(d, n); }};
 
   // Attribute keys -> ids. Readers pass the same few keys for every step,
   // so a small table compared by content answers without hashing or
@@ -190,8 +202,9 @@ struct IndexBuilder::Impl {
     chunk.first_eid = steps;
     page_lists.update(live);
     keyframe_buf.clear();
-    encode_keyframe(live, [this](uint64_t pid) -> const std::vector<KeyframePage>& { return page_lists.pages_of(pid); },
-                    keyframe_buf);
+    encode_keyframe(
+        live, [this](uint64_t pid) -> const std::vector<KeyframeSegment>& { return page_lists.segments_of(pid); },
+        keyframe_buf);
     chunk_tickets.push_back({0, blobs->put(keyframe_buf.take())});
     enc->reset();
     chunk_open = true;
@@ -470,6 +483,8 @@ Status IndexBuilder::finish(double build_seconds) {
   }
   dir.var(I.page_tickets.size());
   for (uint64_t t : I.page_tickets) write_ref(dir, refs[t]);
+  dir.var(I.segment_tickets.size());
+  for (uint64_t t : I.segment_tickets) write_ref(dir, refs[t]);
 
   IndexHeader h{};
   std::memcpy(h.magic, kIndexMagic, 8);

@@ -181,6 +181,11 @@ Status IndexFile::parse_directory(const std::string& path, const uint8_t* p, siz
   pages_.resize(npages);
   for (auto& b : pages_)
     if (!read_ref(r, b)) return make_error(path, "index page table is malformed");
+  uint64_t nsegments = r.var();
+  if (nsegments > n) return make_error(path, "index page-map segment table is malformed");
+  segments_.resize(nsegments);
+  for (auto& b : segments_)
+    if (!read_ref(r, b)) return make_error(path, "index page-map segment table is malformed");
   for (auto& t : meta_.threads) slots_.push_back(ThreadSlot{t.tid, t.pid});
   for (auto& c : chunks_)
     for (uint32_t t : c.summary.threads)

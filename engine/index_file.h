@@ -42,6 +42,7 @@ class IndexFile {
   const IndexMeta& meta() const { return meta_; }
   const std::vector<ChunkEntry>& chunks() const { return chunks_; }
   const std::vector<BlobRef>& pages() const { return pages_; }
+  const std::vector<BlobRef>& segments() const { return segments_; }  // page-map segments
   const std::vector<ThreadSlot>& thread_slots() const { return slots_; }
   uint32_t chunk_steps() const { return chunk_steps_; }
   uint64_t file_size() const { return size_; }
@@ -60,6 +61,7 @@ class IndexFile {
   IndexMeta meta_;
   std::vector<ChunkEntry> chunks_;
   std::vector<BlobRef> pages_;
+  std::vector<BlobRef> segments_;
   std::vector<ThreadSlot> slots_;
 };
 

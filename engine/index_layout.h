@@ -1,10 +1,11 @@
 // On-disk layout of a trace index (.ttdidx):
 //
 //   [0, 80)        header (IndexHeader), checksummed
-//   [80, dir)      data: chunk step streams, keyframes and pages, each
-//                  snappy-compressed, referenced by offset from the directory
+//   [80, dir)      data: chunk step streams, keyframes, pages and page-map
+//                  segments, each snappy-compressed, referenced by offset
+//                  from the directory
 //   [dir, end)     directory: metadata JSON, chunk table with summaries,
-//                  page table
+//                  page table, segment table
 //
 // The header records the source trace's size, mtime and a fingerprint so a
 // changed trace is detected, and xxh3 checksums of the directory and of
@@ -19,7 +20,9 @@
 namespace ttd {
 
 constexpr char kIndexMagic[8] = {'T', 'T', 'D', 'I', 'N', 'D', 'E', 'X'};
-constexpr uint32_t kIndexVersion = 3;  // 2: 64-byte line summaries; 3: effects before attributes in steps
+// 2: 64-byte line summaries; 3: effects before attributes in steps;
+// 4: keyframe page maps in shared segments
+constexpr uint32_t kIndexVersion = 4;
 constexpr uint64_t kIndexHeaderSize = 80;
 
 struct IndexHeader {

@@ -4,7 +4,7 @@
 
 namespace ttd {
 
-void encode_keyframe(const MachineState& st, const PageListOf& pages_of, ByteWriter& out) {
+void encode_keyframe(const MachineState& st, const SegmentListOf& segments_of, ByteWriter& out) {
   out.var(st.threads().size());
   for (const auto& [tid, t] : st.threads()) {
     out.var(tid);
@@ -24,18 +24,47 @@ void encode_keyframe(const MachineState& st, const PageListOf& pages_of, ByteWri
       out.u8(r.prot);
       out.str(r.name);
     }
-    const std::vector<KeyframePage>& pages = pages_of(pid);
-    out.var(pages.size());
+    const std::vector<KeyframeSegment>& segs = segments_of(pid);
+    out.var(segs.size());
     uint64_t prev = 0;
-    for (const auto& pg : pages) {
-      out.var(pg.no - prev);
-      prev = pg.no;
-      out.var(pg.id);
+    for (const auto& sg : segs) {
+      out.var(sg.key - prev);
+      prev = sg.key;
+      out.var(sg.id);
     }
   }
 }
 
-bool parse_keyframe(const uint8_t* data, size_t size, const ArchDesc& arch, KeyframeView& out) {
+void encode_segment(const KeyframePage* pages, size_t n, uint64_t key, ByteWriter& out) {
+  const uint64_t base = key << kSegmentShift;
+  out.var(n);
+  uint64_t prev = 0;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t rel = pages[i].no - base;
+    out.var(rel - prev);
+    prev = rel;
+    out.var(pages[i].id);
+  }
+}
+
+bool decode_segment(const uint8_t* data, size_t size, SegmentPages& out) {
+  ByteReader r(data, size);
+  uint64_t n = r.var();
+  if (n > (uint64_t(1) << kSegmentShift) || !r.ok()) return false;
+  out.resize(n);
+  uint64_t rel = 0;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t d = r.var();
+    if (i > 0 && d == 0) return false;  // numbers strictly ascending
+    rel += d;
+    if (rel >> kSegmentShift) return false;
+    out[i] = KeyframePage{rel, r.var()};
+  }
+  return r.ok() && r.at_end();
+}
+
+bool parse_keyframe(const uint8_t* data, size_t size, const ArchDesc& arch, const SegmentById* segments,
+                    KeyframeView& out) {
   ByteReader r(data, size);
   uint64_t nthreads = r.var();
   if (nthreads > size) return false;
@@ -62,14 +91,20 @@ bool parse_keyframe(const uint8_t* data, size_t size, const ArchDesc& arch, Keyf
       reg.prot = r.u8();
       reg.name = r.str();
     }
-    uint64_t npages = r.var();
-    if (npages > size || !r.ok()) return false;
-    p.pages.resize(npages);
-    uint64_t no = 0;
-    for (auto& pg : p.pages) {
-      no += r.var();
-      pg.no = no;
-      pg.id = r.var();
+    uint64_t nsegs = r.var();
+    if (nsegs > size || !r.ok()) return false;
+    p.pages.clear();
+    uint64_t key = 0;
+    for (uint64_t i = 0; i < nsegs; ++i) {
+      uint64_t d = r.var();
+      if (i > 0 && d == 0) return false;  // keys strictly ascending
+      key += d;
+      uint64_t id = r.var();
+      if (!r.ok() || (key >> (64 - kSegmentShift))) return false;
+      if (!segments) continue;
+      auto seg = (*segments)(id);
+      if (!seg) return false;
+      for (const KeyframePage& pg : *seg) p.pages.push_back(KeyframePage{(key << kSegmentShift) | pg.no, pg.id});
     }
   }
   return r.ok() && r.at_end();
@@ -90,11 +125,12 @@ void install_keyframe_threads_and_regions(const KeyframeView& kf, MachineState& 
   }
 }
 
-bool decode_keyframe(const uint8_t* data, size_t size, const PageById& page, MachineState& out) {
+bool decode_keyframe(const uint8_t* data, size_t size, const PageById& page, const SegmentById* segments,
+                     MachineState& out) {
   const ArchDesc& arch = out.arch();
   out = MachineState(arch);
   KeyframeView kf;
-  if (!parse_keyframe(data, size, arch, kf)) return false;
+  if (!parse_keyframe(data, size, arch, segments, kf)) return false;
   install_keyframe_threads_and_regions(kf, out);
   for (const auto& p : kf.processes) {
     PagedMemory& mem = out.process(p.pid).memory;

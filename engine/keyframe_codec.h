@@ -1,6 +1,14 @@
 // Keyframes: a full machine state (every thread's registers, every
 // process's mappings and page map) where pages are referenced by id in the
 // index's deduplicated page store rather than stored inline.
+//
+// A page map is cut into segments of 2^kSegmentShift consecutive page
+// numbers. Each segment (its pages' offsets in the segment and their ids)
+// is a blob of its own, deduplicated by content like pages, and a keyframe
+// lists only (segment key, segment id) pairs: consecutive keyframes share
+// every segment nothing was written in, so a keyframe costs in proportion
+// to the pages dirtied since the last one, not to the memory mapped (a
+// trace touching 190 000 pages made every keyframe 1 MB).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -15,8 +23,6 @@ namespace ttd {
 // Returns the page for a page-store id (nullptr if the id is bad).
 using PageById = std::function<std::shared_ptr<Page>(uint64_t id)>;
 
-// Rebuilds the state; false on corrupt data.
-bool decode_keyframe(const uint8_t* data, size_t size, const PageById& page, MachineState& out);
 
 // A keyframe parsed but not installed: register bytes point into the
 // decoded blob, pages are (page number, page-store id) sorted by number.
@@ -29,6 +35,25 @@ struct KeyframeThread {
 struct KeyframePage {
   uint64_t no = 0, id = 0;
 };
+
+constexpr uint64_t kSegmentShift = 9;  // 512 pages: 2 MiB of address space
+struct KeyframeSegment {
+  uint64_t key = 0, id = 0;  // key: page number >> kSegmentShift
+};
+// A decoded segment: page numbers relative to the segment's first page
+// (the same blob may serve several keys), ascending.
+using SegmentPages = std::vector<KeyframePage>;
+// Returns a segment by id (nullptr if the id or the stored segment is bad).
+using SegmentById = std::function<std::shared_ptr<const SegmentPages>(uint64_t id)>;
+// Encodes n pages of one segment, numbers relative to the segment start.
+void encode_segment(const KeyframePage* pages, size_t n, uint64_t key, ByteWriter& out);
+// False on corrupt data (numbers not ascending or outside a segment).
+bool decode_segment(const uint8_t* data, size_t size, SegmentPages& out);
+
+// Rebuilds the state; false on corrupt data. Without `segments` (nullptr)
+// only threads and mappings are restored and memory stays empty.
+bool decode_keyframe(const uint8_t* data, size_t size, const PageById& page, const SegmentById* segments,
+                     MachineState& out);
 struct KeyframeProcess {
   uint64_t pid = 0;
   std::vector<MemoryRegion> regions;
@@ -38,15 +63,18 @@ struct KeyframeView {
   std::vector<KeyframeThread> threads;
   std::vector<KeyframeProcess> processes;
 };
-// The sorted (page number, id) list of a process's pages.
-using PageListOf = std::function<const std::vector<KeyframePage>&(uint64_t pid)>;
-// Writes st as a keyframe, each process's page map taken from pages_of (the
-// index builder keeps those lists up to date incrementally instead of
+// The segments of a process's page map, sorted by key.
+using SegmentListOf = std::function<const std::vector<KeyframeSegment>&(uint64_t pid)>;
+// Writes st as a keyframe, each process's page map taken from segments_of
+// (the index builder keeps those up to date incrementally instead of
 // hashing every page of every process at every keyframe).
-void encode_keyframe(const MachineState& st, const PageListOf& pages_of, ByteWriter& out);
+void encode_keyframe(const MachineState& st, const SegmentListOf& segments_of, ByteWriter& out);
 
-// Parses into out (reusing its capacity); false on corrupt data.
-bool parse_keyframe(const uint8_t* data, size_t size, const ArchDesc& arch, KeyframeView& out);
+// Parses into out (reusing its capacity), each process's page list put
+// together from its segments; false on corrupt data. Without `segments`
+// (nullptr) the page lists are left empty.
+bool parse_keyframe(const uint8_t* data, size_t size, const ArchDesc& arch, const SegmentById* segments,
+                    KeyframeView& out);
 // Installs the parsed threads (all other threads are dropped) and each
 // process's mappings into st; pages are left to the caller.
 void install_keyframe_threads_and_regions(const KeyframeView& kf, MachineState& st);

@@ -6,6 +6,34 @@ namespace ttd {
 
 namespace {
 const std::vector<KeyframePage> kNoPages;
+const std::vector<KeyframeSegment> kNoSegments;
+}
+
+const std::vector<KeyframeSegment>& KeyframePageLists::segments_of(uint64_t pid) const {
+  auto it = lists_.find(pid);
+  return it == lists_.end() ? kNoSegments : it->second.segments;
+}
+
+void KeyframePageLists::update_segments(ProcessList& list, const std::vector<uint64_t>& keys) {
+  merged_segments_.clear();
+  auto old = list.segments.begin();
+  auto page = list.pages.begin();
+  for (uint64_t key : keys) {
+    for (; old != list.segments.end() && old->key < key; ++old) merged_segments_.push_back(*old);
+    if (old != list.segments.end() && old->key == key) ++old;
+    const uint64_t first = key << kSegmentShift;
+    page = std::lower_bound(page, list.pages.end(), first,
+                            [](const KeyframePage& p, uint64_t no) { return p.no < no; });
+    auto end = page;
+    while (end != list.pages.end() && (end->no >> kSegmentShift) == key) ++end;
+    if (end == page) continue;  // the segment is empty now
+    segment_buf_.clear();
+    encode_segment(&*page, size_t(end - page), key, segment_buf_);
+    merged_segments_.push_back(KeyframeSegment{key, store_segment_(segment_buf_.data(), segment_buf_.size())});
+    page = end;
+  }
+  for (; old != list.segments.end(); ++old) merged_segments_.push_back(*old);
+  list.segments.swap(merged_segments_);
 }
 
 const std::vector<KeyframePage>& KeyframePageLists::pages_of(uint64_t pid) const {
@@ -32,11 +60,15 @@ void KeyframePageLists::rebuild(const PagedMemory& mem, ProcessList& list) {
   for (const auto& [no, page] : mem.pages()) list.pages.push_back(KeyframePage{no, 0});
   std::sort(list.pages.begin(), list.pages.end(), [](const KeyframePage& a, const KeyframePage& b) { return a.no < b.no; });
   list.holding.clear();
+  keys_.clear();
   for (auto& pg : list.pages) {
     const auto& page = mem.pages().at(pg.no);
     pg.id = store_(page);
     list.holding.push_back(page);
+    if (keys_.empty() || keys_.back() != pg.no >> kSegmentShift) keys_.push_back(pg.no >> kSegmentShift);
   }
+  list.segments.clear();
+  update_segments(list, keys_);
 }
 
 void KeyframePageLists::apply_changes(const PagedMemory& mem, ProcessList& list) {
@@ -69,6 +101,10 @@ void KeyframePageLists::apply_changes(const PagedMemory& mem, ProcessList& list)
   }
   list.pages.swap(merged_);
   list.holding.swap(merged_holding_);
+  keys_.clear();
+  for (uint64_t no : changed_)
+    if (keys_.empty() || keys_.back() != no >> kSegmentShift) keys_.push_back(no >> kSegmentShift);
+  update_segments(list, keys_);
 }
 
 }  // namespace ttd

@@ -4,8 +4,9 @@
 
 namespace ttd {
 
-bool KeyframeRestorer::restore(const uint8_t* data, size_t size, const PageById& page, MachineState& st) {
-  if (!parse_keyframe(data, size, st.arch(), view_)) {
+bool KeyframeRestorer::restore(const uint8_t* data, size_t size, const PageById& page, const SegmentById& segments,
+                               MachineState& st) {
+  if (!parse_keyframe(data, size, st.arch(), &segments, view_)) {
     reset();
     return false;
   }

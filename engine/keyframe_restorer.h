@@ -17,7 +17,8 @@ class KeyframeRestorer {
  public:
   // Makes st equal to the keyframe's state. False on corrupt data or a bad
   // page id; st is then unspecified and the next restore rebuilds it whole.
-  bool restore(const uint8_t* data, size_t size, const PageById& page, MachineState& st);
+  bool restore(const uint8_t* data, size_t size, const PageById& page, const SegmentById& segments,
+               MachineState& st);
   // Forget what was installed: the next restore rebuilds the whole state.
   void reset() { installed_.clear(); valid_ = false; }
 

@@ -1,12 +1,13 @@
-// Decoded pages of an index's page store, shared by every cursor over the
-// trace. Bounded: when full, a share of the entries is dropped (pages still
-// in use by a cursor stay alive through their shared_ptr).
+// Decoded pages and page-map segments of an index, shared by every cursor
+// over the trace. Bounded: when full, a share of the entries is dropped
+// (entries still in use by a cursor stay alive through their shared_ptr).
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
 
+#include "engine/keyframe_codec.h"
 #include "state/paged_memory.h"
 
 namespace ttd {
@@ -18,12 +19,19 @@ class PageCache {
   PageCache(const IndexFile& index, size_t max_pages = 16384) : index_(index), max_pages_(max_pages) {}
   // The page with this id, or nullptr if the id or the stored page is bad.
   std::shared_ptr<Page> get(uint64_t id);
+  // The segment with this id, or nullptr if the id or the stored segment is bad.
+  std::shared_ptr<const SegmentPages> segment(uint64_t id);
+  // As the keyframe decoder wants it.
+  SegmentById segment_source() {
+    return [this](uint64_t id) { return segment(id); };
+  }
 
  private:
   const IndexFile& index_;
   size_t max_pages_;
   std::mutex mu_;
   std::unordered_map<uint64_t, std::shared_ptr<Page>> pages_;
+  std::unordered_map<uint64_t, std::shared_ptr<const SegmentPages>> segments_;
 };
 
 }  // namespace ttd

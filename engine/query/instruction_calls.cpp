@@ -219,10 +219,9 @@ class InstructionCallWalker : public CallWalker {
       const ChunkEntry& ch = reader_.chunk(reader_.chunk_of(reader_.step().eid));
       std::string kf;
       MachineState st(t_->arch());
-      // Registers only: every page id maps to one shared empty page.
-      auto blank = std::make_shared<Page>();
+      // Registers only: no page map.
       if (!t_->index().read_blob(ch.keyframe, kf) ||
-          !decode_keyframe(reinterpret_cast<const uint8_t*>(kf.data()), kf.size(), [&](uint64_t) { return blank; }, st))
+          !decode_keyframe(reinterpret_cast<const uint8_t*>(kf.data()), kf.size(), nullptr, nullptr, st))
         return corrupt_chunk(*t_, reader_.chunk_of(ch.first_eid));
       keyframe_ = std::move(st);
     }

@@ -36,9 +36,10 @@ Status PcClassCache::prepare(size_t chunk) {
   if (fresh.empty()) return {};
   std::string kf;
   MachineState st(t_.arch());
+  const SegmentById segments = t_.pages().segment_source();
   if (!t_.index().read_blob(ch.keyframe, kf) ||
       !decode_keyframe(reinterpret_cast<const uint8_t*>(kf.data()), kf.size(),
-                       [this](uint64_t id) { return t_.pages().get(id); }, st))
+                       [this](uint64_t id) { return t_.pages().get(id); }, &segments, st))
     return corrupt_chunk(t_, chunk);
   for (uint64_t pc : fresh) {
     auto code = code_at(st, pc, cls_.max_insn_bytes());
