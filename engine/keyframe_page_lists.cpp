@@ -5,47 +5,19 @@
 namespace ttd {
 
 namespace {
-const std::vector<KeyframePage> kNoPages;
 const std::vector<KeyframeSegment> kNoSegments;
 }
 
 const std::vector<KeyframeSegment>& KeyframePageLists::segments_of(uint64_t pid) const {
-  auto it = lists_.find(pid);
-  return it == lists_.end() ? kNoSegments : it->second.segments;
-}
-
-void KeyframePageLists::update_segments(ProcessList& list, const std::vector<uint64_t>& keys) {
-  merged_segments_.clear();
-  auto old = list.segments.begin();
-  auto page = list.pages.begin();
-  for (uint64_t key : keys) {
-    for (; old != list.segments.end() && old->key < key; ++old) merged_segments_.push_back(*old);
-    if (old != list.segments.end() && old->key == key) ++old;
-    const uint64_t first = key << kSegmentShift;
-    page = std::lower_bound(page, list.pages.end(), first,
-                            [](const KeyframePage& p, uint64_t no) { return p.no < no; });
-    auto end = page;
-    while (end != list.pages.end() && (end->no >> kSegmentShift) == key) ++end;
-    if (end == page) continue;  // the segment is empty now
-    segment_buf_.clear();
-    encode_segment(&*page, size_t(end - page), key, segment_buf_);
-    merged_segments_.push_back(KeyframeSegment{key, store_segment_(segment_buf_.data(), segment_buf_.size())});
-    page = end;
-  }
-  for (; old != list.segments.end(); ++old) merged_segments_.push_back(*old);
-  list.segments.swap(merged_segments_);
-}
-
-const std::vector<KeyframePage>& KeyframePageLists::pages_of(uint64_t pid) const {
-  auto it = lists_.find(pid);
-  return it == lists_.end() ? kNoPages : it->second.pages;
+  auto it = maps_.find(pid);
+  return it == maps_.end() ? kNoSegments : it->second.segments;
 }
 
 void KeyframePageLists::update(MachineState& live) {
-  for (auto it = lists_.begin(); it != lists_.end();)
-    it = live.processes().count(it->first) ? std::next(it) : lists_.erase(it);
+  for (auto it = maps_.begin(); it != maps_.end();)
+    it = live.processes().count(it->first) ? std::next(it) : maps_.erase(it);
   for (auto& [pid, p] : live.processes()) {
-    auto [it, fresh] = lists_.try_emplace(pid);
+    auto [it, fresh] = maps_.try_emplace(pid);
     PagedMemory& mem = p.memory;
     if (fresh || !mem.change_log_on() || mem.change_log_overflowed())
       rebuild(mem, it->second);
@@ -55,56 +27,86 @@ void KeyframePageLists::update(MachineState& live) {
   }
 }
 
-void KeyframePageLists::rebuild(const PagedMemory& mem, ProcessList& list) {
-  list.pages.clear();
-  for (const auto& [no, page] : mem.pages()) list.pages.push_back(KeyframePage{no, 0});
-  std::sort(list.pages.begin(), list.pages.end(), [](const KeyframePage& a, const KeyframePage& b) { return a.no < b.no; });
-  list.holding.clear();
+void KeyframePageLists::rebuild(const PagedMemory& mem, ProcessMap& map) {
+  changed_.clear();
+  for (const auto& [no, page] : mem.pages()) changed_.push_back(no);
+  std::sort(changed_.begin(), changed_.end());
+  map.by_key.clear();
+  map.segments.clear();
   keys_.clear();
-  for (auto& pg : list.pages) {
-    const auto& page = mem.pages().at(pg.no);
-    pg.id = store_(page);
-    list.holding.push_back(page);
-    if (keys_.empty() || keys_.back() != pg.no >> kSegmentShift) keys_.push_back(pg.no >> kSegmentShift);
+  for (uint64_t no : changed_) {
+    const uint64_t key = no >> kSegmentShift;
+    if (keys_.empty() || keys_.back() != key) keys_.push_back(key);
+    Segment& seg = map.by_key[key];
+    const auto& page = mem.pages().at(no);
+    seg.pages.push_back(KeyframePage{no, store_(page)});
+    seg.holding.push_back(page);
   }
-  list.segments.clear();
-  update_segments(list, keys_);
+  store_segments(map, keys_);
 }
 
-void KeyframePageLists::apply_changes(const PagedMemory& mem, ProcessList& list) {
+void KeyframePageLists::apply_changes(const PagedMemory& mem, ProcessMap& map) {
   changed_.assign(mem.changed_pages().begin(), mem.changed_pages().end());
   if (changed_.empty()) return;
   std::sort(changed_.begin(), changed_.end());
   changed_.erase(std::unique(changed_.begin(), changed_.end()), changed_.end());
-  // Merge the old list with the changed page numbers, both sorted.
-  merged_.clear();
-  merged_holding_.clear();
-  size_t i = 0;
-  for (uint64_t no : changed_) {
-    for (; i < list.pages.size() && list.pages[i].no < no; ++i) {
-      merged_.push_back(list.pages[i]);
-      merged_holding_.push_back(std::move(list.holding[i]));
-    }
-    bool had = i < list.pages.size() && list.pages[i].no == no;
-    auto live = mem.pages().find(no);
-    if (live != mem.pages().end()) {
-      // Same page object as last time (replaced and put back): same id.
-      uint64_t id = had && list.holding[i] == live->second ? list.pages[i].id : store_(live->second);
-      merged_.push_back(KeyframePage{no, id});
-      merged_holding_.push_back(live->second);
-    }
-    if (had) ++i;
-  }
-  for (; i < list.pages.size(); ++i) {
-    merged_.push_back(list.pages[i]);
-    merged_holding_.push_back(std::move(list.holding[i]));
-  }
-  list.pages.swap(merged_);
-  list.holding.swap(merged_holding_);
   keys_.clear();
-  for (uint64_t no : changed_)
-    if (keys_.empty() || keys_.back() != no >> kSegmentShift) keys_.push_back(no >> kSegmentShift);
-  update_segments(list, keys_);
+  Segment* seg = nullptr;
+  for (uint64_t no : changed_) {
+    const uint64_t key = no >> kSegmentShift;
+    if (keys_.empty() || keys_.back() != key) {
+      keys_.push_back(key);
+      seg = &map.by_key[key];
+    }
+    set_page(*seg, no, mem);
+  }
+  store_segments(map, keys_);
+}
+
+void KeyframePageLists::set_page(Segment& seg, uint64_t no, const PagedMemory& mem) {
+  auto it = std::lower_bound(seg.pages.begin(), seg.pages.end(), no,
+                             [](const KeyframePage& p, uint64_t n) { return p.no < n; });
+  const size_t at = size_t(it - seg.pages.begin());
+  const bool had = it != seg.pages.end() && it->no == no;
+  auto live = mem.pages().find(no);
+  if (live == mem.pages().end()) {
+    if (had) {
+      seg.pages.erase(it);
+      seg.holding.erase(seg.holding.begin() + long(at));
+    }
+    return;
+  }
+  if (had) {
+    // The same page object put back keeps its id.
+    if (seg.holding[at] != live->second) {
+      it->id = store_(live->second);
+      seg.holding[at] = live->second;
+    }
+    return;
+  }
+  seg.pages.insert(it, KeyframePage{no, store_(live->second)});
+  seg.holding.insert(seg.holding.begin() + long(at), live->second);
+}
+
+void KeyframePageLists::store_segments(ProcessMap& map, const std::vector<uint64_t>& keys) {
+  // Merge the stored list with the (sorted) keys encoded again.
+  merged_.clear();
+  auto old = map.segments.begin();
+  for (uint64_t key : keys) {
+    for (; old != map.segments.end() && old->key < key; ++old) merged_.push_back(*old);
+    if (old != map.segments.end() && old->key == key) ++old;
+    auto it = map.by_key.find(key);
+    if (it == map.by_key.end()) continue;
+    if (it->second.pages.empty()) {
+      map.by_key.erase(it);
+      continue;
+    }
+    segment_buf_.clear();
+    encode_segment(it->second.pages.data(), it->second.pages.size(), key, segment_buf_);
+    merged_.push_back(KeyframeSegment{key, store_segment_(segment_buf_.data(), segment_buf_.size())});
+  }
+  for (; old != map.segments.end(); ++old) merged_.push_back(*old);
+  map.segments.swap(merged_);
 }
 
 }  // namespace ttd

@@ -1,10 +1,17 @@
 // ttd: replay engine and time-travel debugger backend for execution traces.
+#include <malloc.h>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "tools/ttd/commands.h"
 
 int main(int argc, char** argv) {
+  // Copy-on-write pages (4.6 KiB each) are allocated and freed by the
+  // hundred thousand while indexing; glibc's default of returning freed
+  // heap to the kernel made every new page a page fault.
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   CLI::App app{"ttd: time-travel debugging of execution traces (UCIR, XRay, REVEN, Tenet, ...)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "ttd 0.1.0");
