@@ -148,9 +148,16 @@ struct IndexBuilder::Impl {
     uint32_t id = 0;
   };
   std::array<AttrSlot, 16> attr_slots;
+  // Keys are short: compared here rather than through a memcmp call.
+  static bool same_key(const std::string& a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < b.size(); ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
   uint32_t attr_id(std::string_view key) {
     AttrSlot& slot = attr_slots[(key.size() * 31 + (key.empty() ? 0 : uint8_t(key.back()))) & 15];
-    if (!slot.key.empty() && slot.key == key) return slot.id;
+    if (!slot.key.empty() && same_key(slot.key, key)) return slot.id;
     std::string k(key);
     auto it = attr_ids.find(k);
     if (it == attr_ids.end()) {
@@ -448,20 +455,20 @@ void IndexBuilder::end() {
   }
 }
 
-Status IndexBuilder::finish(double build_seconds) {
+Status IndexBuilder::finish(std::chrono::steady_clock::time_point started) {
   auto& I = *impl_;
   if (!I.arch) return make_error(I.path, "the trace reader produced no trace");
   if (I.chunk_open || I.chunks.empty()) end();
   I.meta.step_count = I.steps;
   I.meta.unique_pages = I.page_tickets.size();
   I.blobs->finish();
+  I.meta.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (I.write_error.empty()) I.write_error = I.blobs->error();
   const std::vector<BlobRef>& refs = I.blobs->refs();
   for (size_t i = 0; i < I.chunks.size(); ++i) {
     I.chunks[i].stream = refs[I.chunk_tickets[i].stream];
     I.chunks[i].keyframe = refs[I.chunk_tickets[i].keyframe];
   }
-  I.meta.build_seconds = build_seconds;
 
   ByteWriter dir;
   dir.str(meta_to_json(I.meta));

@@ -3,6 +3,7 @@
 // summaries, takes a keyframe at every chunk start (pages deduplicated by
 // content across all keyframes) and finally writes the index atomically.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -37,8 +38,9 @@ class IndexBuilder : public fmt::TraceSink {
   void end() override;
 
   // Writes the index file (atomically). Call after the reader succeeded;
-  // if it is never called the temporary file is removed.
-  Status finish(double build_seconds);
+  // if it is never called the temporary file is removed. The build time
+  // recorded is from `started` until every blob is written.
+  Status finish(std::chrono::steady_clock::time_point started);
 
  private:
   struct Impl;

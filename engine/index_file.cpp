@@ -82,7 +82,8 @@ bool pread_all(int fd, void* dst, size_t n, uint64_t off) {
 }
 }  // namespace
 
-Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, const SourceStamp& expect) {
+Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, const SourceStamp& expect,
+                                                   bool verify_data) {
   // Blobs are read with pread rather than through a mapping: a seek then
   // costs two small reads, and the process's RSS stays its own working set
   // instead of growing to the whole index as seeks touch it.
@@ -114,7 +115,7 @@ Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, cons
     return make_error_at(path, h.dir_offset, "index directory checksum mismatch");
   // The data checksum, streamed in blocks so that opening does not hold
   // the whole index in memory.
-  {
+  if (verify_data) {
     XXH3_state_t* hs = XXH3_createState();
     XXH3_64bits_reset(hs);
     std::vector<uint8_t> block(size_t(4) << 20);

@@ -36,7 +36,11 @@ class IndexFile {
  public:
   // Opens and validates; an Error explains why the index cannot be used
   // (missing, other version, stale against `expect`, bad checksum).
-  static Result<std::unique_ptr<IndexFile>> open(const std::string& path, const SourceStamp& expect);
+  // `verify_data` = false skips hashing the data region (for an index this
+  // process has just written and hashed); header and directory are always
+  // checked.
+  static Result<std::unique_ptr<IndexFile>> open(const std::string& path, const SourceStamp& expect,
+                                                 bool verify_data = true);
   ~IndexFile();
 
   const IndexMeta& meta() const { return meta_; }

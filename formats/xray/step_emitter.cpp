@@ -70,7 +70,6 @@ Status StepEmitter::on_event(const XrayEvent& e) {
   if (func) sink_.attr("function", uint64_t(*func));
   sink_.attr("tsc", e.tsc);
   sink_.attr("cpu", uint64_t(e.cpu));
-  sink_.attr("thread", e.tid);
   sink_.attr("pid", e.pid);
   if (e.kind == EventKind::EnterArgs) sink_.attr("args", e.args);
   if (func && map_) {
