@@ -36,11 +36,11 @@ class UniqueCollector {
     seen_.fill(~0ull);
     values_.clear();
   }
+  // The sorted unique values; the collector keeps its capacity (handing
+  // the buffer over made every chunk grow a new one from nothing).
   std::vector<uint64_t> take() {
     std::sort(values_.begin(), values_.end());
-    values_.erase(std::unique(values_.begin(), values_.end()), values_.end());
-    std::vector<uint64_t> out;
-    out.swap(values_);
+    std::vector<uint64_t> out(values_.begin(), std::unique(values_.begin(), values_.end()));
     reset();
     return out;
   }
