@@ -118,7 +118,7 @@ Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, cons
   if (verify_data) {
     XXH3_state_t* hs = XXH3_createState();
     XXH3_64bits_reset(hs);
-    std::vector<uint8_t> block(size_t(4) << 20);
+    std::vector<uint8_t> block(size_t(std::min<uint64_t>(uint64_t(4) << 20, h.dir_offset - kIndexHeaderSize + 1)));
     bool ok = true;
     for (uint64_t off = kIndexHeaderSize; ok && off < h.dir_offset;) {
       size_t n = size_t(std::min<uint64_t>(block.size(), h.dir_offset - off));
@@ -203,6 +203,9 @@ bool IndexFile::read_blob(const BlobRef& ref, std::string& out) const {
   const char* src = compressed.data();
   size_t raw = 0;
   if (!snappy::GetUncompressedLength(src, ref.size, &raw) || raw != ref.raw_size) return false;
+  // Snappy expands at most 64 bytes out of a 3-byte copy: a larger claim
+  // is a crafted blob that would make Uncompress allocate up to 4 GiB.
+  if (raw > uint64_t(ref.size) * 22 + 64) return false;
   return snappy::Uncompress(src, ref.size, &out);
 }
 
