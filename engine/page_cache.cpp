@@ -47,7 +47,7 @@ std::shared_ptr<const SegmentPages> PageCache::segment(uint64_t id) {
   if (!index_.read_blob(index_.segments()[id], raw) ||
       !decode_segment(reinterpret_cast<const uint8_t*>(raw.data()), raw.size(), *seg))
     return nullptr;
-  remember(mu_, segments_, id, seg, max_pages_);
+  remember(mu_, segments_, id, seg, max_segments_);
   return seg;
 }
 

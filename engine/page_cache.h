@@ -16,7 +16,9 @@ class IndexFile;
 
 class PageCache {
  public:
-  PageCache(const IndexFile& index, size_t max_pages = 16384) : index_(index), max_pages_(max_pages) {}
+  // A segment holds up to 512 entries (8 KiB), hence fewer of them.
+  PageCache(const IndexFile& index, size_t max_pages = 16384, size_t max_segments = 1024)
+      : index_(index), max_pages_(max_pages), max_segments_(max_segments) {}
   // The page with this id, or nullptr if the id or the stored page is bad.
   std::shared_ptr<Page> get(uint64_t id);
   // The segment with this id, or nullptr if the id or the stored segment is bad.
@@ -28,7 +30,7 @@ class PageCache {
 
  private:
   const IndexFile& index_;
-  size_t max_pages_;
+  size_t max_pages_, max_segments_;
   std::mutex mu_;
   std::unordered_map<uint64_t, std::shared_ptr<Page>> pages_;
   std::unordered_map<uint64_t, std::shared_ptr<const SegmentPages>> segments_;
