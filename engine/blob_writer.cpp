@@ -32,17 +32,16 @@ BlobWriter::~BlobWriter() {
 }
 
 uint64_t BlobWriter::put(std::vector<uint8_t> bytes) {
-  size_t n = bytes.size();
-  submit(Job{std::move(bytes), nullptr}, n);
+  submit(Job{std::move(bytes), nullptr});
   return tickets_++;
 }
 
 uint64_t BlobWriter::put(std::shared_ptr<const Page> page) {
-  submit(Job{{}, std::move(page)}, sizeof(Page));
+  submit(Job{{}, std::move(page)});
   return tickets_++;
 }
 
-void BlobWriter::submit(Job&& job, size_t bytes) {
+void BlobWriter::submit(Job&& job) {
   if (!threaded_) {
     write(job);
     return;
@@ -54,8 +53,8 @@ void BlobWriter::submit(Job&& job, size_t bytes) {
     drained_.wait(lock, [&] { return queued_bytes_ <= kMaxQueuedBytes / 2; });
     putter_waiting_ = false;
   }
+  queued_bytes_ += job.size();
   queue_.push_back(std::move(job));
-  queued_bytes_ += bytes;
   if (writer_waiting_ && queue_.size() >= kWakeJobs) work_.notify_one();
 }
 
@@ -73,7 +72,7 @@ void BlobWriter::run() {
     }
     for (const Job& j : batch) {
       write(j);
-      batch_bytes += j.page ? sizeof(Page) : j.bytes.size();
+      batch_bytes += j.size();
     }
     batch.clear();
     std::lock_guard<std::mutex> lock(mu_);
@@ -83,12 +82,10 @@ void BlobWriter::run() {
 }
 
 void BlobWriter::write(const Job& job) {
-  const auto* data = job.page ? reinterpret_cast<const char*>(job.page.get())
-                              : reinterpret_cast<const char*>(job.bytes.data());
-  const size_t n = job.page ? sizeof(Page) : job.bytes.size();
+  const size_t n = job.size();
   compressed_.resize(snappy::MaxCompressedLength(n));
   size_t clen = 0;
-  snappy::RawCompress(data, n, compressed_.data(), &clen);
+  snappy::RawCompress(job.data(), n, compressed_.data(), &clen);
   refs_.push_back(BlobRef{pos_, uint32_t(clen), uint32_t(n)});
   if (out_ && std::fwrite(compressed_.data(), 1, clen, out_) != clen && error_.empty())
     error_ = std::strerror(errno);

@@ -48,9 +48,13 @@ class BlobWriter {
  private:
   struct Job {
     std::vector<uint8_t> bytes;
-    std::shared_ptr<const Page> page;
+    std::shared_ptr<const Page> page;  // if set, the blob (bytes unused)
+    const char* data() const {
+      return page ? reinterpret_cast<const char*>(page.get()) : reinterpret_cast<const char*>(bytes.data());
+    }
+    size_t size() const { return page ? sizeof(Page) : bytes.size(); }
   };
-  void submit(Job&& job, size_t bytes);
+  void submit(Job&& job);
   void run();
   void write(const Job& job);
 

@@ -14,6 +14,16 @@ namespace ttd {
 
 inline uint64_t zigzag(int64_t v) { return (uint64_t(v) << 1) ^ uint64_t(v >> 63); }
 inline int64_t unzigzag(uint64_t v) { return int64_t(v >> 1) ^ -int64_t(v & 1); }
+// Writes v as a LEB128 varint at p (room for 10 bytes); returns its length.
+inline size_t put_var(uint64_t v, uint8_t* p) {
+  uint8_t* start = p;
+  while (v >= 0x80) {
+    *p++ = uint8_t(v) | 0x80;
+    v >>= 7;
+  }
+  *p++ = uint8_t(v);
+  return size_t(p - start);
+}
 
 class ByteWriter {
  public:
@@ -25,14 +35,7 @@ class ByteWriter {
   }
   void var(uint64_t v) {
     room(10);
-    uint8_t* p = storage_.data() + n_;
-    uint8_t* start = p;
-    while (v >= 0x80) {
-      *p++ = uint8_t(v) | 0x80;
-      v >>= 7;
-    }
-    *p++ = uint8_t(v);
-    n_ += size_t(p - start);
+    n_ += put_var(v, storage_.data() + n_);
   }
   void svar(int64_t v) { var(zigzag(v)); }
   void fixed64(uint64_t v) { bytes(&v, 8); }

@@ -73,8 +73,7 @@ Status Cursor::seek(uint64_t target) {
     const ChunkEntry& ch = idx.chunks()[c];
     if (!idx.read_blob(ch.keyframe, I.keyframe)) return corrupt(*trace_, c);
     if (!I.restorer.restore(reinterpret_cast<const uint8_t*>(I.keyframe.data()), I.keyframe.size(),
-                            [&](uint64_t id) { return I.pages->get(id); },
-                            [&](uint64_t id) { return I.pages->segment(id); }, state_))
+                            [&](uint64_t id) { return I.pages->get(id); }, I.pages->segment_source(), state_))
       return corrupt(*trace_, c);
     if (!idx.read_blob(ch.stream, I.buf)) return corrupt(*trace_, c);
     I.chunk = c;

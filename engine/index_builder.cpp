@@ -58,6 +58,25 @@ struct PageKeyHash {
   size_t operator()(const PageKey& k) const { return size_t(k.lo); }
 };
 
+// Content-addressed ids (pages, page-map segments): the same content gets
+// the same id and is put to the blob writer once.
+class DedupStore {
+ public:
+  // `put` stores the content and returns its blob ticket; called for new content only.
+  template <class Put>
+  uint64_t id_of(const void* data, size_t n, Put put) {
+    XXH128_hash_t h = XXH3_128bits(data, n);
+    auto [it, fresh] = ids_.try_emplace(PageKey{h.low64, h.high64}, tickets_.size());
+    if (fresh) tickets_.push_back(put());
+    return it->second;
+  }
+  const std::vector<uint64_t>& tickets() const { return tickets_; }  // by id
+
+ private:
+  std::unordered_map<PageKey, uint64_t, PageKeyHash> ids_;
+  std::vector<uint64_t> tickets_;
+};
+
 void write_list(ByteWriter& w, const std::vector<uint64_t>& v) {
   w.var(v.size());
   uint64_t prev = 0;
@@ -106,39 +125,21 @@ struct IndexBuilder::Impl {
   UniqueCollector pcs, threads, lines_r, lines_w, coarse_r, coarse_w;
   std::vector<ChunkEntry> chunks;
   // Blob tickets (BlobWriter) of each chunk's stream and keyframe, and of
-  // each stored page; turned into BlobRefs by finish().
+  // each stored page and segment; turned into BlobRefs by finish().
   struct ChunkTickets {
     uint64_t stream = 0, keyframe = 0;
   };
   std::vector<ChunkTickets> chunk_tickets;
-  std::vector<uint64_t> page_tickets, segment_tickets;
-  std::unordered_map<PageKey, uint64_t, PageKeyHash> page_ids, segment_ids;
+  DedupStore pages, segments;
   ByteWriter keyframe_buf;
 
-  // Stores a page's content once in the page store; returns its id.
-  uint64_t store_page(const std::shared_ptr<Page>& page) {
-    XXH128_hash_t h = XXH3_128bits(page.get(), sizeof(Page));
-    PageKey key{h.low64, h.high64};
-    auto it = page_ids.find(key);
-    if (it != page_ids.end()) return it->second;
-    uint64_t id = page_tickets.size();
-    page_tickets.push_back(blobs->put(std::shared_ptr<const Page>(page)));
-    page_ids.emplace(key, id);
-    return id;
-  }
-  // Stores an encoded page-map segment once; returns its id.
-  uint64_t store_segment(const uint8_t* data, size_t n) {
-    XXH128_hash_t h = XXH3_128bits(data, n);
-    PageKey key{h.low64, h.high64};
-    auto it = segment_ids.find(key);
-    if (it != segment_ids.end()) return it->second;
-    uint64_t id = segment_tickets.size();
-    segment_tickets.push_back(blobs->put(std::vector<uint8_t>(data, data + n)));
-    segment_ids.emplace(key, id);
-    return id;
-  }
-  KeyframePageLists page_lists{[this](const std::shared_ptr<Page>& p) { return store_page(p); },
-                               [this](const uint8_t* d, size_t n) { return store_segment(d, n); }};
+  KeyframePageLists page_lists{
+      [this](const std::shared_ptr<Page>& p) {
+        return pages.id_of(p.get(), sizeof(Page), [&] { return blobs->put(std::shared_ptr<const Page>(p)); });
+      },
+      [this](const uint8_t* d, size_t n) {
+        return segments.id_of(d, n, [&] { return blobs->put(std::vector<uint8_t>(d, d + n)); });
+      }};
 
   // Attribute keys -> ids. Readers pass the same few keys for every step,
   // so a small table compared by content answers without hashing or
@@ -175,16 +176,19 @@ struct IndexBuilder::Impl {
   // Each step sets its thread's pc twice (its address, then the address
   // after it); the live state only needs it at keyframes and before an
   // effect on the pc itself, so the value waits here until then.
-  std::vector<uint64_t> lazy_pc;
-  std::vector<uint8_t> lazy_pc_due;    // lazy_pc[t] not yet in the live state
-  std::vector<uint8_t> thread_stepped;  // a step of t has created it in the live state
+  struct LazyPc {
+    uint64_t pc = 0;
+    bool due = false;      // pc not yet in the live state
+    bool stepped = false;  // a step of the thread has created it in the live state
+  };
+  std::vector<LazyPc> lazy;  // by thread index
   void flush_pc(uint32_t tidx) {
-    if (!lazy_pc_due[tidx]) return;
-    lazy_pc_due[tidx] = 0;
-    applier->position(tidx, lazy_pc[tidx]);
+    if (!lazy[tidx].due) return;
+    lazy[tidx].due = false;
+    applier->position(tidx, lazy[tidx].pc);
   }
   void flush_pcs() {
-    for (uint32_t t = 0; t < lazy_pc.size(); ++t) flush_pc(t);
+    for (uint32_t t = 0; t < lazy.size(); ++t) flush_pc(t);
   }
 
   uint32_t thread_index(uint64_t tid, uint64_t pid) {
@@ -196,9 +200,7 @@ struct IndexBuilder::Impl {
     uint32_t idx = last_tidx;
     slots.push_back(ThreadSlot{tid, pid});
     meta.threads.push_back(ThreadInfo{tid, pid, 0, 0, 0});
-    lazy_pc.push_back(0);
-    lazy_pc_due.push_back(0);
-    thread_stepped.push_back(0);
+    lazy.emplace_back();
     tidx_of.emplace(tid, idx);
     return idx;
   }
@@ -237,10 +239,7 @@ struct IndexBuilder::Impl {
   // What StateApplier::end_step does, deferred.
   void finish_step() {
     if (!in_step) return;
-    if (cur_size) {
-      lazy_pc[cur_tidx] = cur_pc + cur_size;
-      lazy_pc_due[cur_tidx] = 1;
-    }
+    if (cur_size) lazy[cur_tidx] = {cur_pc + cur_size, true, true};
     in_step = false;
   }
 
@@ -331,13 +330,11 @@ void IndexBuilder::step(const fmt::StepInfo& s) {
   I.cur_pc = s.pc;
   I.cur_size = s.size;
   I.cur_pid = I.slots[tidx].pid;
-  if (I.thread_stepped[tidx]) {  // StateApplier::begin_step, deferred
-    I.lazy_pc[tidx] = s.pc;
-    I.lazy_pc_due[tidx] = 1;
+  if (I.lazy[tidx].stepped) {  // StateApplier::begin_step, deferred
+    I.lazy[tidx] = {s.pc, true, true};
   } else {
     I.applier->begin_step(tidx, s.pc, s.size);
-    I.lazy_pc_due[tidx] = 0;
-    I.thread_stepped[tidx] = 1;
+    I.lazy[tidx] = {s.pc, false, true};
   }
   I.enc->begin_step(tidx, I.cur_pid, s.pc, s.size, s.kind);
   I.pcs.add(s.pc);
@@ -460,7 +457,7 @@ Status IndexBuilder::finish(std::chrono::steady_clock::time_point started) {
   if (!I.arch) return make_error(I.path, "the trace reader produced no trace");
   if (I.chunk_open || I.chunks.empty()) end();
   I.meta.step_count = I.steps;
-  I.meta.unique_pages = I.page_tickets.size();
+  I.meta.unique_pages = I.pages.tickets().size();
   I.blobs->finish();
   I.meta.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (I.write_error.empty()) I.write_error = I.blobs->error();
@@ -488,10 +485,10 @@ Status IndexBuilder::finish(std::chrono::steady_clock::time_point started) {
     write_list(dir, c.summary.pages_written_coarse);
     for (uint64_t w : c.summary.regs_written) dir.fixed64(w);
   }
-  dir.var(I.page_tickets.size());
-  for (uint64_t t : I.page_tickets) write_ref(dir, refs[t]);
-  dir.var(I.segment_tickets.size());
-  for (uint64_t t : I.segment_tickets) write_ref(dir, refs[t]);
+  for (const DedupStore* store : {&I.pages, &I.segments}) {
+    dir.var(store->tickets().size());
+    for (uint64_t t : store->tickets()) write_ref(dir, refs[t]);
+  }
 
   IndexHeader h{};
   std::memcpy(h.magic, kIndexMagic, 8);

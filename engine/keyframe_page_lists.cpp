@@ -33,16 +33,7 @@ void KeyframePageLists::rebuild(const PagedMemory& mem, ProcessMap& map) {
   std::sort(changed_.begin(), changed_.end());
   map.by_key.clear();
   map.segments.clear();
-  keys_.clear();
-  for (uint64_t no : changed_) {
-    const uint64_t key = no >> kSegmentShift;
-    if (keys_.empty() || keys_.back() != key) keys_.push_back(key);
-    Segment& seg = map.by_key[key];
-    const auto& page = mem.pages().at(no);
-    seg.pages.push_back(KeyframePage{no, store_(page)});
-    seg.holding.push_back(page);
-  }
-  store_segments(map, keys_);
+  apply_sorted(mem, map);
 }
 
 void KeyframePageLists::apply_changes(const PagedMemory& mem, ProcessMap& map) {
@@ -50,6 +41,10 @@ void KeyframePageLists::apply_changes(const PagedMemory& mem, ProcessMap& map) {
   if (changed_.empty()) return;
   std::sort(changed_.begin(), changed_.end());
   changed_.erase(std::unique(changed_.begin(), changed_.end()), changed_.end());
+  apply_sorted(mem, map);
+}
+
+void KeyframePageLists::apply_sorted(const PagedMemory& mem, ProcessMap& map) {
   keys_.clear();
   Segment* seg = nullptr;
   for (uint64_t no : changed_) {

@@ -45,6 +45,8 @@ class KeyframePageLists {
   };
   void rebuild(const PagedMemory& mem, ProcessMap& map);
   void apply_changes(const PagedMemory& mem, ProcessMap& map);
+  // Brings the pages numbered in changed_ (sorted, unique) up to date.
+  void apply_sorted(const PagedMemory& mem, ProcessMap& map);
   // Sets page `no` of the segment to the live page (or drops it).
   void set_page(Segment& seg, uint64_t no, const PagedMemory& mem);
   // Stores the segments with these keys again and refreshes map.segments.

@@ -100,11 +100,7 @@ void StepEncoder::end_step() {
   } else {
     h |= kHasEffects;
     uint8_t v[10];
-    size_t k = 0;
-    for (uint64_t x = len; ; x >>= 7) {
-      v[k++] = uint8_t(x & 0x7f) | (x >= 0x80 ? 0x80 : 0);
-      if (x < 0x80) break;
-    }
+    const size_t k = put_var(len, v);
     if (k > 1) out_.open_gap(effects_pos_, k - 1);
     std::memcpy(out_.data() + effects_pos_ - 1, v, k);
   }

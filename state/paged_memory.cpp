@@ -38,8 +38,7 @@ bool Page::none_valid() const {
 
 Page* PagedMemory::writable_page(uint64_t no) {
   // Someone (a keyframe) may have started sharing the cached page since.
-  for (int i = 0; i < 2; ++i)
-    if (no == cache_no_[i] && cache_[i]->use_count() == 1) return cache_[i]->get();
+  if (Page* p = cached_writable(no)) return p;
   auto& slot = pages_[no];
   if (!slot) {
     slot = std::make_shared<Page>();

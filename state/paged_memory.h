@@ -55,13 +55,12 @@ class PagedMemory {
   void write(uint64_t addr, const uint8_t* src, uint64_t len) {
     // Replay's hot case: a short store into the page written last.
     uint64_t off = addr & (kPageSize - 1);
-    uint64_t no = addr >> kPageShift;
-    std::shared_ptr<Page>* hit = no == cache_no_[0] ? cache_[0] : no == cache_no_[1] ? cache_[1] : nullptr;
-    if (len <= 64 && off + len <= kPageSize && hit && hit->use_count() == 1) {
-      Page& p = **hit;
-      std::memcpy(p.data + off, src, len);
-      mark_valid(p, off, len);
-      return;
+    if (len <= 64 && off + len <= kPageSize) {
+      if (Page* p = cached_writable(addr >> kPageShift)) {
+        std::memcpy(p->data + off, src, len);
+        mark_valid(*p, off, len);
+        return;
+      }
     }
     write_slow(addr, src, len);
   }
@@ -110,11 +109,16 @@ class PagedMemory {
   const Page* find_page(uint64_t page_number) const;
 
   std::unordered_map<uint64_t, std::shared_ptr<Page>> pages_;
-  // One-entry cache of the last page written (already unshared).
   // The two pages written last (already unshared when cached; a keyframe
   // may share them since, hence the use_count checks). Map nodes are stable.
   uint64_t cache_no_[2] = {~0ull, ~0ull};
   std::shared_ptr<Page>* cache_[2] = {nullptr, nullptr};
+  // The cached page `no` if nothing shares it, else nullptr.
+  Page* cached_writable(uint64_t no) const {
+    for (int i = 0; i < 2; ++i)
+      if (no == cache_no_[i] && cache_[i]->use_count() == 1) return cache_[i]->get();
+    return nullptr;
+  }
   void forget_cached() {
     cache_no_[0] = cache_no_[1] = ~0ull;
     cache_[0] = cache_[1] = nullptr;
