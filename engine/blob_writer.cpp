@@ -12,6 +12,8 @@ namespace ttd {
 namespace {
 constexpr size_t kWakeJobs = 64;                   // blobs queued before the writer is woken
 constexpr size_t kMaxQueuedBytes = size_t(64) << 20;  // put() waits beyond this
+constexpr uint32_t kMissesBeforeSkip = 4;  // blobs in a row that shrank less than 1/8
+constexpr uint32_t kSkipRun = 63;          // then this many are stored as they are
 }  // namespace
 
 BlobWriter::BlobWriter(std::FILE* out, uint64_t start) : out_(out), pos_(start) {
@@ -31,13 +33,13 @@ BlobWriter::~BlobWriter() {
   XXH3_freeState(static_cast<XXH3_state_t*>(hash_state_));
 }
 
-uint64_t BlobWriter::put(std::vector<uint8_t> bytes) {
-  submit(Job{std::move(bytes), nullptr});
+uint64_t BlobWriter::put(ByteBlock bytes, BlobKind kind) {
+  submit(Job{std::move(bytes), nullptr, kind});
   return tickets_++;
 }
 
 uint64_t BlobWriter::put(std::shared_ptr<const Page> page) {
-  submit(Job{{}, std::move(page)});
+  submit(Job{{}, std::move(page), BlobKind::Page});
   return tickets_++;
 }
 
@@ -81,16 +83,41 @@ void BlobWriter::run() {
   }
 }
 
+bool BlobWriter::worth_compressing(BlobKind kind) {
+  CompressionOdds& o = odds_[size_t(kind)];
+  if (o.skip == 0) return true;
+  --o.skip;
+  return false;
+}
+
+void BlobWriter::judge(BlobKind kind, size_t raw, size_t compressed) {
+  CompressionOdds& o = odds_[size_t(kind)];
+  if (compressed < raw - raw / 8) {
+    o.misses = 0;
+  } else if (++o.misses >= kMissesBeforeSkip) {
+    o.misses = kMissesBeforeSkip - 1;  // one more miss after the run skips again
+    o.skip = kSkipRun;
+  }
+}
+
 void BlobWriter::write(const Job& job) {
   const size_t n = job.size();
-  compressed_.resize(snappy::MaxCompressedLength(n));
-  size_t clen = 0;
-  snappy::RawCompress(job.data(), n, compressed_.data(), &clen);
-  refs_.push_back(BlobRef{pos_, uint32_t(clen), uint32_t(n)});
-  if (out_ && std::fwrite(compressed_.data(), 1, clen, out_) != clen && error_.empty())
-    error_ = std::strerror(errno);
-  XXH3_64bits_update(static_cast<XXH3_state_t*>(hash_state_), compressed_.data(), clen);
-  pos_ += clen;
+  const char* data = job.data();
+  size_t len = n;
+  if (worth_compressing(job.kind)) {
+    compressed_.resize(snappy::MaxCompressedLength(n));
+    size_t clen = 0;
+    snappy::RawCompress(data, n, compressed_.data(), &clen);
+    judge(job.kind, n, clen);
+    if (clen < n) {  // stored size < raw size marks a compressed blob
+      data = compressed_.data();
+      len = clen;
+    }
+  }
+  refs_.push_back(BlobRef{pos_, uint32_t(len), uint32_t(n)});
+  if (out_ && std::fwrite(data, 1, len, out_) != len && error_.empty()) error_ = std::strerror(errno);
+  XXH3_64bits_update(static_cast<XXH3_state_t*>(hash_state_), data, len);
+  pos_ += len;
 }
 
 void BlobWriter::finish() {

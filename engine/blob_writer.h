@@ -1,7 +1,10 @@
 // The index builder's data region writer: snappy-compresses blobs (chunk
 // streams, keyframes, pages) and appends them to the index file on a
 // background thread, so compression and I/O overlap with replaying the
-// trace. Blobs land in the file in the order they were put; each put()
+// trace. A blob that snappy cannot shrink is stored as it is (its stored
+// size then equals its raw size); when the last few blobs of a kind did not
+// shrink, the next ones of that kind are stored without trying, with a
+// retry now and then (the step streams of XRay traces barely compress). Blobs land in the file in the order they were put; each put()
 // returns a ticket that finish() turns into the blob's BlobRef.
 //
 // Hand-offs are batched (the thread is woken once per many blobs) because
@@ -19,10 +22,14 @@
 #include <thread>
 #include <vector>
 
+#include "engine/byte_codec.h"
 #include "engine/index_layout.h"
 #include "state/paged_memory.h"
 
 namespace ttd {
+
+// What a blob holds, so compression is judged per kind.
+enum class BlobKind : uint8_t { Steps, Keyframe, Segment, Page };
 
 class BlobWriter {
  public:
@@ -32,7 +39,7 @@ class BlobWriter {
   BlobWriter(const BlobWriter&) = delete;
   BlobWriter& operator=(const BlobWriter&) = delete;
 
-  uint64_t put(std::vector<uint8_t> bytes);
+  uint64_t put(ByteBlock bytes, BlobKind kind);
   // A page shared copy-on-write: the live state copies before writing it.
   uint64_t put(std::shared_ptr<const Page> page);
 
@@ -47,16 +54,24 @@ class BlobWriter {
 
  private:
   struct Job {
-    std::vector<uint8_t> bytes;
+    ByteBlock bytes;
     std::shared_ptr<const Page> page;  // if set, the blob (bytes unused)
+    BlobKind kind = BlobKind::Page;
     const char* data() const {
-      return page ? reinterpret_cast<const char*>(page.get()) : reinterpret_cast<const char*>(bytes.data());
+      return page ? reinterpret_cast<const char*>(page.get()) : reinterpret_cast<const char*>(bytes.bytes.get());
     }
-    size_t size() const { return page ? sizeof(Page) : bytes.size(); }
+    size_t size() const { return page ? sizeof(Page) : bytes.size; }
   };
   void submit(Job&& job);
   void run();
   void write(const Job& job);
+  // Per kind: blobs in a row that compression did not pay for, and how
+  // many more to store without trying.
+  struct CompressionOdds {
+    uint32_t misses = 0, skip = 0;
+  };
+  bool worth_compressing(BlobKind kind);
+  void judge(BlobKind kind, size_t raw, size_t compressed);
 
   std::FILE* out_;
   uint64_t pos_;
@@ -64,6 +79,7 @@ class BlobWriter {
   void* hash_state_;  // XXH3_state_t (kept out of this header)
   std::string error_;
   std::string compressed_;
+  CompressionOdds odds_[4];
   std::vector<BlobRef> refs_;  // by ticket; written by the thread, read after finish()
   uint64_t tickets_ = 0;
 

@@ -25,27 +25,31 @@ namespace {
 // direct-mapped cache (loops execute the same pcs and pages again and again).
 class UniqueCollector {
  public:
-  UniqueCollector() { reset(); }
+  UniqueCollector() { seen_.fill(kEmpty); }
   void add(uint64_t v) {
-    uint64_t& slot = seen_[(v ^ (v >> 9) ^ (v >> 17)) & (seen_.size() - 1)];
+    uint64_t& slot = seen_[hash(v)];
     if (slot == v) return;
     slot = v;
     values_.push_back(v);
   }
-  void reset() {
-    seen_.fill(~0ull);
-    values_.clear();
-  }
   // The sorted unique values; the collector keeps its capacity (handing
   // the buffer over made every chunk grow a new one from nothing).
   std::vector<uint64_t> take() {
+    // Few values: clear just their slots rather than the whole cache.
+    if (values_.size() < seen_.size() / 8) {
+      for (uint64_t v : values_) seen_[hash(v)] = kEmpty;
+    } else {
+      seen_.fill(kEmpty);
+    }
     std::sort(values_.begin(), values_.end());
     std::vector<uint64_t> out(values_.begin(), std::unique(values_.begin(), values_.end()));
-    reset();
+    values_.clear();
     return out;
   }
 
  private:
+  static constexpr uint64_t kEmpty = ~0ull;
+  static size_t hash(uint64_t v) { return (v ^ (v >> 9) ^ (v >> 17)) & 1023; }
   std::array<uint64_t, 1024> seen_;
   std::vector<uint64_t> values_;
 };
@@ -138,7 +142,7 @@ struct IndexBuilder::Impl {
         return pages.id_of(p.get(), sizeof(Page), [&] { return blobs->put(std::shared_ptr<const Page>(p)); });
       },
       [this](const uint8_t* d, size_t n) {
-        return segments.id_of(d, n, [&] { return blobs->put(std::vector<uint8_t>(d, d + n)); });
+        return segments.id_of(d, n, [&] { return blobs->put(ByteBlock::copy_of(d, n), BlobKind::Segment); });
       }};
 
   // Attribute keys -> ids. Readers pass the same few keys for every step,
@@ -214,7 +218,7 @@ struct IndexBuilder::Impl {
     encode_keyframe(
         live, [this](uint64_t pid) -> const std::vector<KeyframeSegment>& { return page_lists.segments_of(pid); },
         keyframe_buf);
-    chunk_tickets.push_back({0, blobs->put(keyframe_buf.take())});
+    chunk_tickets.push_back({0, blobs->put(keyframe_buf.take(), BlobKind::Keyframe)});
     enc->reset();
     chunk_open = true;
   }
@@ -222,7 +226,7 @@ struct IndexBuilder::Impl {
   void close_chunk() {
     if (!chunk_open) return;
     enc->end_step();
-    chunk_tickets.back().stream = blobs->put(enc->out().take());
+    chunk_tickets.back().stream = blobs->put(enc->out().take(), BlobKind::Steps);
     chunk.steps = uint32_t(steps - chunk.first_eid);
     chunk.summary.pcs = pcs.take();
     chunk.summary.lines_read = lines_r.take();
@@ -309,6 +313,8 @@ void IndexBuilder::begin(const fmt::TraceInfo& info) {
   I.enc = std::make_unique<StepEncoder>(*I.arch);
 }
 
+void IndexBuilder::revise(const fmt::TraceInfo& info) { impl_->meta.info.properties = info.properties; }
+
 void IndexBuilder::step(const fmt::StepInfo& s) {
   auto& I = *impl_;
   I.finish_step();
@@ -350,6 +356,19 @@ void IndexBuilder::attr(std::string_view key, const fmt::AttrValue& v) {
   auto& I = *impl_;
   if (!I.in_step) return;
   I.enc->attr(I.attr_id(key), v);
+}
+
+fmt::TraceSink::AttrKey IndexBuilder::attr_key(std::string_view key) { return impl_->attr_id(key); }
+
+void IndexBuilder::attr_u64(AttrKey key, uint64_t v) {
+  auto& I = *impl_;
+  if (I.in_step) I.enc->attr_u64(key, v);
+}
+
+void IndexBuilder::attr_u64s(const AttrKey* keys, const uint64_t* values, size_t n) {
+  auto& I = *impl_;
+  if (!I.in_step) return;
+  for (size_t i = 0; i < n; ++i) I.enc->attr_u64(keys[i], values[i]);
 }
 
 void IndexBuilder::reg(uint64_t tid, uint16_t reg, std::span<const uint8_t> value) {

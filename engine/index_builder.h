@@ -25,6 +25,9 @@ class IndexBuilder : public fmt::TraceSink {
   void begin(const fmt::TraceInfo& info) override;
   void step(const fmt::StepInfo& s) override;
   void attr(std::string_view key, const fmt::AttrValue& v) override;
+  AttrKey attr_key(std::string_view key) override;
+  void attr_u64(AttrKey key, uint64_t v) override;
+  void attr_u64s(const AttrKey* keys, const uint64_t* values, size_t n) override;
   void reg(uint64_t tid, uint16_t reg, std::span<const uint8_t> value) override;
   void reg_unknown(uint64_t tid, uint16_t reg) override;
   void mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t> bytes) override;
@@ -35,6 +38,7 @@ class IndexBuilder : public fmt::TraceSink {
   void mem_protect(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot) override;
   void thread_begin(uint64_t tid, uint64_t pid) override;
   void thread_end(uint64_t tid) override;
+  void revise(const fmt::TraceInfo& info) override;
   void end() override;
 
   // Writes the index file (atomically). Call after the reader succeeded;

@@ -196,6 +196,10 @@ Status IndexFile::parse_directory(const std::string& path, const uint8_t* p, siz
 
 bool IndexFile::read_blob(const BlobRef& ref, std::string& out) const {
   if (ref.offset < kIndexHeaderSize || ref.offset > size_ || ref.size > size_ - ref.offset) return false;
+  if (ref.size == ref.raw_size) {  // stored as it is
+    out.resize(ref.size);
+    return pread_all(fd_, out.data(), ref.size, ref.offset);
+  }
   // One buffer per thread: cursors of several clients read concurrently.
   thread_local std::string compressed;
   compressed.resize(ref.size);

@@ -21,8 +21,9 @@ namespace ttd {
 
 constexpr char kIndexMagic[8] = {'T', 'T', 'D', 'I', 'N', 'D', 'E', 'X'};
 // 2: 64-byte line summaries; 3: effects before attributes in steps;
-// 4: keyframe page maps in shared segments
-constexpr uint32_t kIndexVersion = 4;
+// 4: keyframe page maps in shared segments; 5: unsigned attributes as
+// differences from the key's last value
+constexpr uint32_t kIndexVersion = 5;
 constexpr uint64_t kIndexHeaderSize = 80;
 
 struct IndexHeader {

@@ -15,7 +15,7 @@ enum : uint8_t {
   kHasEffects = 32,
 };
 
-enum : uint8_t { kAttrU64 = 0, kAttrI64 = 1, kAttrStr = 2, kAttrList = 3 };
+
 
 // Register value <-> u64 for registers of at most 8 bytes.
 uint64_t value_to_u64(const ArchDesc& a, std::span<const uint8_t> v, uint32_t size) {
@@ -54,6 +54,7 @@ uint64_t& RegisterHistory::slot(uint32_t tidx, uint16_t reg) {
 void StepEncoder::reset() {
   end_step();
   history_.reset();
+  attr_last_.fill(0);
   prev_tidx_ = ~0u;
   prev_next_pc_ = 0;
   prev_size_ = ~0u;
@@ -107,26 +108,24 @@ void StepEncoder::end_step() {
   if (nattrs_) {
     h |= kHasAttrs;
     out_.var(attrs_.size());
-    out_.bytes(attrs_.data(), attrs_.size());
+    out_.short_bytes(attrs_.data(), attrs_.size());
   }
   out_.data()[header_pos_] = h;
 }
 
 void StepEncoder::attr(uint32_t key_id, const fmt::AttrValue& v) {
+  if (auto* u = std::get_if<uint64_t>(&v)) return attr_u64(key_id, *u);
   if (!open_) return;
   ++nattrs_;
-  attrs_.var(key_id);
-  if (auto* u = std::get_if<uint64_t>(&v)) {
-    attrs_.u8(kAttrU64);
-    attrs_.var(*u);
-  } else if (auto* i = std::get_if<int64_t>(&v)) {
-    attrs_.u8(kAttrI64);
+  const uint64_t key = uint64_t(key_id) << kAttrTypeBits;
+  if (auto* i = std::get_if<int64_t>(&v)) {
+    attrs_.var(key | kAttrI64);
     attrs_.svar(*i);
   } else if (auto* s = std::get_if<std::string>(&v)) {
-    attrs_.u8(kAttrStr);
+    attrs_.var(key | kAttrStr);
     attrs_.str(*s);
   } else if (auto* l = std::get_if<std::vector<uint64_t>>(&v)) {
-    attrs_.u8(kAttrList);
+    attrs_.var(key | kAttrList);
     attrs_.var(l->size());
     for (uint64_t x : *l) attrs_.var(x);
   }
@@ -250,12 +249,16 @@ bool StepDecoder::next(DecodedStep& s) {
     const uint8_t* p = in_.take(n);
     if (p) s.effects = ByteReader(p, n);
   }
+  step_u64_.clear();
   if (h & kHasAttrs) {
     uint64_t n = in_.var();
     const uint8_t* p = in_.take(n);
-    if (p) s.attrs = ByteReader(p, n);
+    if (p) {
+      s.attrs = ByteReader(p, n);
+      if (!resolve_u64_attrs(s.attrs)) ok_ = false;
+    }
   }
-  if (!in_.ok() || s.tidx == ~0u || s.size == ~0u) {
+  if (!ok_ || !in_.ok() || s.tidx == ~0u || s.size == ~0u) {
     ok_ = false;
     return false;
   }
@@ -360,13 +363,55 @@ bool StepDecoder::effects(const DecodedStep& s, EffectVisitor& v, uint64_t step_
   return ok_;
 }
 
-bool StepDecoder::attrs(const DecodedStep& s, std::vector<std::pair<uint32_t, fmt::AttrValue>>& out) {
-  ByteReader r = s.attrs;
+// Walks a step's attributes once, in order, to keep the per-key history
+// of unsigned values current; the values it resolves wait in step_u64_
+// for attrs().
+bool StepDecoder::resolve_u64_attrs(ByteReader r) {
   while (r.ok() && !r.at_end()) {
-    uint32_t key = uint32_t(r.var());
-    uint8_t type = r.u8();
-    switch (type) {
-      case kAttrU64: out.emplace_back(key, r.var()); break;
+    const uint64_t head = r.var();
+    const uint64_t key = head >> kAttrTypeBits;
+    switch (head & ((1u << kAttrTypeBits) - 1)) {
+      case kAttrU64: {
+        const uint64_t x = r.var();
+        if (key < kMaxDeltaAttrKeys) attr_last_[key] = x;
+        step_u64_.push_back(x);
+        break;
+      }
+      case kAttrU64Same:
+      case kAttrU64Delta: {
+        if (key >= kMaxDeltaAttrKeys) return false;
+        if ((head & 7) == kAttrU64Delta) attr_last_[key] += uint64_t(r.svar());
+        step_u64_.push_back(attr_last_[key]);
+        break;
+      }
+      case kAttrI64: r.svar(); break;
+      case kAttrStr: r.str(); break;
+      case kAttrList: {
+        uint64_t n = r.var();
+        if (n > r.remaining()) return false;
+        for (uint64_t i = 0; i < n; ++i) r.var();
+        break;
+      }
+      default: return false;
+    }
+  }
+  return r.ok();
+}
+
+bool StepDecoder::attrs(const DecodedStep& s, std::vector<std::pair<uint32_t, fmt::AttrValue>>& out) const {
+  ByteReader r = s.attrs;
+  size_t u = 0;
+  while (r.ok() && !r.at_end()) {
+    const uint64_t head = r.var();
+    const auto key = uint32_t(head >> kAttrTypeBits);
+    switch (head & ((1u << kAttrTypeBits) - 1)) {
+      case kAttrU64: r.var(); [[fallthrough]];
+      case kAttrU64Same:
+      case kAttrU64Delta:
+        if ((head & 7) == kAttrU64Delta) r.svar();
+        if (u >= step_u64_.size()) return false;
+        out.emplace_back(key, step_u64_[u++]);
+        break;
       case kAttrI64: out.emplace_back(key, r.svar()); break;
       case kAttrStr: out.emplace_back(key, r.str()); break;
       case kAttrList: {

@@ -6,6 +6,7 @@
 // value in the chunk, so a counter increment costs one byte. Encoder and
 // decoder state resets at each chunk start: any chunk decodes on its own.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -16,6 +17,15 @@
 #include "state/arch.h"
 
 namespace ttd {
+
+// An attribute is var(key << 3 | type) then its value. Unsigned integers
+// are usually close to the same key's previous value in the chunk (XRay's
+// tsc, function ids, cpu), so they are stored as "same" or as a signed
+// difference when that is shorter. Keys below kMaxDeltaAttrKeys only: a
+// decoder keeps that much history per chunk at most.
+enum : uint8_t { kAttrU64 = 0, kAttrI64 = 1, kAttrStr = 2, kAttrList = 3, kAttrU64Same = 4, kAttrU64Delta = 5 };
+constexpr uint32_t kAttrTypeBits = 3;
+constexpr uint32_t kMaxDeltaAttrKeys = 256;
 
 enum class EffectTag : uint8_t {
   Reg = 1,
@@ -53,6 +63,25 @@ class StepEncoder {
   void reset();  // at each chunk start
   void begin_step(uint32_t tidx, uint64_t pid, uint64_t pc, uint32_t size, fmt::StepKind kind);
   void attr(uint32_t key_id, const fmt::AttrValue& v);
+  // Inline: XRay steps carry four of these.
+  void attr_u64(uint32_t key_id, uint64_t v) {
+    if (!open_) return;
+    ++nattrs_;
+    const uint64_t key = uint64_t(key_id) << kAttrTypeBits;
+    if (key_id >= kMaxDeltaAttrKeys) [[unlikely]] {
+      attrs_.var2(key | kAttrU64, v);
+      return;
+    }
+    uint64_t& last = attr_last_[key_id];
+    const uint64_t delta = zigzag(int64_t(v - last));
+    last = v;
+    if (delta == 0)
+      attrs_.var(key | kAttrU64Same);
+    else if (delta < v)  // a smaller number is never a longer varint
+      attrs_.var2(key | kAttrU64Delta, delta);
+    else
+      attrs_.var2(key | kAttrU64, v);
+  }
   void reg(uint32_t tidx, uint16_t reg, std::span<const uint8_t> value);
   void reg_unknown(uint32_t tidx, uint16_t reg);
   void mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t> bytes);
@@ -75,6 +104,7 @@ class StepEncoder {
   const ArchDesc* arch_;
   ByteWriter out_, attrs_;
   RegisterHistory history_;
+  std::array<uint64_t, kMaxDeltaAttrKeys> attr_last_{};  // per attribute key: its last unsigned value
   bool open_ = false;
   uint32_t nattrs_ = 0;
   // The open step's header byte (without the block flags), where it and
@@ -124,13 +154,20 @@ class StepDecoder {
   // Decodes a step's effects (must be called for every step, in order,
   // when register values are needed: register deltas depend on history).
   bool effects(const DecodedStep& s, EffectVisitor& v, uint64_t step_pid);
-  // Decodes attributes into (key id, value) pairs.
-  static bool attrs(const DecodedStep& s, std::vector<std::pair<uint32_t, fmt::AttrValue>>& out);
+  // Decodes the attributes of the step last returned by next() into
+  // (key id, value) pairs. Unsigned values may be stored relative to the
+  // chunk's earlier steps; next() keeps that history, so skipping attrs()
+  // for some steps is fine.
+  bool attrs(const DecodedStep& s, std::vector<std::pair<uint32_t, fmt::AttrValue>>& out) const;
 
  private:
   const ArchDesc* arch_;
   ByteReader in_;
+  bool resolve_u64_attrs(ByteReader r);
+
   RegisterHistory history_;
+  std::array<uint64_t, kMaxDeltaAttrKeys> attr_last_{};  // per attribute key: its last unsigned value
+  std::vector<uint64_t> step_u64_;   // the unsigned attribute values of the current step
   bool ok_ = true;
   uint32_t prev_tidx_ = 0;
   uint64_t prev_next_pc_ = 0;

@@ -136,7 +136,7 @@ Status Trace::for_each_step(uint64_t from, uint64_t to, const std::function<bool
       rec.eid = eid;
       rec.info = fmt::StepInfo{slots[ds.tidx].tid, pid, ds.pc, ds.size, ds.kind};
       attrs.clear();
-      StepDecoder::attrs(ds, attrs);
+      dec.attrs(ds, attrs);
       for (auto& [k, v] : attrs)
         rec.attrs.emplace_back(k < index_->meta().attr_keys.size() ? index_->meta().attr_keys[k] : "?", std::move(v));
       if (!fn(rec)) return {};

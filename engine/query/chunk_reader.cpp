@@ -53,7 +53,7 @@ Status ChunkReader::status() const {
 
 bool ChunkReader::attrs(std::vector<std::pair<uint32_t, fmt::AttrValue>>& out) const {
   out.clear();
-  return StepDecoder::attrs(step_.raw, out);
+  return dec_->attrs(step_.raw, out);
 }
 
 std::optional<uint32_t> ChunkReader::attr_key(const std::string& name) const {

@@ -76,6 +76,20 @@ class TraceSink {
   // Attribute of the current step (ignored before the first step).
   virtual void attr(std::string_view key, const AttrValue& v) {}
 
+  // The fast path for an unsigned attribute a reader sends on (nearly)
+  // every step: it names the key once, then passes the handle. By default
+  // attr_u64 forwards to attr(); a sink overrides both or neither.
+  using AttrKey = uint32_t;
+  virtual AttrKey attr_key(std::string_view key) {
+    attr_key_names_.emplace_back(key);
+    return AttrKey(attr_key_names_.size() - 1);
+  }
+  virtual void attr_u64(AttrKey key, uint64_t v) { attr(attr_key_names_[key], AttrValue(v)); }
+  // Several at once, in order: one call per step for a reader's fixed set.
+  virtual void attr_u64s(const AttrKey* keys, const uint64_t* values, size_t n) {
+    for (size_t i = 0; i < n; ++i) attr_u64(keys[i], values[i]);
+  }
+
   // Effects. `reg` is an index into arch_desc(info.arch).regs; the value is
   // in target byte order, at most the register's size.
   virtual void reg(uint64_t tid, uint16_t reg, std::span<const uint8_t> value) = 0;
@@ -91,8 +105,15 @@ class TraceSink {
   virtual void thread_begin(uint64_t tid, uint64_t pid) {}
   virtual void thread_end(uint64_t tid) {}
 
+  // Called before end() by readers that learn some facts of a trace only
+  // by reading all of it (counts among info.properties): replaces what
+  // begin() was told. Everything but the properties stays as it was.
+  virtual void revise(const TraceInfo& info) {}
   // Called once after the last step.
   virtual void end() {}
+
+ private:
+  std::vector<std::string> attr_key_names_;  // by AttrKey, for the default attr_u64
 };
 
 }  // namespace ttd::fmt

@@ -20,6 +20,11 @@ std::string payload_text(const std::vector<uint8_t>& bytes) {
   return s;
 }
 
+StepEmitter::StepEmitter(TraceSink& sink, const InstrMap* map)
+    : sink_(sink),
+      map_(map),
+      keys_{sink.attr_key("function"), sink.attr_key("tsc"), sink.attr_key("cpu"), sink.attr_key("pid")} {}
+
 uint64_t StepEmitter::pc_of(uint32_t func_id) const {
   if (map_)
     if (auto a = map_->function_address(func_id)) return *a;
@@ -67,10 +72,11 @@ Status StepEmitter::on_event(const XrayEvent& e) {
   s.pc = func ? pc_of(*func) : 0;
   sink_.step(s);
   ++steps_;
-  if (func) sink_.attr("function", uint64_t(*func));
-  sink_.attr("tsc", e.tsc);
-  sink_.attr("cpu", uint64_t(e.cpu));
-  sink_.attr("pid", e.pid);
+  const uint64_t values[4] = {func.value_or(0), e.tsc, e.cpu, e.pid};
+  if (func)
+    sink_.attr_u64s(keys_, values, 4);
+  else
+    sink_.attr_u64s(keys_ + 1, values + 1, 3);
   if (e.kind == EventKind::EnterArgs) sink_.attr("args", e.args);
   if (func && map_) {
     const std::string& name = map_->function_name(*func);

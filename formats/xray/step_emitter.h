@@ -27,7 +27,8 @@ std::string payload_text(const std::vector<uint8_t>& bytes);
 
 class StepEmitter : public EventConsumer {
  public:
-  StepEmitter(TraceSink& sink, const InstrMap* map) : sink_(sink), map_(map) {}
+  // Call after sink.begin(): the attribute keys are named to the sink here.
+  StepEmitter(TraceSink& sink, const InstrMap* map);
   Status on_event(const XrayEvent& e) override;
   uint64_t steps() const { return steps_; }
 
@@ -37,6 +38,9 @@ class StepEmitter : public EventConsumer {
 
   TraceSink& sink_;
   const InstrMap* map_;
+  // The unsigned attributes every step carries: function (when known),
+  // tsc, cpu, pid.
+  TraceSink::AttrKey keys_[4];
   // Open function ids per thread, for the function an event happens in
   // (matched like CallStackTracker does, without its bookkeeping).
   std::unordered_map<uint64_t, std::vector<uint32_t>> open_;

@@ -4,6 +4,9 @@
 #include "formats/xray/byte_stream.h"
 #include "formats/xray/fdr_expander.h"
 #include "formats/xray/fdr_producer.h"
+#include "formats/xray/fdr_survey.h"
+
+#include <optional>
 
 namespace ttd::fmt::xray {
 
@@ -16,6 +19,8 @@ constexpr uint64_t kProgressEvery = uint64_t(4) << 20;
 template <class Visitor>
 Status run_fdr(ByteStream& in, const FileHeader& h, Visitor& v, XrayReport* report, const ByteProgress& progress) {
   FdrProducer prod(in, h);
+  std::optional<FdrSurvey> survey;
+  if (report) survey.emplace(*report);
   FdrRecord r;
   uint64_t next_tick = kProgressEvery;
   Status status;
@@ -25,6 +30,7 @@ Status run_fdr(ByteStream& in, const FileHeader& h, Visitor& v, XrayReport* repo
       if (step == FdrProducer::Next::Failed) status = prod.error();
       break;
     }
+    if (survey) survey->count(r);
     if constexpr (requires { v.accept(r); }) {
       if (!v.accept(r)) {
         status = v.error();

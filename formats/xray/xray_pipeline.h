@@ -16,8 +16,9 @@ namespace ttd::fmt::xray {
 using ByteProgress = std::function<bool(uint64_t done, uint64_t total)>;
 
 // Streams the raw records of an FDR log to `v` (basic logs have no records
-// of this kind: an error says so). `report`, if given, receives the header,
-// buffer count and recoveries even when reading stops at an error.
+// of this kind: an error says so). `report`, if given, receives what a
+// survey_xray of the records read finds (header, counts, buffers,
+// recoveries), even when reading stops at an error.
 Status read_fdr_records(const std::string& path, RecordVisitor& v, XrayReport* report = nullptr,
                         const ByteProgress& progress = {});
 

@@ -24,6 +24,10 @@ Result<std::unique_ptr<XrayTraceReader>> XrayTraceReader::open(const std::string
 
 TraceInfo XrayTraceReader::trace_info() {
   report_ = survey_xray(path_);
+  return info_from(report_);
+}
+
+TraceInfo XrayTraceReader::info_from(const XrayReport& report) const {
   TraceInfo info;
   info.format = header_.format_name();
   info.arch = ArchId::X86_64;  // the log does not say; XRay's main platform
@@ -36,7 +40,7 @@ TraceInfo XrayTraceReader::trace_info() {
   info.caps.note =
       "function-level trace: call stacks only (function entries/exits and custom/typed events with TSC "
       "timestamps); no registers, no memory";
-  info.properties = report_properties(report_);
+  info.properties = report_properties(report);
   if (map_) {
     info.properties.emplace_back("xray.instr_map", map_->path());
     info.properties.emplace_back("xray.instr_map.functions", std::to_string(map_->function_count()));
@@ -46,18 +50,17 @@ TraceInfo XrayTraceReader::trace_info() {
   return info;
 }
 
+// The counts come from the reading itself (a survey first would read the
+// log twice): begin() is told the header's facts, revise() the rest.
 Status XrayTraceReader::read(TraceSink& sink, const Progress& progress) {
-  TraceInfo info = trace_info();
-  sink.begin(info);
+  report_ = XrayReport{};
+  report_.header = header_;
+  sink.begin(info_from(report_));
   StepEmitter emitter(sink, map_ ? &*map_ : nullptr);
-  XrayReport second;
-  Status s = read_xray_events(path_, emitter, &second, progress);
-  // The survey already holds the recoveries; keep the reading's error.
-  report_.error = second.error;
-  if (!s) {
-    if (report_.error.empty()) report_.error = s.error().to_string();
-    return s;
-  }
+  Status s = read_xray_events(path_, emitter, &report_, progress);
+  if (!s && report_.error.empty()) report_.error = s.error().to_string();
+  sink.revise(info_from(report_));  // with the error, if there was one
+  if (!s) return s;
   sink.end();
   return {};
 }

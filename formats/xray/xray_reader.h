@@ -1,5 +1,5 @@
-// The TraceReader for XRay logs: a survey pass (to fill TraceInfo before
-// the first step, recoveries included), then the step pass.
+// The TraceReader for XRay logs: one pass over the log that counts what
+// `ttd info` shows (the survey) while it emits the steps.
 #pragma once
 #include <memory>
 #include <optional>
@@ -21,11 +21,13 @@ class XrayTraceReader : public TraceReader {
 
   // What the last read() found (header, counts, recoveries, error).
   const XrayReport& report() const { return report_; }
-  // The TraceInfo the next read() hands to begin() (runs the survey).
+  // What `ttd info` shows of the log (runs a survey pass); read() hands
+  // the same to the sink's revise().
   TraceInfo trace_info();
 
  private:
   XrayTraceReader() = default;
+  TraceInfo info_from(const XrayReport& report) const;
 
   std::string path_;
   FileHeader header_;

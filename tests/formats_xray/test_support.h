@@ -52,6 +52,7 @@ struct RecordingSink : ttd::fmt::TraceSink {
   }
   void reg(uint64_t, uint16_t, std::span<const uint8_t>) override { ++effects; }
   void mem_write(uint64_t, uint64_t, std::span<const uint8_t>) override { ++effects; }
+  void revise(const ttd::fmt::TraceInfo& i) override { info.properties = i.properties; }
   void end() override { ++ends; }
   std::string property(const std::string& key) const {
     for (const auto& [k, v] : info.properties)

@@ -73,7 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (s.tidx >= index.thread_slots().size()) break;
         if (!dec.effects(s, v, index.thread_slots()[s.tidx].pid)) break;
         attrs.clear();
-        (void)StepDecoder::attrs(s, attrs);
+        (void)dec.attrs(s, attrs);
       }
     }
   }
