@@ -54,11 +54,13 @@ class ByteWriter {
   }
   void svar(int64_t v) { var(zigzag(v)); }
   // Two varints behind one capacity check.
-  void var2(uint64_t a, uint64_t b) {
-    room(20);
-    n_ += put_var(a, storage_.get() + n_);
-    n_ += put_var(b, storage_.get() + n_);
+  // For writers that encode several values in a row: a pointer with room
+  // for k bytes, and commit() with the pointer past the last byte written.
+  uint8_t* reserve(size_t k) {
+    room(k);
+    return storage_.get() + n_;
   }
+  void commit(const uint8_t* end) { n_ = size_t(end - storage_.get()); }
   void fixed64(uint64_t v) { bytes(&v, 8); }
   void fixed32(uint32_t v) { bytes(&v, 4); }
   void bytes(const void* p, size_t n) {

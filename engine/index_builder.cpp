@@ -195,8 +195,13 @@ struct IndexBuilder::Impl {
     for (uint32_t t = 0; t < lazy.size(); ++t) flush_pc(t);
   }
 
+  // Steps mostly come in runs of one thread: that answer is inline.
   uint32_t thread_index(uint64_t tid, uint64_t pid) {
-    if (tid == last_tid) return last_tidx;
+    if (tid == last_tid) [[likely]]
+      return last_tidx;
+    return other_thread_index(tid, pid);
+  }
+  [[gnu::noinline]] uint32_t other_thread_index(uint64_t tid, uint64_t pid) {
     last_tid = tid;
     auto it = tidx_of.find(tid);
     if (it != tidx_of.end()) return last_tidx = it->second;
@@ -367,8 +372,7 @@ void IndexBuilder::attr_u64(AttrKey key, uint64_t v) {
 
 void IndexBuilder::attr_u64s(const AttrKey* keys, const uint64_t* values, size_t n) {
   auto& I = *impl_;
-  if (!I.in_step) return;
-  for (size_t i = 0; i < n; ++i) I.enc->attr_u64(keys[i], values[i]);
+  if (I.in_step) I.enc->attr_u64s(keys, values, n);
 }
 
 void IndexBuilder::reg(uint64_t tid, uint16_t reg, std::span<const uint8_t> value) {

@@ -63,24 +63,33 @@ class StepEncoder {
   void reset();  // at each chunk start
   void begin_step(uint32_t tidx, uint64_t pid, uint64_t pc, uint32_t size, fmt::StepKind kind);
   void attr(uint32_t key_id, const fmt::AttrValue& v);
-  // Inline: XRay steps carry four of these.
-  void attr_u64(uint32_t key_id, uint64_t v) {
+  void attr_u64(uint32_t key_id, uint64_t v) { attr_u64s(&key_id, &v, 1); }
+  // Several unsigned attributes in a row (XRay steps carry four).
+  void attr_u64s(const uint32_t* keys, const uint64_t* values, size_t n) {
     if (!open_) return;
-    ++nattrs_;
-    const uint64_t key = uint64_t(key_id) << kAttrTypeBits;
-    if (key_id >= kMaxDeltaAttrKeys) [[unlikely]] {
-      attrs_.var2(key | kAttrU64, v);
-      return;
+    nattrs_ += uint32_t(n);
+    uint8_t* p = attrs_.reserve(20 * n);
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t key_id = keys[i];
+      const uint64_t v = values[i], key = uint64_t(key_id) << kAttrTypeBits;
+      if (key_id >= kMaxDeltaAttrKeys) [[unlikely]] {
+        p += put_var(key | kAttrU64, p);
+        p += put_var(v, p);
+        continue;
+      }
+      const uint64_t delta = zigzag(int64_t(v - attr_last_[key_id]));
+      attr_last_[key_id] = v;
+      if (delta == 0) {
+        p += put_var(key | kAttrU64Same, p);
+      } else if (delta < v) {  // a smaller number is never a longer varint
+        p += put_var(key | kAttrU64Delta, p);
+        p += put_var(delta, p);
+      } else {
+        p += put_var(key | kAttrU64, p);
+        p += put_var(v, p);
+      }
     }
-    uint64_t& last = attr_last_[key_id];
-    const uint64_t delta = zigzag(int64_t(v - last));
-    last = v;
-    if (delta == 0)
-      attrs_.var(key | kAttrU64Same);
-    else if (delta < v)  // a smaller number is never a longer varint
-      attrs_.var2(key | kAttrU64Delta, delta);
-    else
-      attrs_.var2(key | kAttrU64, v);
+    attrs_.commit(p);
   }
   void reg(uint32_t tidx, uint16_t reg, std::span<const uint8_t> value);
   void reg_unknown(uint32_t tidx, uint16_t reg);

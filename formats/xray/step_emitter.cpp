@@ -25,20 +25,6 @@ StepEmitter::StepEmitter(TraceSink& sink, const InstrMap* map)
       map_(map),
       keys_{sink.attr_key("function"), sink.attr_key("tsc"), sink.attr_key("cpu"), sink.attr_key("pid")} {}
 
-uint64_t StepEmitter::pc_of(uint32_t func_id) const {
-  if (map_)
-    if (auto a = map_->function_address(func_id)) return *a;
-  return func_id;
-}
-
-std::vector<uint32_t>& StepEmitter::open_calls(uint64_t tid) {
-  if (tid != last_tid_ || !last_) {
-    last_ = &open_[tid];  // nodes of an unordered_map never move
-    last_tid_ = tid;
-  }
-  return *last_;
-}
-
 Status StepEmitter::on_event(const XrayEvent& e) {
   StepInfo s;
   s.tid = e.tid;

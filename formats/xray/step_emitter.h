@@ -33,8 +33,19 @@ class StepEmitter : public EventConsumer {
   uint64_t steps() const { return steps_; }
 
  private:
-  uint64_t pc_of(uint32_t func_id) const;
-  std::vector<uint32_t>& open_calls(uint64_t tid);
+  // Inline: both run for every event.
+  uint64_t pc_of(uint32_t func_id) const {
+    if (map_)
+      if (auto a = map_->function_address(func_id)) return *a;
+    return func_id;
+  }
+  std::vector<uint32_t>& open_calls(uint64_t tid) {
+    if (tid != last_tid_ || !last_) {
+      last_ = &open_[tid];  // nodes of an unordered_map never move
+      last_tid_ = tid;
+    }
+    return *last_;
+  }
 
   TraceSink& sink_;
   const InstrMap* map_;
