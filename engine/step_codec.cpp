@@ -91,19 +91,37 @@ void StepEncoder::begin_step(uint32_t tidx, uint64_t pid, uint64_t pc, uint32_t 
   prev_size_ = size;
 }
 
+// The block that starts at `start` gets its byte length in the byte
+// before it (widened in place when it takes more than one).
+void StepEncoder::fill_length(size_t start) {
+  uint8_t v[10];
+  const size_t k = put_var(out_.size() - start, v);
+  if (k > 1) out_.open_gap(start, k - 1);
+  std::memcpy(out_.data() + start - 1, v, k);
+}
+
+void StepEncoder::move_attrs_aside() {
+  attrs_.clear();
+  attrs_.bytes(out_.data() + effects_pos_, out_.size() - effects_pos_);
+  out_.truncate(effects_pos_);
+  attrs_direct_ = false;
+}
+
 void StepEncoder::end_step() {
   if (!open_) return;
   open_ = false;
   uint8_t h = header_;
-  const size_t len = out_.size() - effects_pos_;
-  if (len == 0) {
+  if (attrs_direct_) {  // attributes and no effects, already in place
+    attrs_direct_ = false;
+    fill_length(effects_pos_);
+    out_.data()[header_pos_] = h | kHasAttrs;
+    return;
+  }
+  if (out_.size() == effects_pos_) {
     out_.truncate(effects_pos_ - 1);
   } else {
     h |= kHasEffects;
-    uint8_t v[10];
-    const size_t k = put_var(len, v);
-    if (k > 1) out_.open_gap(effects_pos_, k - 1);
-    std::memcpy(out_.data() + effects_pos_ - 1, v, k);
+    fill_length(effects_pos_);
   }
   if (nattrs_) {
     h |= kHasAttrs;
@@ -116,18 +134,19 @@ void StepEncoder::end_step() {
 void StepEncoder::attr(uint32_t key_id, const fmt::AttrValue& v) {
   if (auto* u = std::get_if<uint64_t>(&v)) return attr_u64(key_id, *u);
   if (!open_) return;
+  ByteWriter& w = attr_out();
   ++nattrs_;
   const uint64_t key = uint64_t(key_id) << kAttrTypeBits;
   if (auto* i = std::get_if<int64_t>(&v)) {
-    attrs_.var(key | kAttrI64);
-    attrs_.svar(*i);
+    w.var(key | kAttrI64);
+    w.svar(*i);
   } else if (auto* s = std::get_if<std::string>(&v)) {
-    attrs_.var(key | kAttrStr);
-    attrs_.str(*s);
+    w.var(key | kAttrStr);
+    w.str(*s);
   } else if (auto* l = std::get_if<std::vector<uint64_t>>(&v)) {
-    attrs_.var(key | kAttrList);
-    attrs_.var(l->size());
-    for (uint64_t x : *l) attrs_.var(x);
+    w.var(key | kAttrList);
+    w.var(l->size());
+    for (uint64_t x : *l) w.var(x);
   }
 }
 
@@ -150,6 +169,7 @@ void StepEncoder::mem_addr(uint64_t addr, uint64_t size) {
 }
 
 void StepEncoder::reg(uint32_t tidx, uint16_t reg, std::span<const uint8_t> value) {
+  before_effect();
   ctx_thread(tidx);
   uint32_t size = arch_->regs[reg].bytes();
   out_.u8(uint8_t(EffectTag::Reg));
@@ -172,6 +192,7 @@ void StepEncoder::reg(uint32_t tidx, uint16_t reg, std::span<const uint8_t> valu
 }
 
 void StepEncoder::reg_unknown(uint32_t tidx, uint16_t reg) {
+  before_effect();
   ctx_thread(tidx);
   out_.u8(uint8_t(EffectTag::RegUnknown));
   out_.var(reg);
@@ -179,6 +200,7 @@ void StepEncoder::reg_unknown(uint32_t tidx, uint16_t reg) {
 }
 
 void StepEncoder::mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t> bytes) {
+  before_effect();
   ctx_pid(pid);
   out_.u8(uint8_t(EffectTag::MemWrite));
   mem_addr(addr, bytes.size());
@@ -186,6 +208,7 @@ void StepEncoder::mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t
 }
 
 void StepEncoder::mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::span<const uint8_t> bytes) {
+  before_effect();
   ctx_pid(pid);
   out_.u8(uint8_t(EffectTag::MemRead));
   mem_addr(addr, size);
@@ -195,12 +218,14 @@ void StepEncoder::mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::span
 }
 
 void StepEncoder::mem_unknown(uint64_t pid, uint64_t addr, uint64_t size) {
+  before_effect();
   ctx_pid(pid);
   out_.u8(uint8_t(EffectTag::MemUnknown));
   mem_addr(addr, size);
 }
 
 void StepEncoder::mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot, std::string_view name) {
+  before_effect();
   ctx_pid(pid);
   out_.u8(uint8_t(EffectTag::MemMap));
   mem_addr(addr, size);
@@ -209,12 +234,14 @@ void StepEncoder::mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t pr
 }
 
 void StepEncoder::mem_unmap(uint64_t pid, uint64_t addr, uint64_t size) {
+  before_effect();
   ctx_pid(pid);
   out_.u8(uint8_t(EffectTag::MemUnmap));
   mem_addr(addr, size);
 }
 
 void StepEncoder::mem_protect(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot) {
+  before_effect();
   ctx_pid(pid);
   out_.u8(uint8_t(EffectTag::MemProt));
   mem_addr(addr, size);
@@ -222,10 +249,12 @@ void StepEncoder::mem_protect(uint64_t pid, uint64_t addr, uint64_t size, uint8_
 }
 
 void StepEncoder::thread_begin(uint32_t tidx) {
+  before_effect();
   out_.u8(uint8_t(EffectTag::ThreadBegin));
   out_.var(tidx);
 }
 void StepEncoder::thread_end(uint32_t tidx) {
+  before_effect();
   out_.u8(uint8_t(EffectTag::ThreadEnd));
   out_.var(tidx);
 }

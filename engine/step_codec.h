@@ -67,8 +67,9 @@ class StepEncoder {
   // Several unsigned attributes in a row (XRay steps carry four).
   void attr_u64s(const uint32_t* keys, const uint64_t* values, size_t n) {
     if (!open_) return;
+    ByteWriter& w = attr_out();
     nattrs_ += uint32_t(n);
-    uint8_t* p = attrs_.reserve(20 * n);
+    uint8_t* p = w.reserve(20 * n);
     for (size_t i = 0; i < n; ++i) {
       const uint32_t key_id = keys[i];
       const uint64_t v = values[i], key = uint64_t(key_id) << kAttrTypeBits;
@@ -89,7 +90,7 @@ class StepEncoder {
         p += put_var(v, p);
       }
     }
-    attrs_.commit(p);
+    w.commit(p);
   }
   void reg(uint32_t tidx, uint16_t reg, std::span<const uint8_t> value);
   void reg_unknown(uint32_t tidx, uint16_t reg);
@@ -106,6 +107,23 @@ class StepEncoder {
   ByteWriter& out() { return out_; }
 
  private:
+  // Attributes of a step go straight into out_ while it has no effects
+  // (XRay steps never have any); once it has, into attrs_, to follow the
+  // effects at end_step(). An effect after direct attributes moves them.
+  ByteWriter& attr_out() {
+    if (attrs_direct_) return out_;
+    if (nattrs_ == 0 && out_.size() == effects_pos_) {
+      attrs_direct_ = true;  // the effects length byte becomes the attributes'
+      return out_;
+    }
+    return attrs_;
+  }
+  void before_effect() {
+    if (attrs_direct_) [[unlikely]]
+      move_attrs_aside();
+  }
+  void move_attrs_aside();
+  void fill_length(size_t start);
   void ctx_thread(uint32_t tidx);
   void ctx_pid(uint64_t pid);
   void mem_addr(uint64_t addr, uint64_t size);
@@ -114,7 +132,7 @@ class StepEncoder {
   ByteWriter out_, attrs_;
   RegisterHistory history_;
   std::array<uint64_t, kMaxDeltaAttrKeys> attr_last_{};  // per attribute key: its last unsigned value
-  bool open_ = false;
+  bool open_ = false, attrs_direct_ = false;
   uint32_t nattrs_ = 0;
   // The open step's header byte (without the block flags), where it and
   // its effects start in out_, and what the previous step was.

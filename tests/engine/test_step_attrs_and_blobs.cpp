@@ -90,6 +90,49 @@ TEST_CASE("step attributes: unsigned values round-trip even when steps are skipp
   }
 }
 
+TEST_CASE("step attributes: effects after attributes, and long attribute blocks") {
+  // Attributes are written in place until an effect comes; then they move
+  // behind the effects. Both orders, and a block of 200 bytes (a length
+  // that needs two varint bytes), decode to the same steps.
+  const ArchDesc& a = arch_desc(ArchId::X86_64);
+  StepEncoder enc(a);
+  enc.reset();
+  const uint8_t rax[8] = {42};
+  const std::string text(200, 'x');
+  enc.begin_step(0, 1, 0x1000, 4, fmt::StepKind::Instruction);  // attribute, then an effect
+  enc.attr_u64(0, 7);
+  enc.reg(0, 0, rax);
+  enc.attr_u64(1, 9);
+  enc.begin_step(0, 1, 0x1004, 4, fmt::StepKind::Instruction);  // effect, then an attribute
+  enc.reg(0, 0, rax);
+  enc.attr_u64(0, 8);
+  enc.begin_step(0, 1, 0x1008, 4, fmt::StepKind::Instruction);  // a long block, no effects
+  enc.attr(2, fmt::AttrValue(text));
+  enc.begin_step(0, 1, 0x100c, 4, fmt::StepKind::Instruction);  // nothing
+  enc.end_step();
+
+  struct Regs : EffectVisitor {
+    int n = 0;
+    void reg(uint32_t, uint16_t r, const uint8_t* v, uint32_t) override { n += (r == 0 && v[0] == 42); }
+    void mem_write(uint64_t, uint64_t, const uint8_t*, uint64_t) override {}
+  } regs;
+  StepDecoder dec(a, enc.out().data(), enc.out().size());
+  DecodedStep ds;
+  std::vector<Attrs> got;
+  while (dec.next(ds)) {
+    REQUIRE(dec.effects(ds, regs, 1));
+    got.emplace_back();
+    REQUIRE(dec.attrs(ds, got.back()));
+  }
+  CHECK(dec.ok());
+  CHECK(regs.n == 2);
+  REQUIRE(got.size() == 4);
+  CHECK(got[0] == Attrs{{0, uint64_t(7)}, {1, uint64_t(9)}});
+  CHECK(got[1] == Attrs{{0, uint64_t(8)}});
+  CHECK(got[2] == Attrs{{2, text}});
+  CHECK(got[3].empty());
+}
+
 TEST_CASE("step attributes: relative values for keys beyond the history are refused") {
   // One step, kind FunctionEnter, an attribute block holding key 300 as
   // "same as last": no decoder keeps history that far, so it is corrupt.
