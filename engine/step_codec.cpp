@@ -94,8 +94,13 @@ void StepEncoder::begin_step(uint32_t tidx, uint64_t pid, uint64_t pc, uint32_t 
 // The block that starts at `start` gets its byte length in the byte
 // before it (widened in place when it takes more than one).
 void StepEncoder::fill_length(size_t start) {
+  const size_t len = out_.size() - start;
+  if (len < 0x80) {  // the common case: one byte
+    out_.data()[start - 1] = uint8_t(len);
+    return;
+  }
   uint8_t v[10];
-  const size_t k = put_var(out_.size() - start, v);
+  const size_t k = put_var(len, v);
   if (k > 1) out_.open_gap(start, k - 1);
   std::memcpy(out_.data() + start - 1, v, k);
 }

@@ -31,24 +31,12 @@ Status StepEmitter::on_event(const XrayEvent& e) {
   s.pid = e.pid;
   s.size = 0;
   std::optional<uint32_t> func;
-  switch (e.kind) {
-    case EventKind::Enter:
-    case EventKind::EnterArgs:
-      s.kind = StepKind::FunctionEnter;
-      break;
-    case EventKind::Exit:
-      s.kind = StepKind::FunctionExit;
-      break;
-    case EventKind::TailExit:
-      s.kind = StepKind::FunctionTailExit;
-      break;
-    case EventKind::Custom:
-      s.kind = StepKind::CustomEvent;
-      break;
-    case EventKind::Typed:
-      s.kind = StepKind::TypedEvent;
-      break;
-  }
+  // By EventKind: Enter, EnterArgs, Exit, TailExit, Custom, Typed.
+  static constexpr StepKind kStepKind[] = {StepKind::FunctionEnter, StepKind::FunctionEnter,
+                                           StepKind::FunctionExit,  StepKind::FunctionTailExit,
+                                           StepKind::CustomEvent,   StepKind::TypedEvent};
+  static_assert(size_t(EventKind::Typed) == 5);
+  s.kind = kStepKind[size_t(e.kind)];
   std::vector<uint32_t>& open = open_calls(e.tid);
   if (is_function_event(e.kind)) {
     func = e.func_id;
