@@ -125,22 +125,28 @@ void install_keyframe_threads_and_regions(const KeyframeView& kf, MachineState& 
   }
 }
 
+bool install_keyframe(const KeyframeView& kf, const PageById& page, MachineState& st, const InstalledPage& installed) {
+  install_keyframe_threads_and_regions(kf, st);
+  for (size_t i = 0; i < kf.processes.size(); ++i) {
+    const KeyframeProcess& p = kf.processes[i];
+    PagedMemory& mem = st.process(p.pid).memory;
+    for (const auto& pg : p.pages) {
+      auto ptr = page(pg.id);
+      if (!ptr) return false;
+      if (installed) installed(i, pg, ptr);
+      mem.set_page(pg.no, std::move(ptr));
+    }
+  }
+  return true;
+}
+
 bool decode_keyframe(const uint8_t* data, size_t size, const PageById& page, const SegmentById* segments,
                      MachineState& out) {
   const ArchDesc& arch = out.arch();
   out = MachineState(arch);
   KeyframeView kf;
   if (!parse_keyframe(data, size, arch, segments, kf)) return false;
-  install_keyframe_threads_and_regions(kf, out);
-  for (const auto& p : kf.processes) {
-    PagedMemory& mem = out.process(p.pid).memory;
-    for (const auto& pg : p.pages) {
-      auto ptr = page(pg.id);
-      if (!ptr) return false;
-      mem.set_page(pg.no, std::move(ptr));
-    }
-  }
-  return true;
+  return install_keyframe(kf, page, out);
 }
 
 }  // namespace ttd

@@ -78,5 +78,12 @@ bool parse_keyframe(const uint8_t* data, size_t size, const ArchDesc& arch, cons
 // Installs the parsed threads (all other threads are dropped) and each
 // process's mappings into st; pages are left to the caller.
 void install_keyframe_threads_and_regions(const KeyframeView& kf, MachineState& st);
+// Sees each page install_keyframe puts in: the index of its process in
+// the keyframe, the page-map entry, the page.
+using InstalledPage = std::function<void(size_t process, const KeyframePage& entry, const std::shared_ptr<Page>& page)>;
+// Installs a parsed keyframe into st, which holds no memory yet: threads,
+// mappings and every page. False if a page id is bad.
+bool install_keyframe(const KeyframeView& kf, const PageById& page, MachineState& st,
+                      const InstalledPage& installed = {});
 
 }  // namespace ttd

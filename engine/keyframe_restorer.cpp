@@ -37,25 +37,19 @@ bool KeyframeRestorer::same_processes(const MachineState& st) const {
 
 bool KeyframeRestorer::restore_whole(const PageById& page, MachineState& st) {
   st = MachineState(st.arch());
-  install_keyframe_threads_and_regions(view_, st);
   installed_.assign(view_.processes.size(), ProcessPages{});
   for (size_t i = 0; i < view_.processes.size(); ++i) {
-    const KeyframeProcess& kp = view_.processes[i];
-    PagedMemory& mem = st.process(kp.pid).memory;
-    ProcessPages& done = installed_[i];
-    done.pid = kp.pid;
-    done.pages.reserve(kp.pages.size());
-    for (const auto& pg : kp.pages) {
-      auto ptr = page(pg.id);
-      if (!ptr) {
-        reset();
-        return false;
-      }
-      mem.set_page(pg.no, ptr);
-      done.pages.push_back(Installed{pg.no, pg.id, std::move(ptr)});
-    }
-    mem.start_change_log();
+    installed_[i].pid = view_.processes[i].pid;
+    installed_[i].pages.reserve(view_.processes[i].pages.size());
   }
+  const bool ok = install_keyframe(view_, page, st, [&](size_t i, const KeyframePage& pg, const std::shared_ptr<Page>& p) {
+    installed_[i].pages.push_back(Installed{pg.no, pg.id, p});
+  });
+  if (!ok) {
+    reset();
+    return false;
+  }
+  for (const auto& kp : view_.processes) st.process(kp.pid).memory.start_change_log();
   // A keyframe lists processes in pid order, as MachineState keeps them.
   valid_ = std::is_sorted(view_.processes.begin(), view_.processes.end(),
                           [](const KeyframeProcess& a, const KeyframeProcess& b) { return a.pid < b.pid; });
