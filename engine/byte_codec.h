@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <memory>
 #include <utility>
 #include <vector>
 
@@ -53,7 +53,6 @@ class ByteWriter {
     n_ += put_var(v, storage_.get() + n_);
   }
   void svar(int64_t v) { var(zigzag(v)); }
-  // Two varints behind one capacity check.
   // For writers that encode several values in a row: a pointer with room
   // for k bytes, and commit() with the pointer past the last byte written.
   uint8_t* reserve(size_t k) {

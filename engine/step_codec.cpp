@@ -404,7 +404,7 @@ bool StepDecoder::resolve_u64_attrs(ByteReader r) {
   while (r.ok() && !r.at_end()) {
     const uint64_t head = r.var();
     const uint64_t key = head >> kAttrTypeBits;
-    switch (head & ((1u << kAttrTypeBits) - 1)) {
+    switch (head & kAttrTypeMask) {
       case kAttrU64: {
         const uint64_t x = r.var();
         if (key < kMaxDeltaAttrKeys) attr_last_[key] = x;
@@ -414,7 +414,7 @@ bool StepDecoder::resolve_u64_attrs(ByteReader r) {
       case kAttrU64Same:
       case kAttrU64Delta: {
         if (key >= kMaxDeltaAttrKeys) return false;
-        if ((head & 7) == kAttrU64Delta) attr_last_[key] += uint64_t(r.svar());
+        if ((head & kAttrTypeMask) == kAttrU64Delta) attr_last_[key] += uint64_t(r.svar());
         step_u64_.push_back(attr_last_[key]);
         break;
       }
@@ -438,11 +438,11 @@ bool StepDecoder::attrs(const DecodedStep& s, std::vector<std::pair<uint32_t, fm
   while (r.ok() && !r.at_end()) {
     const uint64_t head = r.var();
     const auto key = uint32_t(head >> kAttrTypeBits);
-    switch (head & ((1u << kAttrTypeBits) - 1)) {
+    switch (head & kAttrTypeMask) {
       case kAttrU64: r.var(); [[fallthrough]];
       case kAttrU64Same:
       case kAttrU64Delta:
-        if ((head & 7) == kAttrU64Delta) r.svar();
+        if ((head & kAttrTypeMask) == kAttrU64Delta) r.svar();
         if (u >= step_u64_.size()) return false;
         out.emplace_back(key, step_u64_[u++]);
         break;

@@ -25,6 +25,7 @@ namespace ttd {
 // decoder keeps that much history per chunk at most.
 enum : uint8_t { kAttrU64 = 0, kAttrI64 = 1, kAttrStr = 2, kAttrList = 3, kAttrU64Same = 4, kAttrU64Delta = 5 };
 constexpr uint32_t kAttrTypeBits = 3;
+constexpr uint64_t kAttrTypeMask = (1u << kAttrTypeBits) - 1;
 constexpr uint32_t kMaxDeltaAttrKeys = 256;
 
 enum class EffectTag : uint8_t {
