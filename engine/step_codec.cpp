@@ -15,8 +15,6 @@ enum : uint8_t {
   kHasEffects = 32,
 };
 
-
-
 // Register value <-> u64 for registers of at most 8 bytes.
 uint64_t value_to_u64(const ArchDesc& a, std::span<const uint8_t> v, uint32_t size) {
   uint64_t x = 0;
@@ -419,7 +417,7 @@ bool StepDecoder::resolve_u64_attrs(ByteReader r) {
         break;
       }
       case kAttrI64: r.svar(); break;
-      case kAttrStr: r.str(); break;
+      case kAttrStr: r.take(r.var()); break;  // skipped, not copied
       case kAttrList: {
         uint64_t n = r.var();
         if (n > r.remaining()) return false;
