@@ -14,6 +14,7 @@ constexpr size_t kWakeJobs = 64;                   // blobs queued before the wr
 constexpr size_t kMaxQueuedBytes = size_t(64) << 20;  // put() waits beyond this
 constexpr uint32_t kMissesBeforeSkip = 4;  // blobs in a row that shrank less than 1/8
 constexpr uint32_t kSkipRun = 63;          // then this many are stored as they are
+constexpr size_t kMaxSpares = 256;         // written blocks kept for reuse
 }  // namespace
 
 BlobWriter::BlobWriter(std::FILE* out, uint64_t start) : out_(out), pos_(start) {
@@ -41,6 +42,21 @@ uint64_t BlobWriter::put(ByteBlock bytes, BlobKind kind) {
 uint64_t BlobWriter::put(std::shared_ptr<const Page> page) {
   submit(Job{{}, std::move(page), BlobKind::Page});
   return tickets_++;
+}
+
+ByteBlock BlobWriter::spare(size_t capacity) {
+  if (!threaded_) return {};
+  std::lock_guard<std::mutex> lock(mu_);
+  // Blocks of a few sizes alternate (keyframes, step streams): look at the
+  // last few only.
+  for (size_t i = spares_.size(), seen = 0; i-- > 0 && seen < 8; ++seen) {
+    if (spares_[i].capacity < capacity) continue;
+    ByteBlock b = std::move(spares_[i]);
+    spares_[i] = std::move(spares_.back());
+    spares_.pop_back();
+    return b;
+  }
+  return {};
 }
 
 void BlobWriter::submit(Job&& job) {
@@ -76,8 +92,10 @@ void BlobWriter::run() {
       write(j);
       batch_bytes += j.size();
     }
-    batch.clear();
     std::lock_guard<std::mutex> lock(mu_);
+    for (Job& j : batch)
+      if (j.bytes.bytes && spares_.size() < kMaxSpares) spares_.push_back(std::move(j.bytes));
+    batch.clear();
     queued_bytes_ -= batch_bytes;
     if (putter_waiting_) drained_.notify_one();
   }

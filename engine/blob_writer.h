@@ -40,6 +40,11 @@ class BlobWriter {
   BlobWriter& operator=(const BlobWriter&) = delete;
 
   uint64_t put(ByteBlock bytes, BlobKind kind);
+  // A block of at least `capacity` bytes whose bytes were written, for the
+  // caller's next buffer (see ByteWriter::take); empty when none is at hand. The writer thread keeps
+  // a few rather than freeing them: a free in another thread than the
+  // allocating one costs glibc's allocator far more than a reuse.
+  ByteBlock spare(size_t capacity);
   // A page shared copy-on-write: the live state copies before writing it.
   uint64_t put(std::shared_ptr<const Page> page);
 
@@ -86,6 +91,7 @@ class BlobWriter {
   std::mutex mu_;
   std::condition_variable work_, drained_;
   std::deque<Job> queue_;    // guarded by mu_
+  std::vector<ByteBlock> spares_;  // guarded by mu_
   size_t queued_bytes_ = 0;  // guarded by mu_
   bool done_ = false;        // guarded by mu_
   bool writer_waiting_ = false, putter_waiting_ = false;  // guarded by mu_

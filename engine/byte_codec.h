@@ -33,8 +33,9 @@ inline size_t put_var(uint64_t v, uint8_t* p) {
 struct ByteBlock {
   std::unique_ptr<uint8_t[]> bytes;
   size_t size = 0;
+  size_t capacity = 0;  // bytes allocated (>= size), so a spent block can be reused
   static ByteBlock copy_of(const void* p, size_t n) {
-    ByteBlock b{std::make_unique_for_overwrite<uint8_t[]>(n), n};
+    ByteBlock b{std::make_unique_for_overwrite<uint8_t[]>(n), n, n};
     if (n) std::memcpy(b.bytes.get(), p, n);
     return b;
   }
@@ -86,6 +87,7 @@ class ByteWriter {
   const uint8_t* data() const { return storage_.get(); }
   uint8_t* data() { return storage_.get(); }
   size_t size() const { return n_; }
+  size_t capacity() const { return cap_; }
   void clear() { n_ = 0; }
   void truncate(size_t n) { n_ = std::min(n_, n); }
   // Inserts k bytes (unset) at pos, moving what follows.
@@ -94,10 +96,17 @@ class ByteWriter {
     std::memmove(storage_.get() + pos + k, storage_.get() + pos, n_ - pos);
     n_ += k;
   }
-  // Hands over the written bytes and starts empty with the same capacity.
-  ByteBlock take() {
-    ByteBlock out{std::move(storage_), n_};
-    storage_ = std::make_unique_for_overwrite<uint8_t[]>(cap_);
+  // Hands over the written bytes and starts empty with the same capacity,
+  // in `spare`'s storage when that is large enough (a block whose bytes
+  // were consumed: reusing it spares the allocator a cross-thread free).
+  ByteBlock take(ByteBlock spare = {}) {
+    ByteBlock out{std::move(storage_), n_, cap_};
+    if (spare.bytes && spare.capacity >= cap_) {
+      storage_ = std::move(spare.bytes);
+      cap_ = spare.capacity;
+    } else {
+      storage_ = std::make_unique_for_overwrite<uint8_t[]>(cap_);
+    }
     n_ = 0;
     return out;
   }

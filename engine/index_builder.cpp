@@ -223,7 +223,7 @@ struct IndexBuilder::Impl {
     encode_keyframe(
         live, [this](uint64_t pid) -> const std::vector<KeyframeSegment>& { return page_lists.segments_of(pid); },
         keyframe_buf);
-    chunk_tickets.push_back({0, blobs->put(keyframe_buf.take(), BlobKind::Keyframe)});
+    chunk_tickets.push_back({0, blobs->put(keyframe_buf.take(blobs->spare(keyframe_buf.capacity())), BlobKind::Keyframe)});
     enc->reset();
     chunk_open = true;
   }
@@ -231,7 +231,7 @@ struct IndexBuilder::Impl {
   void close_chunk() {
     if (!chunk_open) return;
     enc->end_step();
-    chunk_tickets.back().stream = blobs->put(enc->out().take(), BlobKind::Steps);
+    chunk_tickets.back().stream = blobs->put(enc->out().take(blobs->spare(enc->out().capacity())), BlobKind::Steps);
     chunk.steps = uint32_t(steps - chunk.first_eid);
     chunk.summary.pcs = pcs.take();
     chunk.summary.lines_read = lines_r.take();

@@ -6,15 +6,6 @@
 namespace ttd {
 
 namespace {
-enum : uint8_t {
-  kSameThread = 1,
-  kFallThroughPc = 2,
-  kSameSize = 4,
-  kInstruction = 8,
-  kHasAttrs = 16,
-  kHasEffects = 32,
-};
-
 // Register value <-> u64 for registers of at most 8 bytes.
 uint64_t value_to_u64(const ArchDesc& a, std::span<const uint8_t> v, uint32_t size) {
   uint64_t x = 0;
@@ -59,36 +50,6 @@ void StepEncoder::reset() {
   prev_addr_ = 0;
 }
 
-// The header and its fields go out at once; effects are written straight
-// after them behind a one-byte length that end_step() fills in (widening
-// it in the rare step with 128 bytes of effects or more), so the common
-// step is encoded without a second copy.
-void StepEncoder::begin_step(uint32_t tidx, uint64_t pid, uint64_t pc, uint32_t size, fmt::StepKind kind) {
-  end_step();
-  open_ = true;
-  eff_tidx_ = tidx;
-  eff_pid_ = pid;
-  nattrs_ = 0;
-  attrs_.clear();
-  uint8_t h = 0;
-  if (tidx == prev_tidx_) h |= kSameThread;
-  if (pc == prev_next_pc_) h |= kFallThroughPc;
-  if (size == prev_size_) h |= kSameSize;
-  if (kind == fmt::StepKind::Instruction) h |= kInstruction;
-  header_ = h;
-  header_pos_ = out_.size();
-  out_.u8(h);
-  if (!(h & kSameThread)) out_.var(tidx);
-  if (!(h & kFallThroughPc)) out_.svar(int64_t(pc - prev_next_pc_));
-  if (!(h & kSameSize)) out_.var(size);
-  if (!(h & kInstruction)) out_.u8(uint8_t(kind));
-  out_.u8(0);  // effects length, filled in by end_step()
-  effects_pos_ = out_.size();
-  prev_tidx_ = tidx;
-  prev_next_pc_ = pc + size;
-  prev_size_ = size;
-}
-
 // The block that starts at `start` gets its byte length in the byte
 // before it (widened in place when it takes more than one).
 void StepEncoder::fill_length(size_t start) {
@@ -110,24 +71,23 @@ void StepEncoder::move_attrs_aside() {
   attrs_direct_ = false;
 }
 
-void StepEncoder::end_step() {
-  if (!open_) return;
+void StepEncoder::end_step_with_blocks() {
   open_ = false;
   uint8_t h = header_;
   if (attrs_direct_) {  // attributes and no effects, already in place
     attrs_direct_ = false;
     fill_length(effects_pos_);
-    out_.data()[header_pos_] = h | kHasAttrs;
+    out_.data()[header_pos_] = h | kStepHasAttrs;
     return;
   }
   if (out_.size() == effects_pos_) {
     out_.truncate(effects_pos_ - 1);
   } else {
-    h |= kHasEffects;
+    h |= kStepHasEffects;
     fill_length(effects_pos_);
   }
   if (nattrs_) {
-    h |= kHasAttrs;
+    h |= kStepHasAttrs;
     out_.var(attrs_.size());
     out_.short_bytes(attrs_.data(), attrs_.size());
   }
@@ -270,19 +230,19 @@ StepDecoder::StepDecoder(const ArchDesc& arch, const uint8_t* data, size_t size)
 bool StepDecoder::next(DecodedStep& s) {
   if (!ok_ || in_.at_end()) return false;
   uint8_t h = in_.u8();
-  s.tidx = (h & kSameThread) ? prev_tidx_ : uint32_t(in_.var());
-  s.pc = (h & kFallThroughPc) ? prev_next_pc_ : prev_next_pc_ + uint64_t(in_.svar());
-  s.size = (h & kSameSize) ? prev_size_ : uint32_t(in_.var());
-  s.kind = (h & kInstruction) ? fmt::StepKind::Instruction : fmt::StepKind(in_.u8());
+  s.tidx = (h & kStepSameThread) ? prev_tidx_ : uint32_t(in_.var());
+  s.pc = (h & kStepFallThroughPc) ? prev_next_pc_ : prev_next_pc_ + uint64_t(in_.svar());
+  s.size = (h & kStepSameSize) ? prev_size_ : uint32_t(in_.var());
+  s.kind = (h & kStepInstruction) ? fmt::StepKind::Instruction : fmt::StepKind(in_.u8());
   s.attrs = ByteReader();
   s.effects = ByteReader();
-  if (h & kHasEffects) {
+  if (h & kStepHasEffects) {
     uint64_t n = in_.var();
     const uint8_t* p = in_.take(n);
     if (p) s.effects = ByteReader(p, n);
   }
   step_u64_.clear();
-  if (h & kHasAttrs) {
+  if (h & kStepHasAttrs) {
     uint64_t n = in_.var();
     const uint8_t* p = in_.take(n);
     if (p) {

@@ -28,6 +28,17 @@ constexpr uint32_t kAttrTypeBits = 3;
 constexpr uint64_t kAttrTypeMask = (1u << kAttrTypeBits) - 1;
 constexpr uint32_t kMaxDeltaAttrKeys = 256;
 
+// Step header byte: what the step shares with the one before it, and
+// which blocks follow.
+enum : uint8_t {
+  kStepSameThread = 1,
+  kStepFallThroughPc = 2,
+  kStepSameSize = 4,
+  kStepInstruction = 8,
+  kStepHasAttrs = 16,
+  kStepHasEffects = 32,
+};
+
 enum class EffectTag : uint8_t {
   Reg = 1,
   RegUnknown = 2,
@@ -62,7 +73,38 @@ class StepEncoder {
  public:
   explicit StepEncoder(const ArchDesc& arch) : arch_(&arch) {}
   void reset();  // at each chunk start
-  void begin_step(uint32_t tidx, uint64_t pid, uint64_t pc, uint32_t size, fmt::StepKind kind);
+  // Inline: called once per step of every trace. The header and its fields
+  // go out at once; effects are written straight after them behind a
+  // one-byte length that end_step() fills in (widening it in the rare step
+  // with 128 bytes of effects or more), so the common step is encoded
+  // without a second copy.
+  void begin_step(uint32_t tidx, uint64_t pid, uint64_t pc, uint32_t size, fmt::StepKind kind) {
+    end_step();
+    open_ = true;
+    eff_tidx_ = tidx;
+    eff_pid_ = pid;
+    nattrs_ = 0;
+    attrs_.clear();
+    uint8_t h = 0;
+    if (tidx == prev_tidx_) h |= kStepSameThread;
+    if (pc == prev_next_pc_) h |= kStepFallThroughPc;
+    if (size == prev_size_) h |= kStepSameSize;
+    if (kind == fmt::StepKind::Instruction) h |= kStepInstruction;
+    header_ = h;
+    header_pos_ = out_.size();
+    uint8_t* p = out_.reserve(32);  // header, three varints, kind, length
+    *p++ = h;
+    if (!(h & kStepSameThread)) p += put_var(tidx, p);
+    if (!(h & kStepFallThroughPc)) p += put_var(zigzag(int64_t(pc - prev_next_pc_)), p);
+    if (!(h & kStepSameSize)) p += put_var(size, p);
+    if (!(h & kStepInstruction)) *p++ = uint8_t(kind);
+    *p++ = 0;  // effects length, filled in by end_step()
+    out_.commit(p);
+    effects_pos_ = out_.size();
+    prev_tidx_ = tidx;
+    prev_next_pc_ = pc + size;
+    prev_size_ = size;
+  }
   void attr(uint32_t key_id, const fmt::AttrValue& v);
   void attr_u64(uint32_t key_id, uint64_t v) { attr_u64s(&key_id, &v, 1); }
   // Several unsigned attributes in a row (XRay steps carry four).
@@ -103,8 +145,18 @@ class StepEncoder {
   void mem_protect(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot);
   void thread_begin(uint32_t tidx);
   void thread_end(uint32_t tidx);
-  // Appends the open step to out() (no-op if no step is open).
-  void end_step();
+  // Appends the open step to out() (no-op if no step is open). A step
+  // with neither effects nor attributes is complete as begin_step wrote it
+  // but for the length byte.
+  void end_step() {
+    if (!open_) return;
+    if (!attrs_direct_ && nattrs_ == 0 && out_.size() == effects_pos_) {
+      open_ = false;
+      out_.truncate(effects_pos_ - 1);
+      return;
+    }
+    end_step_with_blocks();
+  }
   ByteWriter& out() { return out_; }
 
  private:
@@ -124,6 +176,7 @@ class StepEncoder {
       move_attrs_aside();
   }
   void move_attrs_aside();
+  void end_step_with_blocks();
   void fill_length(size_t start);
   void ctx_thread(uint32_t tidx);
   void ctx_pid(uint64_t pid);

@@ -121,8 +121,16 @@ void PagedMemory::invalidate(uint64_t addr, uint64_t len) {
     uint64_t off = addr & (kPageSize - 1);
     uint64_t n = std::min(len, kPageSize - off);
     uint64_t no = addr >> kPageShift;
-    if (pages_.count(no)) {
-      Page* p = writable_page(no);
+    // The page written last, or the one found missing last, answers
+    // without a map lookup.
+    Page* p = cached_writable(no);
+    if (!p && no != absent_no_) {
+      if (pages_.count(no))
+        p = writable_page(no);
+      else
+        absent_no_ = no;
+    }
+    if (p) {
       std::memset(p->data + off, 0, n);
       clear_valid_range(*p, off, n);
       if (p->none_valid()) set_page(no, nullptr);

@@ -122,10 +122,16 @@ class PagedMemory {
   void forget_cached() {
     cache_no_[0] = cache_no_[1] = ~0ull;
     cache_[0] = cache_[1] = nullptr;
+    absent_no_ = ~0ull;
   }
+  // A page number last found missing (traces that only say that stores
+  // happened invalidate pages that never existed, over and over); any
+  // change to that page forgets it.
+  uint64_t absent_no_ = ~0ull;
   bool log_on_ = false, log_overflow_ = false;
   std::vector<uint64_t> changed_;
   void note_change(uint64_t no) {
+    if (no == absent_no_) absent_no_ = ~0ull;
     if (!log_on_) return;
     if (changed_.size() < kMaxChangeLog) changed_.push_back(no);
     else log_overflow_ = true;

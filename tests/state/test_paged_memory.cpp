@@ -103,6 +103,45 @@ TEST_CASE("invalidate clears validity and drops empty pages") {
   CHECK(m.page_count() == 0);
 }
 
+TEST_CASE("invalidate remembers a missing page only until that page appears") {
+  // invalidate() skips the map lookup for the page it last found missing;
+  // every way of creating that page must make it look again.
+  uint8_t b = 7, out = 0, valid = 0;
+  SUBCASE("created by a write") {
+    PagedMemory m;
+    m.invalidate(0x7000, 1);  // missing: remembered
+    m.write(0x7000, &b, 1);
+    m.write(0x9000, &b, 1);  // the write cache moves on to another page
+    m.write(0xb000, &b, 1);
+    m.invalidate(0x7000, 1);
+    CHECK(m.read(0x7000, &out, &valid, 1) == 0);
+  }
+  SUBCASE("installed by set_page") {
+    PagedMemory m, other;
+    other.write(0x7000, &b, 1);
+    other.write(0x7001, &b, 1);
+    m.invalidate(0x7000, 1);
+    m.set_page(7, std::const_pointer_cast<Page>(other.pages().at(7)));
+    m.invalidate(0x7000, 1);
+    CHECK(m.read(0x7000, &out, &valid, 1) == 0);
+    CHECK(m.read(0x7001, &out, &valid, 1) == 1);
+    CHECK(other.read(0x7000, &out, &valid, 1) == 1);  // the shared page was copied, not changed
+  }
+  SUBCASE("brought in by assignment or fill") {
+    PagedMemory m, other;
+    other.write(0x7000, &b, 1);
+    m.invalidate(0x7000, 1);
+    m = other;
+    m.invalidate(0x7000, 1);
+    CHECK(m.read(0x7000, &out, &valid, 1) == 0);
+    m.invalidate(0x8000, 1);
+    m.fill(0x8000, 16, 0);
+    m.invalidate(0x8000, 1);
+    CHECK(m.read(0x8000, &out, &valid, 1) == 0);
+    CHECK(m.read(0x8001, &out, &valid, 1) == 1);
+  }
+}
+
 TEST_CASE("copies share pages; a write unshares only the written page") {
   PagedMemory a;
   auto data = iota_bytes(2 * kPageSize);
