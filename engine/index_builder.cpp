@@ -117,7 +117,18 @@ struct IndexBuilder::Impl {
 
   bool in_step = false;
   uint64_t steps = 0;
+  uint64_t cur_tid = ~0ull;  // of the open step
   uint32_t cur_tidx = 0;
+  // Steps of the open step's thread since its ThreadInfo was last brought
+  // up to date (a run of one thread counts them here, not in meta.threads).
+  uint64_t run_steps = 0;
+  void commit_run() {
+    if (run_steps == 0) return;
+    ThreadInfo& ti = meta.threads[cur_tidx];
+    ti.steps += run_steps;
+    ti.last_eid = steps - 1;
+    run_steps = 0;
+  }
   uint64_t cur_pc = 0;
   uint32_t cur_size = 0;
   uint64_t cur_pid = 0;
@@ -322,6 +333,24 @@ void IndexBuilder::revise(const fmt::TraceInfo& info) { impl_->meta.info.propert
 
 void IndexBuilder::step(const fmt::StepInfo& s) {
   auto& I = *impl_;
+  // The common step: the thread of the step before, inside a chunk. What
+  // the general path below does, less what cannot change: the thread's
+  // index, process and chunk thread list, and its lazy pc already counts
+  // as stepped (finish_step's pc is overwritten by this step's at once).
+  if (I.in_step && s.tid == I.cur_tid && I.until_chunk != 0) [[likely]] {
+    --I.until_chunk;
+    Impl::LazyPc& lz = I.lazy[I.cur_tidx];
+    lz.pc = s.pc;
+    lz.due = true;
+    ++I.run_steps;
+    I.cur_pc = s.pc;
+    I.cur_size = s.size;
+    I.enc->begin_step(I.cur_tidx, I.cur_pid, s.pc, s.size, s.kind);
+    I.pcs.add(s.pc);
+    ++I.steps;
+    return;
+  }
+  I.commit_run();
   I.finish_step();
   uint32_t tidx = I.thread_index(s.tid, s.pid);
   if (I.until_chunk == 0) {
@@ -338,6 +367,7 @@ void IndexBuilder::step(const fmt::StepInfo& s) {
   ti.last_eid = I.steps;
   ++ti.steps;
   I.cur_tidx = tidx;
+  I.cur_tid = s.tid;
   I.cur_pc = s.pc;
   I.cur_size = s.size;
   I.cur_pid = I.slots[tidx].pid;
@@ -467,6 +497,7 @@ void IndexBuilder::thread_end(uint64_t tid) {
 
 void IndexBuilder::end() {
   auto& I = *impl_;
+  I.commit_run();
   I.finish_step();
   I.close_chunk();
   if (I.chunks.empty()) {  // no steps: one empty chunk holds the initial state
