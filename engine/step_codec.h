@@ -78,7 +78,7 @@ class StepEncoder {
   // one-byte length that end_step() fills in (widening it in the rare step
   // with 128 bytes of effects or more), so the common step is encoded
   // without a second copy.
-  void begin_step(uint32_t tidx, uint64_t pid, uint64_t pc, uint32_t size, fmt::StepKind kind) {
+  [[gnu::always_inline]] void begin_step(uint32_t tidx, uint64_t pid, uint64_t pc, uint32_t size, fmt::StepKind kind) {
     end_step();
     open_ = true;
     eff_tidx_ = tidx;
@@ -148,7 +148,7 @@ class StepEncoder {
   // Appends the open step to out() (no-op if no step is open). A step
   // with neither effects nor attributes is complete as begin_step wrote it
   // but for the length byte.
-  void end_step() {
+  [[gnu::always_inline]] void end_step() {
     if (!open_) return;
     if (!attrs_direct_ && nattrs_ == 0 && out_.size() == effects_pos_) {
       open_ = false;
