@@ -521,7 +521,16 @@ Status IndexBuilder::finish(std::chrono::steady_clock::time_point started) {
     I.chunks[i].keyframe = refs[I.chunk_tickets[i].keyframe];
   }
 
+  // Sized once: doubling a directory of tens of MB copies it several times.
+  size_t listed = 0;
+  for (const auto& c : I.chunks) {
+    const ChunkSummary& m = c.summary;
+    listed += m.pcs.size() + m.pages_read.size() + m.pages_written.size() + m.threads.size() + m.lines_read.size() +
+              m.lines_written.size() + m.pages_read_coarse.size() + m.pages_written_coarse.size();
+  }
   ByteWriter dir;
+  dir.reserve(listed * 3 + I.chunks.size() * 96 + (I.pages.tickets().size() + I.segments.tickets().size()) * 12 +
+              4096);
   dir.str(meta_to_json(I.meta));
   dir.var(I.chunks.size());
   for (const auto& c : I.chunks) {

@@ -33,10 +33,15 @@ void u64_to_value(const ArchDesc& a, uint64_t x, uint8_t* out, uint32_t size) {
 uint64_t& RegisterHistory::slot(uint32_t tidx, uint16_t reg) {
   if (tidx == last_tidx_) return last_[reg];
   last_tidx_ = tidx;
-  for (auto& [t, v] : tables_)
-    if (t == tidx) return (last_ = v.data())[reg];
-  tables_.emplace_back(tidx, std::vector<uint64_t>(256, 0));
-  last_ = tables_.back().second.data();  // stays valid: inner vectors move, their storage does not
+  for (size_t i = 0; i < in_use_; ++i)
+    if (tables_[i].first == tidx) return (last_ = tables_[i].second.data())[reg];
+  if (in_use_ < tables_.size()) {
+    tables_[in_use_].first = tidx;
+    std::fill(tables_[in_use_].second.begin(), tables_[in_use_].second.end(), 0);
+  } else {
+    tables_.emplace_back(tidx, std::vector<uint64_t>(256, 0));
+  }
+  last_ = tables_[in_use_++].second.data();  // stays valid: inner vectors move, their storage does not
   return last_[reg];
 }
 

@@ -55,16 +55,20 @@ enum class EffectTag : uint8_t {
 };
 
 // Per-chunk memory of register values, shared by encoder and decoder.
+// Tables outlive reset(): the first in_use_ belong to the chunk,
+// the rest wait, allocated, to be zeroed for the next thread that needs one
+// (a chunk boundary every 2048 steps would otherwise free and allocate).
 class RegisterHistory {
  public:
   void reset() {
-    tables_.clear();
+    in_use_ = 0;
     last_tidx_ = ~0u;
   }
   uint64_t& slot(uint32_t tidx, uint16_t reg);
 
  private:
   std::vector<std::pair<uint32_t, std::vector<uint64_t>>> tables_;
+  size_t in_use_ = 0;
   uint32_t last_tidx_ = ~0u;  // the table used last, found without a search
   uint64_t* last_ = nullptr;
 };

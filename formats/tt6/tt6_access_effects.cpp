@@ -7,21 +7,9 @@ namespace {
 const uint8_t kZeroBlock[kCacheBlock] = {};
 }
 
-void emit_tt6_access(TraceSink& sink, uint64_t pid, const AccessShape& s, uint32_t op, uint32_t ea,
-                     uint32_t third) {
+void emit_tt6_block_access(TraceSink& sink, uint64_t pid, const AccessShape& s, uint32_t ea, uint32_t third) {
   const uint64_t addr = access_address(ea, s);
   switch (s.kind) {
-    case AccessKind::Load: {
-      uint32_t size = access_size(op, s, third);
-      if (size) sink.mem_read(pid, addr, size, {});
-      return;
-    }
-    case AccessKind::Store:
-    case AccessKind::StoreCond: {
-      uint32_t size = access_size(op, s, third);
-      if (size) sink.mem_unknown(pid, addr, size);
-      return;
-    }
     case AccessKind::CacheZero: sink.mem_write(pid, addr, kZeroBlock); return;
     case AccessKind::CacheUndef: sink.mem_unknown(pid, addr, kCacheBlock); return;
     case AccessKind::CacheTouch: sink.attr("cache_ea", uint64_t(ea)); return;
@@ -33,6 +21,9 @@ void emit_tt6_access(TraceSink& sink, uint64_t pid, const AccessShape& s, uint32
       // A memory-class opcode the tables do not describe: keep the address.
       sink.attr("data_addr", uint64_t(ea));
       return;
+    case AccessKind::Load:
+    case AccessKind::Store:
+    case AccessKind::StoreCond: return;  // emit_tt6_access's own
   }
 }
 

@@ -18,9 +18,24 @@
 
 namespace ttd::fmt::tt6 {
 
+// The cache-block and stream kinds, out of line.
+void emit_tt6_block_access(TraceSink& sink, uint64_t pid, const AccessShape& shape, uint32_t ea, uint32_t third);
+
 // `third` is the MEMORY_EXTENDED third longword (XER for lswx/stswx, rB for
-// dst/dstst); 0 for MEMORY records.
-void emit_tt6_access(TraceSink& sink, uint64_t pid, const AccessShape& shape, uint32_t op, uint32_t ea,
-                     uint32_t third);
+// dst/dstst); 0 for MEMORY records. Loads and stores, a third of a typical
+// trace's records, are handled inline.
+inline void emit_tt6_access(TraceSink& sink, uint64_t pid, const AccessShape& shape, uint32_t op, uint32_t ea,
+                            uint32_t third) {
+  switch (shape.kind) {
+    case AccessKind::Load:
+      if (uint32_t size = access_size(op, shape, third)) sink.mem_read(pid, access_address(ea, shape), size, {});
+      return;
+    case AccessKind::Store:
+    case AccessKind::StoreCond:
+      if (uint32_t size = access_size(op, shape, third)) sink.mem_unknown(pid, access_address(ea, shape), size);
+      return;
+    default: emit_tt6_block_access(sink, pid, shape, ea, third);
+  }
+}
 
 }  // namespace ttd::fmt::tt6
