@@ -506,7 +506,7 @@ void IndexBuilder::end() {
   }
 }
 
-Status IndexBuilder::finish(std::chrono::steady_clock::time_point started) {
+Result<std::unique_ptr<IndexFile>> IndexBuilder::finish(std::chrono::steady_clock::time_point started) {
   auto& I = *impl_;
   if (!I.arch) return make_error(I.path, "the trace reader produced no trace");
   if (I.chunk_open || I.chunks.empty()) end();
@@ -577,7 +577,11 @@ Status IndexBuilder::finish(std::chrono::steady_clock::time_point started) {
   if (std::rename(I.tmp_path.c_str(), I.path.c_str()) != 0)
     return make_error(I.path, std::string("cannot move the index into place: ") + std::strerror(errno));
   I.finished = true;
-  return {};
+  std::vector<BlobRef> page_refs, segment_refs;
+  for (uint64_t t : I.pages.tickets()) page_refs.push_back(refs[t]);
+  for (uint64_t t : I.segments.tickets()) segment_refs.push_back(refs[t]);
+  return IndexFile::adopt(I.path, {I.chunk_steps, std::move(I.meta), std::move(I.chunks), std::move(page_refs),
+                                   std::move(segment_refs)});
 }
 
 }  // namespace ttd

@@ -41,10 +41,11 @@ class IndexBuilder : public fmt::TraceSink {
   void revise(const fmt::TraceInfo& info) override;
   void end() override;
 
-  // Writes the index file (atomically). Call after the reader succeeded;
-  // if it is never called the temporary file is removed. The build time
-  // recorded is from `started` until every blob is written.
-  Status finish(std::chrono::steady_clock::time_point started);
+  // Writes the index file (atomically) and returns it opened. Call after
+  // the reader succeeded; if it is never called the temporary file is
+  // removed. The build time recorded is from `started` until every blob is
+  // written.
+  Result<std::unique_ptr<IndexFile>> finish(std::chrono::steady_clock::time_point started);
 
  private:
   struct Impl;

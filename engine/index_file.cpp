@@ -82,8 +82,7 @@ bool pread_all(int fd, void* dst, size_t n, uint64_t off) {
 }
 }  // namespace
 
-Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, const SourceStamp& expect,
-                                                   bool verify_data) {
+Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, const SourceStamp& expect) {
   // Blobs are read with pread rather than through a mapping: a seek then
   // costs two small reads, and the process's RSS stays its own working set
   // instead of growing to the whole index as seeks touch it.
@@ -115,7 +114,7 @@ Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, cons
     return make_error_at(path, h.dir_offset, "index directory checksum mismatch");
   // The data checksum, streamed in blocks so that opening does not hold
   // the whole index in memory.
-  if (verify_data) {
+  {
     XXH3_state_t* hs = XXH3_createState();
     XXH3_64bits_reset(hs);
     std::vector<uint8_t> block(size_t(std::min<uint64_t>(uint64_t(4) << 20, h.dir_offset - kIndexHeaderSize + 1)));
@@ -132,6 +131,23 @@ Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, cons
   }
   f->chunk_steps_ = h.chunk_steps;
   if (auto s = f->parse_directory(path, dir.data(), dir.size()); !s) return s.error();
+  return f;
+}
+
+Result<std::unique_ptr<IndexFile>> IndexFile::adopt(const std::string& path, Parts parts) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return make_error(path, std::string("cannot open the index just built: ") + std::strerror(errno));
+  std::unique_ptr<IndexFile> f(new IndexFile());
+  f->fd_ = fd;
+  struct stat st {};
+  ::fstat(fd, &st);
+  f->size_ = uint64_t(st.st_size);
+  f->chunk_steps_ = parts.chunk_steps;
+  f->meta_ = std::move(parts.meta);
+  f->chunks_ = std::move(parts.chunks);
+  f->pages_ = std::move(parts.pages);
+  f->segments_ = std::move(parts.segments);
+  for (auto& t : f->meta_.threads) f->slots_.push_back(ThreadSlot{t.tid, t.pid});
   return f;
 }
 

@@ -35,12 +35,19 @@ struct IndexMeta {
 class IndexFile {
  public:
   // Opens and validates; an Error explains why the index cannot be used
-  // (missing, other version, stale against `expect`, bad checksum).
-  // `verify_data` = false skips hashing the data region (for an index this
-  // process has just written and hashed); header and directory are always
-  // checked.
-  static Result<std::unique_ptr<IndexFile>> open(const std::string& path, const SourceStamp& expect,
-                                                 bool verify_data = true);
+  // (missing, other version, stale against `expect`, bad checksum of the
+  // header, the directory or the data).
+  static Result<std::unique_ptr<IndexFile>> open(const std::string& path, const SourceStamp& expect);
+  // The index its builder has just written and renamed into place, from
+  // the builder's own directory (parsing the file back would only rebuild
+  // the same tables; the reuse path parses and checks it on the next open).
+  struct Parts {
+    uint32_t chunk_steps = 0;
+    IndexMeta meta;
+    std::vector<ChunkEntry> chunks;
+    std::vector<BlobRef> pages, segments;
+  };
+  static Result<std::unique_ptr<IndexFile>> adopt(const std::string& path, Parts parts);
   ~IndexFile();
 
   const IndexMeta& meta() const { return meta_; }

@@ -38,8 +38,8 @@ std::string index_path_for(const std::string& trace, const OpenOptions& o) {
   return cache + "/" + p.filename().string() + "-" + hex + ".ttdidx";
 }
 
-Status build_index(const std::string& trace, const std::string& index_path, const SourceStamp& stamp,
-                   const OpenOptions& o) {
+Result<std::unique_ptr<IndexFile>> build_index(const std::string& trace, const std::string& index_path,
+                                               const SourceStamp& stamp, const OpenOptions& o) {
   auto reader = o.reader_factory ? o.reader_factory() : fmt::open_trace(trace, o.reader, o.format);
   if (!reader) return reader.error();
   auto t0 = std::chrono::steady_clock::now();
@@ -70,10 +70,9 @@ Result<std::shared_ptr<Trace>> Trace::open(const std::string& path, const OpenOp
     }
   }
   if (!index) {
-    if (auto s = build_index(path, ipath, *stamp, opts); !s) return s.error();
-    auto f = IndexFile::open(ipath, *stamp, /*verify_data=*/false);  // hashed while it was written
-    if (!f) return make_error(ipath, "the index just built cannot be read back: " + f.error().to_string());
-    index = std::move(*f);
+    auto built = build_index(path, ipath, *stamp, opts);
+    if (!built) return built.error();
+    index = std::move(*built);
   }
   std::shared_ptr<Trace> t(new Trace());
   t->path_ = path;

@@ -2,12 +2,14 @@
 // EID, in any seek order; the index is reused, rebuilt when stale or corrupt.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
 
 #include "engine/cursor.h"
+#include "engine/index_file.h"
 #include "temp_synthetic_trace.h"
 
 using namespace ttd;
@@ -137,5 +139,60 @@ TEST_CASE("steps decode with their attributes and effects") {
     CHECK(got[i].attrs[0].first == "k");
     REQUIRE(got[i].regs.size() == 1);
     CHECK(got[i].regs[0].value == want.effects[0].bytes);
+  }
+}
+
+TEST_CASE("a just-built index, taken from its builder, equals the same index parsed from its file") {
+  // Trace::open after a build adopts the builder's tables (IndexFile::adopt)
+  // instead of parsing the file it wrote; the next open parses the file.
+  TempTrace tt(500, 3, 11);
+  auto built = Trace::open(tt.path, tt.options());
+  REQUIRE(built.ok());
+  REQUIRE_FALSE((*built)->stats().reused);
+  auto parsed = Trace::open(tt.path, tt.options());
+  REQUIRE(parsed.ok());
+  REQUIRE((*parsed)->stats().reused);
+  const IndexFile& a = (*built)->index();
+  const IndexFile& b = (*parsed)->index();
+  CHECK(a.file_size() == b.file_size());
+  CHECK(a.chunk_steps() == b.chunk_steps());
+  CHECK(a.meta().step_count == b.meta().step_count);
+  CHECK(a.meta().unique_pages == b.meta().unique_pages);
+  CHECK(a.meta().attr_keys == b.meta().attr_keys);
+  CHECK(a.meta().info.format == b.meta().info.format);
+  CHECK(a.meta().info.properties == b.meta().info.properties);
+  REQUIRE(a.meta().threads.size() == b.meta().threads.size());
+  for (size_t i = 0; i < a.meta().threads.size(); ++i) {
+    CHECK(a.meta().threads[i].tid == b.meta().threads[i].tid);
+    CHECK(a.meta().threads[i].first_eid == b.meta().threads[i].first_eid);
+    CHECK(a.meta().threads[i].last_eid == b.meta().threads[i].last_eid);
+    CHECK(a.meta().threads[i].steps == b.meta().threads[i].steps);
+  }
+  CHECK(a.thread_slots().size() == b.thread_slots().size());
+  auto same_refs = [](const std::vector<BlobRef>& x, const std::vector<BlobRef>& y) {
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (x[i].offset != y[i].offset || x[i].size != y[i].size || x[i].raw_size != y[i].raw_size) return false;
+    return true;
+  };
+  CHECK(same_refs(a.pages(), b.pages()));
+  CHECK(same_refs(a.segments(), b.segments()));
+  REQUIRE(a.chunks().size() == b.chunks().size());
+  for (size_t i = 0; i < a.chunks().size(); ++i) {
+    const ChunkEntry& x = a.chunks()[i];
+    const ChunkEntry& y = b.chunks()[i];
+    CHECK(x.first_eid == y.first_eid);
+    CHECK(x.steps == y.steps);
+    CHECK(same_refs({x.stream, x.keyframe}, {y.stream, y.keyframe}));
+    CHECK(x.summary.pcs == y.summary.pcs);
+    CHECK(x.summary.pages_read == y.summary.pages_read);
+    CHECK(x.summary.pages_written == y.summary.pages_written);
+    CHECK(x.summary.threads == y.summary.threads);
+    CHECK(x.summary.lines_read == y.summary.lines_read);
+    CHECK(x.summary.lines_written == y.summary.lines_written);
+    CHECK(x.summary.pages_read_coarse == y.summary.pages_read_coarse);
+    CHECK(x.summary.pages_written_coarse == y.summary.pages_written_coarse);
+    CHECK(std::equal(std::begin(x.summary.regs_written), std::end(x.summary.regs_written),
+                     std::begin(y.summary.regs_written)));
   }
 }
