@@ -14,7 +14,7 @@ constexpr size_t kWakeJobs = 64;                   // blobs queued before the wr
 constexpr size_t kMaxQueuedBytes = size_t(64) << 20;  // put() waits beyond this
 constexpr uint32_t kMissesBeforeSkip = 4;  // blobs in a row that shrank less than 1/8
 constexpr uint32_t kSkipRun = 63;          // then this many are stored as they are
-constexpr size_t kMaxSpares = 256;         // written blocks kept for reuse
+constexpr size_t kMaxSpareBytes = size_t(16) << 20;  // written blocks kept for reuse, at most
 }  // namespace
 
 BlobWriter::BlobWriter(std::FILE* out, uint64_t start) : out_(out), pos_(start) {
@@ -54,6 +54,7 @@ ByteBlock BlobWriter::spare(size_t capacity) {
     ByteBlock b = std::move(spares_[i]);
     spares_[i] = std::move(spares_.back());
     spares_.pop_back();
+    spare_bytes_ -= b.capacity;
     return b;
   }
   return {};
@@ -93,8 +94,11 @@ void BlobWriter::run() {
       batch_bytes += j.size();
     }
     std::lock_guard<std::mutex> lock(mu_);
-    for (Job& j : batch)
-      if (j.bytes.bytes && spares_.size() < kMaxSpares) spares_.push_back(std::move(j.bytes));
+    for (Job& j : batch) {
+      if (!j.bytes.bytes || spare_bytes_ + j.bytes.capacity > kMaxSpareBytes) continue;
+      spare_bytes_ += j.bytes.capacity;
+      spares_.push_back(std::move(j.bytes));
+    }
     batch.clear();
     queued_bytes_ -= batch_bytes;
     if (putter_waiting_) drained_.notify_one();

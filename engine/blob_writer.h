@@ -92,6 +92,7 @@ class BlobWriter {
   std::condition_variable work_, drained_;
   std::deque<Job> queue_;    // guarded by mu_
   std::vector<ByteBlock> spares_;  // guarded by mu_
+  size_t spare_bytes_ = 0;         // their capacity; guarded by mu_
   size_t queued_bytes_ = 0;  // guarded by mu_
   bool done_ = false;        // guarded by mu_
   bool writer_waiting_ = false, putter_waiting_ = false;  // guarded by mu_

@@ -548,9 +548,12 @@ Result<std::unique_ptr<IndexFile>> IndexBuilder::finish(std::chrono::steady_cloc
     write_list(dir, c.summary.pages_written_coarse);
     for (uint64_t w : c.summary.regs_written) dir.fixed64(w);
   }
-  for (const DedupStore* store : {&I.pages, &I.segments}) {
-    dir.var(store->tickets().size());
-    for (uint64_t t : store->tickets()) write_ref(dir, refs[t]);
+  std::vector<BlobRef> page_refs, segment_refs;  // by page and segment id
+  for (uint64_t t : I.pages.tickets()) page_refs.push_back(refs[t]);
+  for (uint64_t t : I.segments.tickets()) segment_refs.push_back(refs[t]);
+  for (const auto* table : {&page_refs, &segment_refs}) {
+    dir.var(table->size());
+    for (const BlobRef& r : *table) write_ref(dir, r);
   }
 
   IndexHeader h{};
@@ -577,9 +580,6 @@ Result<std::unique_ptr<IndexFile>> IndexBuilder::finish(std::chrono::steady_cloc
   if (std::rename(I.tmp_path.c_str(), I.path.c_str()) != 0)
     return make_error(I.path, std::string("cannot move the index into place: ") + std::strerror(errno));
   I.finished = true;
-  std::vector<BlobRef> page_refs, segment_refs;
-  for (uint64_t t : I.pages.tickets()) page_refs.push_back(refs[t]);
-  for (uint64_t t : I.segments.tickets()) segment_refs.push_back(refs[t]);
   return IndexFile::adopt(I.path, {I.chunk_steps, std::move(I.meta), std::move(I.chunks), std::move(page_refs),
                                    std::move(segment_refs)});
 }

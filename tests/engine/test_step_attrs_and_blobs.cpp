@@ -189,6 +189,39 @@ TEST_CASE("blob writer: blobs snappy cannot shrink are stored as they are") {
   std::fclose(f);
 }
 
+TEST_CASE("blob writer: written blocks come back for reuse, within a bound") {
+  std::FILE* f = std::tmpfile();
+  REQUIRE(f);
+  BlobWriter w(f, 0);
+  // 40 blocks of 1 MiB: more than the 16 MiB the writer keeps.
+  const size_t mib = size_t(1) << 20;
+  for (int i = 0; i < 40; ++i) {
+    std::vector<uint8_t> b(mib, uint8_t(i));
+    w.put(ByteBlock::copy_of(b.data(), b.size()), BlobKind::Steps);
+  }
+  w.finish();  // every block written: the kept ones wait as spares
+  REQUIRE(w.error().empty());
+  CHECK(w.spare(2 * mib).bytes == nullptr);  // none that large
+  size_t kept = 0;
+  for (ByteBlock b = w.spare(mib); b.bytes; b = w.spare(mib)) {
+    CHECK(b.capacity >= mib);
+    ++kept;
+  }
+  CHECK(kept >= 8);   // reused, not freed...
+  CHECK(kept <= 16);  // ...but no more than the bound
+  // A ByteWriter continues in a spare's storage.
+  ByteWriter bw;
+  bw.bytes("abc", 3);
+  ByteBlock big{std::make_unique_for_overwrite<uint8_t[]>(4096), 0, 4096};
+  const uint8_t* storage = big.bytes.get();
+  ByteBlock out = bw.take(std::move(big));
+  CHECK(out.size == 3);
+  CHECK(bw.capacity() == 4096);
+  bw.u8(7);
+  CHECK(bw.data() == storage);
+  std::fclose(f);
+}
+
 TEST_CASE("blob writer: an index whose pages and steps do not compress still seeks right") {
   // Random page contents and random register values: the writer gives up
   // compressing them, and read_blob must return them as they were stored.
