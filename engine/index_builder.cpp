@@ -26,7 +26,7 @@ namespace {
 class UniqueCollector {
  public:
   UniqueCollector() { seen_.fill(kEmpty); }
-  void add(uint64_t v) {
+  [[gnu::always_inline]] void add(uint64_t v) {
     uint64_t& slot = seen_[hash(v)];
     if (slot == v) return;
     slot = v;

@@ -124,16 +124,10 @@ void StepEncoder::ctx_thread(uint32_t tidx) {
   out_.var(tidx);
   eff_tidx_ = tidx;
 }
-void StepEncoder::ctx_pid(uint64_t pid) {
-  if (pid == eff_pid_) return;
+void StepEncoder::switch_pid(uint64_t pid) {
   out_.u8(uint8_t(EffectTag::CtxPid));
   out_.var(pid);
   eff_pid_ = pid;
-}
-void StepEncoder::mem_addr(uint64_t addr, uint64_t size) {
-  out_.svar(int64_t(addr - prev_addr_));
-  out_.var(size);
-  prev_addr_ = addr + size;
 }
 
 void StepEncoder::reg(uint32_t tidx, uint16_t reg, std::span<const uint8_t> value) {
@@ -173,23 +167,6 @@ void StepEncoder::mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t
   out_.u8(uint8_t(EffectTag::MemWrite));
   mem_addr(addr, bytes.size());
   out_.bytes(bytes.data(), bytes.size());
-}
-
-void StepEncoder::mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::span<const uint8_t> bytes) {
-  before_effect();
-  ctx_pid(pid);
-  out_.u8(uint8_t(EffectTag::MemRead));
-  mem_addr(addr, size);
-  bool has = bytes.size() == size && size > 0;
-  out_.u8(has);
-  if (has) out_.bytes(bytes.data(), size);
-}
-
-void StepEncoder::mem_unknown(uint64_t pid, uint64_t addr, uint64_t size) {
-  before_effect();
-  ctx_pid(pid);
-  out_.u8(uint8_t(EffectTag::MemUnknown));
-  mem_addr(addr, size);
 }
 
 void StepEncoder::mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot, std::string_view name) {

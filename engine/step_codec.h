@@ -142,8 +142,26 @@ class StepEncoder {
   void reg(uint32_t tidx, uint16_t reg, std::span<const uint8_t> value);
   void reg_unknown(uint32_t tidx, uint16_t reg);
   void mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t> bytes);
-  void mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::span<const uint8_t> bytes);
-  void mem_unknown(uint64_t pid, uint64_t addr, uint64_t size);
+  // Inline, as begin_step: traces that give only addresses (TT6) have one
+  // of these on a third of their steps.
+  void mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::span<const uint8_t> bytes) {
+    before_effect();
+    ctx_pid(pid);
+    const bool has = bytes.size() == size && size > 0;
+    uint8_t* p = out_.reserve(22);  // tag, two varints, flag
+    *p++ = uint8_t(EffectTag::MemRead);
+    p = put_mem_addr(p, addr, size);
+    *p++ = has;
+    out_.commit(p);
+    if (has) out_.bytes(bytes.data(), size);
+  }
+  void mem_unknown(uint64_t pid, uint64_t addr, uint64_t size) {
+    before_effect();
+    ctx_pid(pid);
+    uint8_t* p = out_.reserve(21);
+    *p++ = uint8_t(EffectTag::MemUnknown);
+    out_.commit(put_mem_addr(p, addr, size));
+  }
   void mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot, std::string_view name);
   void mem_unmap(uint64_t pid, uint64_t addr, uint64_t size);
   void mem_protect(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot);
@@ -183,8 +201,19 @@ class StepEncoder {
   void end_step_with_blocks();
   void fill_length(size_t start);
   void ctx_thread(uint32_t tidx);
-  void ctx_pid(uint64_t pid);
-  void mem_addr(uint64_t addr, uint64_t size);
+  void ctx_pid(uint64_t pid) {
+    if (pid != eff_pid_) [[unlikely]]
+      switch_pid(pid);
+  }
+  void switch_pid(uint64_t pid);
+  // An access's address (relative to where the last one ended) and size.
+  uint8_t* put_mem_addr(uint8_t* p, uint64_t addr, uint64_t size) {
+    p += put_var(zigzag(int64_t(addr - prev_addr_)), p);
+    p += put_var(size, p);
+    prev_addr_ = addr + size;
+    return p;
+  }
+  void mem_addr(uint64_t addr, uint64_t size) { out_.commit(put_mem_addr(out_.reserve(20), addr, size)); }
 
   const ArchDesc* arch_;
   ByteWriter out_, attrs_;
