@@ -30,8 +30,7 @@ void u64_to_value(const ArchDesc& a, uint64_t x, uint8_t* out, uint32_t size) {
 }
 }  // namespace
 
-uint64_t& RegisterHistory::slot(uint32_t tidx, uint16_t reg) {
-  if (tidx == last_tidx_) return last_[reg];
+uint64_t& RegisterHistory::other_slot(uint32_t tidx, uint16_t reg) {
   last_tidx_ = tidx;
   for (size_t i = 0; i < in_use_; ++i)
     if (tables_[i].first == tidx) return (last_ = tables_[i].second.data())[reg];
@@ -118,8 +117,7 @@ void StepEncoder::attr(uint32_t key_id, const fmt::AttrValue& v) {
   }
 }
 
-void StepEncoder::ctx_thread(uint32_t tidx) {
-  if (tidx == eff_tidx_) return;
+void StepEncoder::switch_thread(uint32_t tidx) {
   out_.u8(uint8_t(EffectTag::CtxThread));
   out_.var(tidx);
   eff_tidx_ = tidx;
@@ -130,7 +128,7 @@ void StepEncoder::switch_pid(uint64_t pid) {
   eff_pid_ = pid;
 }
 
-void StepEncoder::reg(uint32_t tidx, uint16_t reg, std::span<const uint8_t> value) {
+void StepEncoder::reg_general(uint32_t tidx, uint16_t reg, std::span<const uint8_t> value) {
   before_effect();
   ctx_thread(tidx);
   uint32_t size = arch_->regs[reg].bytes();

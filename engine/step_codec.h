@@ -6,7 +6,10 @@
 // value in the chunk, so a counter increment costs one byte. Encoder and
 // decoder state resets at each chunk start: any chunk decodes on its own.
 #pragma once
+#include <algorithm>
 #include <array>
+#include <bit>
+#include <cstring>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -64,9 +67,14 @@ class RegisterHistory {
     in_use_ = 0;
     last_tidx_ = ~0u;
   }
-  uint64_t& slot(uint32_t tidx, uint16_t reg);
+  uint64_t& slot(uint32_t tidx, uint16_t reg) {
+    if (tidx == last_tidx_) [[likely]]
+      return last_[reg];
+    return other_slot(tidx, reg);
+  }
 
  private:
+  uint64_t& other_slot(uint32_t tidx, uint16_t reg);
   std::vector<std::pair<uint32_t, std::vector<uint64_t>>> tables_;
   size_t in_use_ = 0;
   uint32_t last_tidx_ = ~0u;  // the table used last, found without a search
@@ -139,7 +147,24 @@ class StepEncoder {
     }
     w.commit(p);
   }
-  void reg(uint32_t tidx, uint16_t reg, std::span<const uint8_t> value);
+  // Inline for the common register (at most 8 bytes, little-endian target
+  // and host); the rest in reg_general.
+  void reg(uint32_t tidx, uint16_t reg, std::span<const uint8_t> value) {
+    const uint32_t size = arch_->regs[reg].bytes();
+    if (size > 8 || arch_->endian != Endian::Little || std::endian::native != std::endian::little) [[unlikely]]
+      return reg_general(tidx, reg, value);
+    before_effect();
+    ctx_thread(tidx);
+    uint64_t x = 0;
+    std::memcpy(&x, value.data(), std::min<size_t>(value.size(), size));
+    uint64_t& last = history_.slot(tidx, reg);
+    uint8_t* p = out_.reserve(13);  // tag, register number, value delta
+    *p++ = uint8_t(EffectTag::Reg);
+    p += put_var(reg, p);
+    p += put_var(zigzag(int64_t(x - last)), p);
+    out_.commit(p);
+    last = x;
+  }
   void reg_unknown(uint32_t tidx, uint16_t reg);
   void mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t> bytes);
   // Inline, as begin_step: traces that give only addresses (TT6) have one
@@ -200,7 +225,12 @@ class StepEncoder {
   void move_attrs_aside();
   void end_step_with_blocks();
   void fill_length(size_t start);
-  void ctx_thread(uint32_t tidx);
+  void reg_general(uint32_t tidx, uint16_t reg, std::span<const uint8_t> value);
+  void ctx_thread(uint32_t tidx) {
+    if (tidx != eff_tidx_) [[unlikely]]
+      switch_thread(tidx);
+  }
+  void switch_thread(uint32_t tidx);
   void ctx_pid(uint64_t pid) {
     if (pid != eff_pid_) [[unlikely]]
       switch_pid(pid);
