@@ -2,8 +2,7 @@
 
 namespace ttd {
 
-ThreadState& StateApplier::thread(uint32_t tidx) {
-  if (tidx == last_tidx_) return *last_thread_;
+ThreadState& StateApplier::other_thread(uint32_t tidx) {
   const ThreadSlot& s = threads_[tidx];
   last_thread_ = &st_.thread(s.tid, s.pid);
   last_tidx_ = tidx;
@@ -12,8 +11,7 @@ ThreadState& StateApplier::thread(uint32_t tidx) {
   return *last_thread_;
 }
 
-ProcessState& StateApplier::process(uint64_t pid) {
-  if (pid == last_pid_ && last_process_) return *last_process_;
+ProcessState& StateApplier::other_process(uint64_t pid) {
   last_process_ = &st_.process(pid);
   last_pid_ = pid;
   return *last_process_;
@@ -31,20 +29,10 @@ void StateApplier::end_step(uint32_t tidx, uint64_t pc, uint32_t size) {
 
 void StateApplier::position(uint32_t tidx, uint64_t pc) { thread(tidx).regs.set_u64(st_.arch().pc_index, pc); }
 
-void StateApplier::reg(uint32_t tidx, uint16_t reg, const uint8_t* value, uint32_t len) {
-  thread(tidx).regs.set_bytes(reg, {value, len});
-}
 
 void StateApplier::reg_unknown(uint32_t tidx, uint16_t reg) { thread(tidx).regs.invalidate(reg); }
 
-void StateApplier::mem_write(uint64_t pid, uint64_t addr, const uint8_t* bytes, uint64_t len) {
-  process(pid).memory.write(addr, bytes, len);
-}
 
-void StateApplier::mem_read(uint64_t pid, uint64_t addr, uint64_t size, const uint8_t* bytes) {
-  // A read whose value the trace gives tells us the memory content.
-  if (bytes) process(pid).memory.write(addr, bytes, size);
-}
 
 void StateApplier::mem_unknown(uint64_t pid, uint64_t addr, uint64_t size) {
   process(pid).memory.invalidate(addr, size);
