@@ -197,10 +197,19 @@ class StepEncoder {
   // but for the length byte.
   [[gnu::always_inline]] void end_step() {
     if (!open_) return;
-    if (!attrs_direct_ && nattrs_ == 0 && out_.size() == effects_pos_) {
-      open_ = false;
-      out_.truncate(effects_pos_ - 1);
-      return;
+    if (!attrs_direct_ && nattrs_ == 0) {
+      const size_t len = out_.size() - effects_pos_;
+      if (len == 0) {
+        open_ = false;
+        out_.truncate(effects_pos_ - 1);
+        return;
+      }
+      if (len < 0x80) {  // effects whose length fits the byte begin_step left
+        open_ = false;
+        out_.data()[effects_pos_ - 1] = uint8_t(len);
+        out_.data()[header_pos_] = header_ | kStepHasEffects;
+        return;
+      }
     }
     end_step_with_blocks();
   }
