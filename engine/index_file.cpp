@@ -80,6 +80,24 @@ bool pread_all(int fd, void* dst, size_t n, uint64_t off) {
   }
   return true;
 }
+
+// The data region's xxh3 against the header's, streamed in blocks so that
+// opening does not hold the whole index in memory.
+bool data_hash_matches(int fd, const IndexHeader& h) {
+  XXH3_state_t* hs = XXH3_createState();
+  XXH3_64bits_reset(hs);
+  std::vector<uint8_t> block(size_t(std::min<uint64_t>(uint64_t(4) << 20, h.dir_offset - kIndexHeaderSize + 1)));
+  bool ok = true;
+  for (uint64_t off = kIndexHeaderSize; ok && off < h.dir_offset;) {
+    size_t n = size_t(std::min<uint64_t>(block.size(), h.dir_offset - off));
+    ok = pread_all(fd, block.data(), n, off);
+    if (ok) XXH3_64bits_update(hs, block.data(), n);
+    off += n;
+  }
+  uint64_t digest = XXH3_64bits_digest(hs);
+  XXH3_freeState(hs);
+  return ok && digest == h.data_checksum;
+}
 }  // namespace
 
 Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, const SourceStamp& expect) {
@@ -112,23 +130,7 @@ Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, cons
   std::vector<uint8_t> dir(h.dir_size);
   if (!pread_all(fd, dir.data(), dir.size(), h.dir_offset) || XXH3_64bits(dir.data(), dir.size()) != h.dir_checksum)
     return make_error_at(path, h.dir_offset, "index directory checksum mismatch");
-  // The data checksum, streamed in blocks so that opening does not hold
-  // the whole index in memory.
-  {
-    XXH3_state_t* hs = XXH3_createState();
-    XXH3_64bits_reset(hs);
-    std::vector<uint8_t> block(size_t(std::min<uint64_t>(uint64_t(4) << 20, h.dir_offset - kIndexHeaderSize + 1)));
-    bool ok = true;
-    for (uint64_t off = kIndexHeaderSize; ok && off < h.dir_offset;) {
-      size_t n = size_t(std::min<uint64_t>(block.size(), h.dir_offset - off));
-      ok = pread_all(fd, block.data(), n, off);
-      if (ok) XXH3_64bits_update(hs, block.data(), n);
-      off += n;
-    }
-    uint64_t digest = XXH3_64bits_digest(hs);
-    XXH3_freeState(hs);
-    if (!ok || digest != h.data_checksum) return make_error_at(path, kIndexHeaderSize, "index data checksum mismatch");
-  }
+  if (!data_hash_matches(fd, h)) return make_error_at(path, kIndexHeaderSize, "index data checksum mismatch");
   f->chunk_steps_ = h.chunk_steps;
   if (auto s = f->parse_directory(path, dir.data(), dir.size()); !s) return s.error();
   return f;
