@@ -11,92 +11,17 @@
 #include <unordered_map>
 
 #include "engine/blob_writer.h"
+#include "engine/dedup_store.h"
 #include "engine/index_meta_json.h"
 #include "engine/keyframe_codec.h"
 #include "engine/keyframe_page_lists.h"
 #include "engine/state_apply.h"
 #include "engine/step_codec.h"
+#include "engine/unique_collector.h"
 
 namespace ttd {
 
 namespace {
-
-// Collects a sorted unique list, skipping most repeats cheaply with a small
-// direct-mapped cache (loops execute the same pcs and pages again and again).
-class UniqueCollector {
- public:
-  UniqueCollector() { seen_.fill(kEmpty); }
-  [[gnu::always_inline]] void add(uint64_t v) {
-    uint64_t& slot = seen_[hash(v)];
-    if (slot == v) return;
-    slot = v;
-    values_.push_back(v);
-  }
-  // The sorted unique values; the collector keeps its capacity (handing
-  // the buffer over made every chunk grow a new one from nothing).
-  std::vector<uint64_t> take() {
-    // Few values: clear just their slots rather than the whole cache.
-    if (values_.size() < seen_.size() / 8) {
-      for (uint64_t v : values_) seen_[hash(v)] = kEmpty;
-    } else {
-      seen_.fill(kEmpty);
-    }
-    std::sort(values_.begin(), values_.end());
-    std::vector<uint64_t> out(values_.begin(), std::unique(values_.begin(), values_.end()));
-    values_.clear();
-    return out;
-  }
-
- private:
-  static constexpr uint64_t kEmpty = ~0ull;
-  static size_t hash(uint64_t v) { return (v ^ (v >> 9) ^ (v >> 17)) & 1023; }
-  std::array<uint64_t, 1024> seen_;
-  std::vector<uint64_t> values_;
-};
-
-// Content-addressed ids (pages, page-map segments): the same content gets
-// the same id and is put to the blob writer once. Keyed by the content's
-// 128-bit xxh3, in an open-addressing table (the hashes are already
-// uniform; a node-based map cost an allocation per new page).
-class DedupStore {
- public:
-  // `put` stores the content and returns its blob ticket; called for new content only.
-  template <class Put>
-  uint64_t id_of(const void* data, size_t n, Put put) {
-    const XXH128_hash_t h = XXH3_128bits(data, n);
-    if (2 * (tickets_.size() + 1) > slots_.size()) grow();
-    const size_t mask = slots_.size() - 1;
-    for (size_t i = size_t(h.low64) & mask;; i = (i + 1) & mask) {
-      Slot& s = slots_[i];
-      if (s.id == kEmpty) {
-        s = Slot{h.low64, h.high64, tickets_.size()};
-        tickets_.push_back(put());
-        return s.id;
-      }
-      if (s.lo == h.low64 && s.hi == h.high64) return s.id;
-    }
-  }
-  const std::vector<uint64_t>& tickets() const { return tickets_; }  // by id
-
- private:
-  struct Slot {
-    uint64_t lo, hi, id;
-  };
-  static constexpr uint64_t kEmpty = ~0ull;
-  void grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(std::max<size_t>(1024, 2 * old.size()), Slot{0, 0, kEmpty});
-    const size_t mask = slots_.size() - 1;
-    for (const Slot& o : old) {
-      if (o.id == kEmpty) continue;
-      size_t i = size_t(o.lo) & mask;
-      while (slots_[i].id != kEmpty) i = (i + 1) & mask;
-      slots_[i] = o;
-    }
-  }
-  std::vector<Slot> slots_;  // a power of two, at most half full
-  std::vector<uint64_t> tickets_;
-};
 
 void write_list(ByteWriter& w, const std::vector<uint64_t>& v) {
   w.var(v.size());
