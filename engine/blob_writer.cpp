@@ -7,6 +7,8 @@
 #include <cstring>
 #include <system_error>
 
+#include "state/host_cpus.h"
+
 namespace ttd {
 
 namespace {
@@ -21,6 +23,7 @@ BlobWriter::BlobWriter(std::FILE* out, uint64_t start) : out_(out), pos_(start) 
   auto* st = XXH3_createState();
   XXH3_64bits_reset(st);
   hash_state_ = st;
+  if (usable_cpus() < 2) return;  // the caller's thread compresses: nothing to overlap with
   try {
     thread_ = std::thread(&BlobWriter::run, this);
     threaded_ = true;
@@ -45,7 +48,6 @@ uint64_t BlobWriter::put(std::shared_ptr<const Page> page) {
 }
 
 ByteBlock BlobWriter::spare(size_t capacity) {
-  if (!threaded_) return {};
   std::lock_guard<std::mutex> lock(mu_);
   // Blocks of a few sizes alternate (keyframes, step streams): look at the
   // last few only.
@@ -63,6 +65,8 @@ ByteBlock BlobWriter::spare(size_t capacity) {
 void BlobWriter::submit(Job&& job) {
   if (!threaded_) {
     write(job);
+    std::lock_guard<std::mutex> lock(mu_);
+    keep_spare(std::move(job.bytes));
     return;
   }
   std::unique_lock<std::mutex> lock(mu_);
@@ -94,15 +98,17 @@ void BlobWriter::run() {
       batch_bytes += j.size();
     }
     std::lock_guard<std::mutex> lock(mu_);
-    for (Job& j : batch) {
-      if (!j.bytes.bytes || spare_bytes_ + j.bytes.capacity > kMaxSpareBytes) continue;
-      spare_bytes_ += j.bytes.capacity;
-      spares_.push_back(std::move(j.bytes));
-    }
+    for (Job& j : batch) keep_spare(std::move(j.bytes));
     batch.clear();
     queued_bytes_ -= batch_bytes;
     if (putter_waiting_) drained_.notify_one();
   }
+}
+
+void BlobWriter::keep_spare(ByteBlock&& b) {
+  if (!b.bytes || spare_bytes_ + b.capacity > kMaxSpareBytes) return;
+  spare_bytes_ += b.capacity;
+  spares_.push_back(std::move(b));
 }
 
 bool BlobWriter::worth_compressing(BlobKind kind) {

@@ -10,7 +10,8 @@
 // Hand-offs are batched (the thread is woken once per many blobs) because
 // waking a sleeping thread is expensive on a virtual machine; memory held
 // by queued blobs is bounded, put() waits when the writer falls behind.
-// If no thread can be started, blobs are written in the caller's thread.
+// With one usable CPU, or if no thread can be started, blobs are written
+// in the caller's thread.
 #pragma once
 #include <condition_variable>
 #include <cstdint>
@@ -56,6 +57,7 @@ class BlobWriter {
   uint64_t end_offset() const { return pos_; }
   uint64_t data_hash() const { return data_hash_; }
   const std::string& error() const { return error_; }
+  bool threaded() const { return threaded_; }
 
  private:
   struct Job {
@@ -68,6 +70,7 @@ class BlobWriter {
     size_t size() const { return page ? sizeof(Page) : bytes.size; }
   };
   void submit(Job&& job);
+  void keep_spare(ByteBlock&& b);  // with mu_ held
   void run();
   void write(const Job& job);
   // Per kind: blobs in a row that compression did not pay for, and how

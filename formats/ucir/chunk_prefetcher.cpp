@@ -3,6 +3,8 @@
 #include <cstring>
 #include <system_error>
 
+#include "state/host_cpus.h"
+
 namespace ttd::fmt {
 
 ChunkPrefetcher::ChunkPrefetcher(ChunkSource& src, size_t depth, uint64_t min_threaded_bytes, size_t batch_chunks)
@@ -80,7 +82,7 @@ Result<size_t> ChunkPrefetcher::next(uint8_t* dst) {
   if (finished_) return size_t(0);
   if (!started_) {
     started_ = true;
-    if (file_size_ >= min_threaded_bytes_) {
+    if (file_size_ >= min_threaded_bytes_ && usable_cpus() > 1) {
       for (Batch& b : batches_) b.data.grow(batch_chunks_ * kMaxBlock, 0);
       try {
         worker_ = std::thread(&ChunkPrefetcher::work, this);

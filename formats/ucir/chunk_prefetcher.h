@@ -25,7 +25,8 @@ class ChunkPrefetcher final : public ChunkSource {
   // `src` must outlive this object and is used only by the worker thread
   // (started on the first next()). depth = batches decoded ahead. Streams
   // in files smaller than `min_threaded_bytes` are decoded in the calling
-  // thread: a thread would cost more than it saves.
+  // thread: a thread would cost more than it saves. So are all streams
+  // when the process may use one CPU only (nothing to overlap with).
   explicit ChunkPrefetcher(ChunkSource& src, size_t depth = 4, uint64_t min_threaded_bytes = 1 << 20,
                            size_t batch_chunks = 16);
   ~ChunkPrefetcher() override;
@@ -38,6 +39,8 @@ class ChunkPrefetcher final : public ChunkSource {
   uint64_t chunks() const override { return chunks_; }
   uint64_t file_size() const override { return file_size_; }
   const std::string& path() const override { return path_; }
+  // Whether a worker thread decodes ahead (known after the first next()).
+  bool threaded() const { return threaded_; }
 
  private:
   struct Chunk {

@@ -11,10 +11,16 @@
 #include "engine/index_file.h"
 #include "engine/step_codec.h"
 #include "temp_synthetic_trace.h"
+#include "tests/support/one_cpu_affinity.h"
 
 using namespace ttd;
 
 namespace {
+int sched_getaffinity_count() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+}
 using Attrs = std::vector<std::pair<uint32_t, fmt::AttrValue>>;
 
 // Steps with a tsc that grows, a cpu that stays, an id that jumps about,
@@ -189,10 +195,31 @@ TEST_CASE("blob writer: blobs snappy cannot shrink are stored as they are") {
   std::fclose(f);
 }
 
+// Both ways of writing: a thread of its own when the process has two CPUs
+// or more, the caller's thread when it has one (then nothing overlaps).
+TEST_CASE("blob writer: one CPU writes in the caller's thread, blocks still come back") {
+  std::FILE* f = std::tmpfile();
+  REQUIRE(f);
+  test::OneCpuAffinity one;
+  REQUIRE(one.pinned());
+  BlobWriter w(f, 0);
+  CHECK(!w.threaded());
+  std::vector<uint8_t> b(100000, 'x');
+  w.put(ByteBlock::copy_of(b.data(), b.size()), BlobKind::Steps);
+  CHECK(w.refs().size() == 1);  // written at once, before finish()
+  ByteBlock again = w.spare(b.size());
+  CHECK(again.capacity >= b.size());
+  w.finish();
+  REQUIRE(w.error().empty());
+  CHECK(w.refs()[0].size < w.refs()[0].raw_size);
+  std::fclose(f);
+}
+
 TEST_CASE("blob writer: written blocks come back for reuse, within a bound") {
   std::FILE* f = std::tmpfile();
   REQUIRE(f);
   BlobWriter w(f, 0);
+  if (sched_getaffinity_count() > 1) CHECK(w.threaded());
   // 40 blocks of 1 MiB: more than the 16 MiB the writer keeps.
   const size_t mib = size_t(1) << 20;
   for (int i = 0; i < 40; ++i) {

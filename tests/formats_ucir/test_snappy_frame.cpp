@@ -7,6 +7,7 @@
 #include "formats/ucir/chunk_prefetcher.h"
 #include "formats/ucir/snappy_frame_reader.h"
 #include "formats/ucir/snappy_frame_writer.h"
+#include "tests/support/one_cpu_affinity.h"
 #include "ucir_test_support.h"
 
 using namespace ttd;
@@ -93,6 +94,21 @@ TEST_CASE("snappy framing: the decode thread delivers the same chunks, offsets a
     REQUIRE(!e2.ok());
     CHECK(e1.error().to_string() == e2.error().to_string());
   }
+  // With one CPU the prefetcher decodes in the caller's thread, alike.
+  {
+    test::OneCpuAffinity one;
+    REQUIRE(one.pinned());
+    std::FILE* f1 = std::tmpfile();
+    std::fwrite(framed.data(), 1, framed.size(), f1);
+    std::rewind(f1);
+    SnappyFrameReader r1(f1, "mem.sz", 0, framed.size());
+    ChunkPrefetcher p(r1, 3, 0, 2);
+    std::vector<uint8_t> block(ChunkSource::kMaxBlock);
+    auto n = p.next(block.data());
+    REQUIRE(n.ok());
+    CHECK(*n == 65536);
+    CHECK(!p.threaded());
+  }
   // Dropping a prefetcher mid-stream stops its thread.
   std::FILE* f = std::tmpfile();
   std::fwrite(framed.data(), 1, framed.size(), f);
@@ -105,6 +121,9 @@ TEST_CASE("snappy framing: the decode thread delivers the same chunks, offsets a
     REQUIRE(n.ok());
     CHECK(*n == 65536);
     CHECK(p.chunks() == 1);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 1) CHECK(p.threaded());
   }
 }
 
