@@ -35,10 +35,13 @@ TEST_CASE("crc32c: masking as the snappy framing format defines it") {
 
 TEST_CASE("crc32c: hardware and table paths agree at every length and alignment; updates chain") {
   std::mt19937 rng(7);
-  std::vector<uint8_t> data(4096 + 16);
+  std::vector<uint8_t> data(70000 + 16);
   for (auto& b : data) b = uint8_t(rng());
   for (size_t start = 0; start < 9; ++start) {
-    for (size_t len : {0, 1, 3, 7, 8, 9, 15, 16, 63, 64, 65, 1000, 4096}) {
+    // Lengths around the hardware path's three-lane groups (3 x 256 and
+    // 3 x 8192 bytes) and a whole snappy chunk.
+    for (size_t len : {0, 1, 3, 7, 8, 9, 15, 16, 63, 64, 65, 767, 768, 769, 1000, 1543, 4096, 24575, 24576, 24577,
+                       49160, 65536, 70000}) {
       std::span<const uint8_t> s(data.data() + start, len);
       const uint32_t a = crc32c(s), b = crc32c_portable(s);
       CHECK(a == b);
