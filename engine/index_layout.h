@@ -22,8 +22,10 @@ namespace ttd {
 constexpr char kIndexMagic[8] = {'T', 'T', 'D', 'I', 'N', 'D', 'E', 'X'};
 // 2: 64-byte line summaries; 3: effects before attributes in steps;
 // 4: keyframe page maps in shared segments; 5: unsigned attributes as
-// differences from the key's last value
-constexpr uint32_t kIndexVersion = 5;
+// differences from the key's last value; 6: memory accesses as one tag
+// byte (kind, size, nearest recent access) and small written values as
+// varints, registers 0-127 with the number in the tag
+constexpr uint32_t kIndexVersion = 6;
 constexpr uint64_t kIndexHeaderSize = 80;
 
 struct IndexHeader {

@@ -47,6 +47,7 @@ uint64_t& RegisterHistory::other_slot(uint32_t tidx, uint16_t reg) {
 void StepEncoder::reset() {
   end_step();
   history_.reset();
+  ends_.reset();
   attr_last_.fill(0);
   prev_tidx_ = ~0u;
   prev_next_pc_ = 0;
@@ -159,14 +160,6 @@ void StepEncoder::reg_unknown(uint32_t tidx, uint16_t reg) {
   history_.slot(tidx, reg) = 0;
 }
 
-void StepEncoder::mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t> bytes) {
-  before_effect();
-  ctx_pid(pid);
-  out_.u8(uint8_t(EffectTag::MemWrite));
-  mem_addr(addr, bytes.size());
-  out_.bytes(bytes.data(), bytes.size());
-}
-
 void StepEncoder::mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot, std::string_view name) {
   before_effect();
   ctx_pid(pid);
@@ -252,9 +245,23 @@ bool StepDecoder::effects(const DecodedStep& s, EffectVisitor& v, uint64_t step_
   };
   uint8_t wide[64];
   while (r.ok() && !r.at_end()) {
-    auto tag = EffectTag(r.u8());
+    const uint8_t t = r.u8();
+    if (t >= kRegTag) {  // a register of at most 8 bytes
+      const uint16_t reg = t & 0x7f;
+      if (reg >= arch_->regs.size() || arch_->regs[reg].bytes() > 8) return ok_ = false;
+      const uint32_t rsize = arch_->regs[reg].bytes();
+      uint64_t& last = history_.slot(tidx, reg);
+      last += uint64_t(r.svar());
+      u64_to_value(*arch_, last, wide, rsize);
+      v.reg(tidx, reg, wide, rsize);
+      continue;
+    }
+    if (t >= kAccessTag) {
+      if (!access(t, r, v, pid)) return ok_ = false;
+      continue;
+    }
     uint64_t addr = 0, size = 0;
-    switch (tag) {
+    switch (EffectTag(t)) {
       case EffectTag::Reg: {
         uint64_t reg = r.var();
         if (reg >= arch_->regs.size()) return ok_ = false;
@@ -278,27 +285,6 @@ bool StepDecoder::effects(const DecodedStep& s, EffectVisitor& v, uint64_t step_
         v.reg_unknown(tidx, uint16_t(reg));
         break;
       }
-      case EffectTag::MemWrite: {
-        addr_size(addr, size);
-        const uint8_t* p = r.take(size);
-        if (!p) return ok_ = false;
-        v.mem_write(pid, addr, p, size);
-        break;
-      }
-      case EffectTag::MemRead: {
-        addr_size(addr, size);
-        const uint8_t* p = nullptr;
-        if (r.u8()) {
-          p = r.take(size);
-          if (!p) return ok_ = false;
-        }
-        v.mem_read(pid, addr, size, p);
-        break;
-      }
-      case EffectTag::MemUnknown:
-        addr_size(addr, size);
-        v.mem_unknown(pid, addr, size);
-        break;
       case EffectTag::MemMap: {
         addr_size(addr, size);
         uint8_t prot = r.u8();
@@ -333,6 +319,52 @@ bool StepDecoder::effects(const DecodedStep& s, EffectVisitor& v, uint64_t step_
   }
   if (!r.ok()) ok_ = false;
   return ok_;
+}
+
+// One memory access whose tag (kAccessTag and up) has been read.
+bool StepDecoder::access(uint8_t tag, ByteReader& r, EffectVisitor& v, uint64_t pid) {
+  const uint32_t x = tag - kAccessTag, kind = x >> 4, code = (x >> 2) & 3u, slot = x & 3u;
+  if (kind >= kAccKinds) return false;
+  const uint64_t zz = r.var();
+  const uint64_t addr = ends_.end(slot) + uint64_t(unzigzag(zz));
+  const uint64_t size = code ? kAccessCodeSize[code] : r.var();
+  if (!r.ok()) return false;
+  ends_.update(slot, zz, addr + size);
+  switch (kind) {
+    case kAccWrite: {
+      const uint8_t* p = r.take(size);
+      if (!p) return false;
+      v.mem_write(pid, addr, p, size);
+      return true;
+    }
+    case kAccWriteVar: {
+      const uint64_t value = r.var();
+      if (!r.ok() || size < 2 || size > 8 || (size < 8 && value >> (8 * size) != 0)) return false;
+      uint8_t* p = value_room(size);
+      for (uint64_t i = 0; i < size; ++i) p[i] = uint8_t(value >> (8 * i));
+      v.mem_write(pid, addr, p, size);
+      return true;
+    }
+    case kAccRead: v.mem_read(pid, addr, size, nullptr); return true;
+    case kAccReadData: {
+      const uint8_t* p = r.take(size);
+      if (!p) return false;
+      v.mem_read(pid, addr, size, p);
+      return true;
+    }
+    default: v.mem_unknown(pid, addr, size); return true;
+  }
+}
+
+uint8_t* StepDecoder::value_room(size_t n) {
+  constexpr size_t kBlock = 4096;
+  if (value_blocks_.empty() || kBlock - value_used_ < n) {
+    value_blocks_.push_back(std::make_unique_for_overwrite<uint8_t[]>(kBlock));
+    value_used_ = 0;
+  }
+  uint8_t* p = value_blocks_.back().get() + value_used_;
+  value_used_ += n;
+  return p;
 }
 
 // Walks a step's attributes once, in order, to keep the per-key history

@@ -3,14 +3,18 @@
 // unless it falls through, size, kind), then effect and attribute blocks
 // prefixed by their byte length so scans can skip them. Register values of
 // up to 64 bits are stored as the difference from the same register's last
-// value in the chunk, so a counter increment costs one byte. Encoder and
-// decoder state resets at each chunk start: any chunk decodes on its own.
+// value in the chunk, so a counter increment costs one byte. A memory
+// access is one tag byte (kind, size, which recent access its address is
+// near) and the address's distance from there; small written values are
+// varints. Encoder and decoder state resets at each chunk start: any
+// chunk decodes on its own.
 #pragma once
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -42,12 +46,12 @@ enum : uint8_t {
   kStepHasEffects = 32,
 };
 
+// An effect starts with a tag byte: below kAccessTag one of these, from
+// kAccessTag a memory access, from kRegTag a register.
 enum class EffectTag : uint8_t {
-  Reg = 1,
+  Reg = 1,  // any register: var number, then a delta (<= 8 bytes) or the value
   RegUnknown = 2,
-  MemWrite = 3,
-  MemRead = 4,
-  MemUnknown = 5,
+  // 3, 4 and 5 were memory accesses before index version 6.
   MemMap = 6,
   MemUnmap = 7,
   MemProt = 8,
@@ -56,6 +60,79 @@ enum class EffectTag : uint8_t {
   CtxThread = 11,  // following register effects apply to another thread
   CtxPid = 12,     // following memory effects apply to another process
 };
+
+// kRegTag + n (n < 128): register n of at most 8 bytes, then its delta.
+constexpr uint8_t kRegTag = 0x80;
+// kAccessTag + kind * 16 + size code * 4 + slot: a memory access of that
+// kind, then the zigzag distance of its address from the slot's recent
+// access end (AccessEnds), then its size if the code is 0, then its data.
+constexpr uint8_t kAccessTag = 0x20;
+enum StepAccessKind : uint8_t {
+  kAccWrite = 0,     // the bytes follow
+  kAccWriteVar = 1,  // 2 to 8 bytes, their little-endian value follows as a varint
+  kAccRead = 2,      // value unknown
+  kAccReadData = 3,  // the bytes read follow
+  kAccUnknown = 4,   // the bytes became unknown
+  kAccKinds = 5,
+};
+constexpr uint64_t kAccessCodeSize[4] = {0, 1, 4, 8};  // size code -> size (0: a varint follows)
+inline uint8_t access_size_code(uint64_t size) { return size == 8 ? 3 : size == 4 ? 2 : size == 1 ? 1 : 0; }
+
+// Where the chunk's last accesses ended, one per slot. An access is coded
+// relative to the slot nearest its address (a loop that alternates stack
+// and heap keeps both near); a near access moves its slot, a far one
+// replaces the slots in turn. Shared by encoder and decoder, which update
+// it alike from (slot, distance).
+class AccessEnds {
+ public:
+  static constexpr uint64_t kNear = 1u << 14;  // zigzag distances of up to two varint bytes
+  void reset() {
+    end_ = {};
+    next_ = 0;
+  }
+  uint64_t end(uint32_t slot) const { return end_[slot]; }
+  // The slot nearest addr; zz is the zigzag distance from it.
+  uint32_t nearest(uint64_t addr, uint64_t& zz) const {
+    uint32_t best = 0;
+    zz = zigzag(int64_t(addr - end_[0]));
+    for (uint32_t i = 1; i < 4; ++i) {
+      const uint64_t d = zigzag(int64_t(addr - end_[i]));
+      if (d < zz) zz = d, best = i;
+    }
+    return best;
+  }
+  void update(uint32_t slot, uint64_t zz, uint64_t end) {
+    if (zz < kNear) {
+      end_[slot] = end;
+    } else {
+      end_[next_] = end;
+      next_ = (next_ + 1) & 3u;
+    }
+  }
+
+ private:
+  std::array<uint64_t, 4> end_{};
+  uint32_t next_ = 0;
+};
+
+// The value of n <= 8 little-endian bytes, read without a variable-length
+// copy through memory (which stalls the load that follows it).
+inline uint64_t load_le(const uint8_t* p, size_t n) {
+  uint64_t x = 0;
+  if (n == 8) {
+    std::memcpy(&x, p, 8);
+  } else if (n == 4) {
+    uint32_t y;
+    std::memcpy(&y, p, 4);
+    x = y;
+  } else {
+    for (size_t i = 0; i < n; ++i) x |= uint64_t(p[i]) << (8 * i);
+    return x;
+  }
+  if constexpr (std::endian::native == std::endian::big) x = n == 8 ? __builtin_bswap64(x) : __builtin_bswap32(uint32_t(x));
+  return x;
+}
+inline size_t var_len(uint64_t v) { return v < 0x80 ? 1 : size_t(64 - std::countl_zero(v) + 6) / 7; }
 
 // Per-chunk memory of register values, shared by encoder and decoder.
 // Tables outlive reset(): the first in_use_ belong to the chunk,
@@ -153,39 +230,48 @@ class StepEncoder {
     const uint32_t size = arch_->regs[reg].bytes();
     if (size > 8 || arch_->endian != Endian::Little || std::endian::native != std::endian::little) [[unlikely]]
       return reg_general(tidx, reg, value);
+    if (reg >= 0x80) [[unlikely]]
+      return reg_general(tidx, reg, value);
     before_effect();
     ctx_thread(tidx);
-    uint64_t x = 0;
-    std::memcpy(&x, value.data(), std::min<size_t>(value.size(), size));
+    const uint64_t x = load_le(value.data(), std::min<size_t>(value.size(), size));
     uint64_t& last = history_.slot(tidx, reg);
-    uint8_t* p = out_.reserve(13);  // tag, register number, value delta
-    *p++ = uint8_t(EffectTag::Reg);
-    p += put_var(reg, p);
+    uint8_t* p = out_.reserve(11);  // tag with the register number, value delta
+    *p++ = uint8_t(kRegTag | reg);
     p += put_var(zigzag(int64_t(x - last)), p);
     out_.commit(p);
     last = x;
   }
   void reg_unknown(uint32_t tidx, uint16_t reg);
-  void mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t> bytes);
-  // Inline, as begin_step: traces that give only addresses (TT6) have one
-  // of these on a third of their steps.
+  // Inline, as begin_step: one of the memory accesses is on about half the
+  // steps of a trace that records them.
+  void mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t> bytes) {
+    before_effect();
+    ctx_pid(pid);
+    const size_t n = bytes.size();
+    if (n >= 2 && n <= 8) {
+      const uint64_t v = load_le(bytes.data(), n);
+      if (var_len(v) < n) {  // a small value: shorter as a varint
+        uint8_t* p = out_.reserve(31);  // tag, distance, size, value
+        p = put_access(p, kAccWriteVar, addr, n);
+        out_.commit(p + put_var(v, p));
+        return;
+      }
+    }
+    out_.commit(put_access(out_.reserve(21), kAccWrite, addr, n));
+    out_.bytes(bytes.data(), n);
+  }
   void mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::span<const uint8_t> bytes) {
     before_effect();
     ctx_pid(pid);
     const bool has = bytes.size() == size && size > 0;
-    uint8_t* p = out_.reserve(22);  // tag, two varints, flag
-    *p++ = uint8_t(EffectTag::MemRead);
-    p = put_mem_addr(p, addr, size);
-    *p++ = has;
-    out_.commit(p);
+    out_.commit(put_access(out_.reserve(21), has ? kAccReadData : kAccRead, addr, size));
     if (has) out_.bytes(bytes.data(), size);
   }
   void mem_unknown(uint64_t pid, uint64_t addr, uint64_t size) {
     before_effect();
     ctx_pid(pid);
-    uint8_t* p = out_.reserve(21);
-    *p++ = uint8_t(EffectTag::MemUnknown);
-    out_.commit(put_mem_addr(p, addr, size));
+    out_.commit(put_access(out_.reserve(21), kAccUnknown, addr, size));
   }
   void mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot, std::string_view name);
   void mem_unmap(uint64_t pid, uint64_t addr, uint64_t size);
@@ -245,7 +331,18 @@ class StepEncoder {
       switch_pid(pid);
   }
   void switch_pid(uint64_t pid);
-  // An access's address (relative to where the last one ended) and size.
+  // A memory access's tag, address distance and size (room for 21 bytes).
+  uint8_t* put_access(uint8_t* p, uint8_t kind, uint64_t addr, uint64_t size) {
+    uint64_t zz;
+    const uint32_t slot = ends_.nearest(addr, zz);
+    const uint8_t code = access_size_code(size);
+    *p++ = uint8_t(kAccessTag + kind * 16 + code * 4 + slot);
+    p += put_var(zz, p);
+    if (code == 0) p += put_var(size, p);
+    ends_.update(slot, zz, addr + size);
+    return p;
+  }
+  // A mapping change's address (relative to where the last one ended) and size.
   uint8_t* put_mem_addr(uint8_t* p, uint64_t addr, uint64_t size) {
     p += put_var(zigzag(int64_t(addr - prev_addr_)), p);
     p += put_var(size, p);
@@ -257,6 +354,7 @@ class StepEncoder {
   const ArchDesc* arch_;
   ByteWriter out_, attrs_;
   RegisterHistory history_;
+  AccessEnds ends_;
   std::array<uint64_t, kMaxDeltaAttrKeys> attr_last_{};  // per attribute key: its last unsigned value
   bool open_ = false, attrs_direct_ = false;
   uint32_t nattrs_ = 0;
@@ -270,7 +368,7 @@ class StepEncoder {
   // Effect context.
   uint32_t eff_tidx_ = 0;
   uint64_t eff_pid_ = 0;
-  uint64_t prev_addr_ = 0;
+  uint64_t prev_addr_ = 0;  // end of the last mapping change
 };
 
 struct DecodedStep {
@@ -306,6 +404,8 @@ class StepDecoder {
   bool ok() const { return ok_; }
   // Decodes a step's effects (must be called for every step, in order,
   // when register values are needed: register deltas depend on history).
+  // Memory bytes handed to v stay valid as long as this decoder and its
+  // input do.
   bool effects(const DecodedStep& s, EffectVisitor& v, uint64_t step_pid);
   // Decodes the attributes of the step last returned by next() into
   // (key id, value) pairs. Unsigned values may be stored relative to the
@@ -317,8 +417,15 @@ class StepDecoder {
   const ArchDesc* arch_;
   ByteReader in_;
   bool resolve_u64_attrs(ByteReader r);
+  bool access(uint8_t tag, ByteReader& r, EffectVisitor& v, uint64_t pid);
+  // Room for the bytes of a value stored as a varint, never moved (blocks
+  // are added, not grown), so pointers handed out stay valid.
+  uint8_t* value_room(size_t n);
 
   RegisterHistory history_;
+  AccessEnds ends_;
+  std::vector<std::unique_ptr<uint8_t[]>> value_blocks_;
+  size_t value_used_ = 0;
   std::array<uint64_t, kMaxDeltaAttrKeys> attr_last_{};  // per attribute key: its last unsigned value
   std::vector<uint64_t> step_u64_;   // the unsigned attribute values of the current step
   bool ok_ = true;
