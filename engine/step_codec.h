@@ -93,13 +93,13 @@ class AccessEnds {
   uint64_t end(uint32_t slot) const { return end_[slot]; }
   // The slot nearest addr; zz is the zigzag distance from it.
   uint32_t nearest(uint64_t addr, uint64_t& zz) const {
-    uint32_t best = 0;
-    zz = zigzag(int64_t(addr - end_[0]));
-    for (uint32_t i = 1; i < 4; ++i) {
-      const uint64_t d = zigzag(int64_t(addr - end_[i]));
-      if (d < zz) zz = d, best = i;
-    }
-    return best;
+    // Two pairs compared side by side: shorter than a chain of four.
+    const uint64_t d0 = zigzag(int64_t(addr - end_[0])), d1 = zigzag(int64_t(addr - end_[1]));
+    const uint64_t d2 = zigzag(int64_t(addr - end_[2])), d3 = zigzag(int64_t(addr - end_[3]));
+    const uint32_t a = d1 < d0 ? 1 : 0, b = d3 < d2 ? 3 : 2;
+    const uint64_t da = d1 < d0 ? d1 : d0, db = d3 < d2 ? d3 : d2;
+    if (db < da) return zz = db, b;
+    return zz = da, a;
   }
   void update(uint32_t slot, uint64_t zz, uint64_t end) {
     if (zz < kNear) {

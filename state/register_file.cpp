@@ -18,9 +18,9 @@ void RegisterFile::set_bytes(uint16_t reg, std::span<const uint8_t> value) {
   const auto& d = arch_->regs[reg];
   uint8_t* dst = bytes_.data() + d.offset;
   valid_[reg >> 6] |= (1ull << (reg & 63));
-  if (value.size() == 8 && d.bytes() == 8 && arch_->endian == Endian::Little) {
-    std::memcpy(dst, value.data(), 8);  // the common case, kept cheap
-    return;
+  if (arch_->endian == Endian::Little && value.size() == d.bytes()) {  // the common cases, kept cheap
+    if (value.size() == 8) return std::memcpy(dst, value.data(), 8), void();
+    if (value.size() == 4) return std::memcpy(dst, value.data(), 4), void();
   }
   size_t n = std::min<size_t>(value.size(), d.bytes());
   if (arch_->endian == Endian::Little) {

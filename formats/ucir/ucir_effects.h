@@ -4,11 +4,13 @@
 // EffectGroup (records plus a byte arena for data; no allocation once the
 // vectors have grown) and emits the group when the step is known.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <span>
 #include <vector>
 
+#include "formats/ucir/byte_buffer.h"
 #include "formats/ucir/ucir_ops.h"
 
 namespace ttd::fmt::ucir {
@@ -33,7 +35,6 @@ class EffectGroup {
   uint32_t sys_num = 0;
   uint64_t sys_ret = 0;
   std::vector<uint64_t> sys_args;
-  std::vector<uint8_t> bytes;  // arena for effect data
 
   std::span<Effect> effects() { return {slots_.data(), count_}; }
   std::span<const Effect> effects() const { return {slots_.data(), count_}; }
@@ -41,7 +42,7 @@ class EffectGroup {
   // Keeps the storage: after warm-up a group never allocates.
   void clear() {
     count_ = 0;
-    bytes.clear();
+    used_ = 0;
     syscall = false;
     sys_args.clear();
   }
@@ -55,16 +56,20 @@ class EffectGroup {
   }
   // Copies data into the arena and points e at it.
   void attach(Effect& e, const uint8_t* p, size_t n) {
-    e.data = bytes.size();
+    e.data = used_;
     e.len = uint32_t(n);
-    bytes.insert(bytes.end(), p, p + n);
+    uint8_t* dst = room(n);
+    if (n == 8)
+      std::memcpy(dst, p, 8);  // the common write, without a library call
+    else if (n)
+      std::memcpy(dst, p, n);
   }
-  const uint8_t* data_of(const Effect& e) const { return bytes.data() + e.data; }
+  const uint8_t* data_of(const Effect& e) const { return arena_.data() + e.data; }
   // Appends another group's effects (and its syscall attributes if this
   // group has none yet).
   void append(const EffectGroup& o) {
-    const uint64_t base = bytes.size();
-    bytes.insert(bytes.end(), o.bytes.begin(), o.bytes.end());
+    const uint64_t base = used_;
+    if (o.used_) std::memcpy(room(o.used_), o.arena_.data(), o.used_);
     for (const Effect& src : o.effects()) {
       Effect& e = add(src.op);
       e = src;
@@ -84,8 +89,19 @@ class EffectGroup {
   }
 
  private:
+  // n more bytes at the arena's end (which may move: effects hold offsets).
+  uint8_t* room(size_t n) {
+    if (arena_.size() - used_ < n) [[unlikely]]
+      arena_.grow(std::max<size_t>(2 * arena_.size(), used_ + n + 256), used_);
+    uint8_t* p = arena_.data() + used_;
+    used_ += n;
+    return p;
+  }
+
   std::vector<Effect> slots_;
   size_t count_ = 0;
+  ByteBuffer arena_;  // effect data: write bytes, SPREG values, mapping names
+  size_t used_ = 0;
 };
 
 }  // namespace ttd::fmt::ucir
