@@ -14,14 +14,10 @@ std::span<const uint8_t> RegisterFile::bytes(uint16_t reg) const {
   return {bytes_.data() + d.offset, d.bytes()};
 }
 
-void RegisterFile::set_bytes(uint16_t reg, std::span<const uint8_t> value) {
+void RegisterFile::set_bytes_general(uint16_t reg, std::span<const uint8_t> value) {
   const auto& d = arch_->regs[reg];
   uint8_t* dst = bytes_.data() + d.offset;
   valid_[reg >> 6] |= (1ull << (reg & 63));
-  if (arch_->endian == Endian::Little && value.size() == d.bytes()) {  // the common cases, kept cheap
-    if (value.size() == 8) return std::memcpy(dst, value.data(), 8), void();
-    if (value.size() == 4) return std::memcpy(dst, value.data(), 4), void();
-  }
   size_t n = std::min<size_t>(value.size(), d.bytes());
   if (arch_->endian == Endian::Little) {
     std::memcpy(dst, value.data(), n);

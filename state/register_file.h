@@ -24,7 +24,17 @@ class RegisterFile {
 
   // Sets the register from raw target-order bytes; shorter input is
   // zero-extended (on the high side), longer input is cut.
-  void set_bytes(uint16_t reg, std::span<const uint8_t> value);
+  void set_bytes(uint16_t reg, std::span<const uint8_t> value) {
+    // Inline for the common full-width 8- or 4-byte little-endian value
+    // (replay sets a register on most steps).
+    const auto& d = arch_->regs[reg];
+    if (arch_->endian == Endian::Little && value.size() == d.bytes() && (value.size() == 8 || value.size() == 4)) {
+      valid_[reg >> 6] |= (1ull << (reg & 63));
+      std::memcpy(bytes_.data() + d.offset, value.data(), value.size());
+      return;
+    }
+    set_bytes_general(reg, value);
+  }
   // Sets the low 64 bits from an integer (written in target byte order).
   void set_u64(uint16_t reg, uint64_t value);
   std::optional<uint64_t> get_u64(uint16_t reg) const;
@@ -39,6 +49,8 @@ class RegisterFile {
   bool operator==(const RegisterFile& o) const;
 
  private:
+  void set_bytes_general(uint16_t reg, std::span<const uint8_t> value);
+
   const ArchDesc* arch_ = nullptr;
   std::vector<uint8_t> bytes_;
   uint64_t valid_[4] = {0, 0, 0, 0};  // up to 256 registers

@@ -293,6 +293,26 @@ Status OpParser::run(const Progress& progress) {
         continue;
       }
     }
+    // Memory accesses, the next most frequent, inline too when whole in
+    // the window and well-formed (parse_effect reports what is not).
+    if ((op == OP_MEM_READ || op == OP_MEM_WRITE) && w_.avail() >= 13) {
+      const uint64_t addr = ld64(p + 1);
+      const uint32_t size = ld32(p + 9);
+      if ((size == 0 || addr + (size - 1) >= addr) && (op == OP_MEM_READ || w_.avail() >= 13 + size)) {
+        EffectGroup& g = steps_.pending();
+        Effect& e = g.add(op);
+        e.addr = addr;
+        if (op == OP_MEM_READ) {
+          e.size = size;
+          w_.advance(13);
+        } else {
+          g.attach(e, p + 13, size);
+          w_.advance(13 + size);
+        }
+        steps_.note_op();
+        continue;
+      }
+    }
     if (op == OP_SYSCALL) {
       if (!parse_syscall(off, sys_scratch_)) return take_error();
       steps_.on_syscall(sys_scratch_);
