@@ -57,7 +57,10 @@ class PagedMemory {
     uint64_t off = addr & (kPageSize - 1);
     if (len <= 64 && off + len <= kPageSize) {
       if (Page* p = cached_writable(addr >> kPageShift)) {
-        std::memcpy(p->data + off, src, len);
+        if (len == 8)
+          std::memcpy(p->data + off, src, 8);  // a 64-bit store, without a library call
+        else
+          std::memcpy(p->data + off, src, len);
         mark_valid(*p, off, len);
         return;
       }
