@@ -298,7 +298,7 @@ Status OpParser::run(const Progress& progress) {
     if ((op == OP_MEM_READ || op == OP_MEM_WRITE) && w_.avail() >= 13) {
       const uint64_t addr = ld64(p + 1);
       const uint32_t size = ld32(p + 9);
-      if ((size == 0 || addr + (size - 1) >= addr) && (op == OP_MEM_READ || w_.avail() >= 13 + size)) {
+      if ((size == 0 || addr + (size - 1) >= addr) && (op == OP_MEM_READ || w_.avail() - 13 >= size)) {
         EffectGroup& g = steps_.pending();
         Effect& e = g.add(op);
         e.addr = addr;
