@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 
 #include "engine/blob_writer.h"
@@ -54,8 +55,9 @@ struct IndexBuilder::Impl {
   std::vector<ThreadSlot> slots;
   std::unordered_map<uint64_t, uint32_t> tidx_of;
   std::unordered_map<std::string, uint32_t> attr_ids;
-  std::unique_ptr<StateApplier> applier;
-  std::unique_ptr<StepEncoder> enc;
+  // In place rather than behind pointers: both are used on every effect.
+  std::optional<StateApplier> applier;
+  std::optional<StepEncoder> enc;
 
   bool in_step = false;
   uint64_t steps = 0;
@@ -267,8 +269,8 @@ void IndexBuilder::begin(const fmt::TraceInfo& info) {
   I.meta.info = info;
   I.arch = &arch_desc(info.arch);
   I.live = MachineState(*I.arch);
-  I.applier = std::make_unique<StateApplier>(I.live, I.slots);
-  I.enc = std::make_unique<StepEncoder>(*I.arch);
+  I.applier.emplace(I.live, I.slots);
+  I.enc.emplace(*I.arch);
 }
 
 void IndexBuilder::revise(const fmt::TraceInfo& info) { impl_->meta.info.properties = info.properties; }

@@ -226,7 +226,7 @@ class StepEncoder {
   }
   // Inline for the common register (at most 8 bytes, little-endian target
   // and host); the rest in reg_general.
-  void reg(uint32_t tidx, uint16_t reg, std::span<const uint8_t> value) {
+  [[gnu::always_inline]] void reg(uint32_t tidx, uint16_t reg, std::span<const uint8_t> value) {
     const uint32_t size = arch_->regs[reg].bytes();
     if (size > 8 || arch_->endian != Endian::Little || std::endian::native != std::endian::little) [[unlikely]]
       return reg_general(tidx, reg, value);
