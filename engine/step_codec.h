@@ -137,7 +137,7 @@ inline size_t var_len(uint64_t v) { return v < 0x80 ? 1 : size_t(64 - std::count
 // Per-chunk memory of register values, shared by encoder and decoder.
 // Tables outlive reset(): the first in_use_ belong to the chunk,
 // the rest wait, allocated, to be zeroed for the next thread that needs one
-// (a chunk boundary every 2048 steps would otherwise free and allocate).
+// (a chunk boundary every few thousand steps would otherwise free and allocate).
 class RegisterHistory {
  public:
   void reset() {

@@ -19,13 +19,20 @@ namespace ttd {
 class IndexFile;
 class PageCache;
 
+// Steps per chunk when the caller does not say. Seek cost grows with it
+// (up to K steps replayed from a keyframe) and build cost shrinks (a
+// keyframe, its dirty pages and summaries per chunk): on the 110 M-step
+// loop, 2048 -> 3072 took the one-core build from 5.2 to 4.9 s and seek
+// p50 from 55 to 72 us (docs/performance.md).
+constexpr uint32_t kDefaultKeyframeInterval = 3072;
+
 struct OpenOptions {
   std::string format;             // force a format ("" = sniff)
   fmt::ReaderOptions reader;
   std::string index_path;         // explicit index file ("" = next to trace or in cache_dir)
   std::string cache_dir;          // used when the trace's folder is not writable
   bool rebuild = false;           // ignore an existing index
-  uint32_t keyframe_interval = 2048;  // steps per chunk (a keyframe starts each chunk)
+  uint32_t keyframe_interval = kDefaultKeyframeInterval;  // steps per chunk (a keyframe starts each chunk)
   fmt::Progress progress;         // import progress (bytes of the source)
   // Supplies the reader instead of probing the registry (tests, tools that
   // produce a step stream themselves).

@@ -16,7 +16,9 @@ void add_trace_options(CLI::App& sub, TraceOptions& o) {
   sub.add_option("--cache-dir", o.cache_dir, "where to keep the index when the trace's folder is read-only");
   sub.add_option("--instr-map", o.instr_map, "XRay: the instrumented binary, to resolve function ids");
   sub.add_flag("--rebuild", o.rebuild, "rebuild the index even if a valid one exists");
-  sub.add_option("--keyframe-interval", o.keyframe_interval, "steps between keyframes when building the index")
+  sub.add_option("--keyframe-interval", o.keyframe_interval,
+                 "steps between keyframes when building the index (default " +
+                     std::to_string(kDefaultKeyframeInterval) + ")")
       ->check(CLI::Range(16u, 1u << 24));
 }
 

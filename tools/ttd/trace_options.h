@@ -16,7 +16,7 @@ struct TraceOptions {
   std::string cache_dir;
   std::string instr_map;
   bool rebuild = false;
-  uint32_t keyframe_interval = 2048;
+  uint32_t keyframe_interval = kDefaultKeyframeInterval;
   bool progress = false;  // show a progress bar on a terminal while importing
 };
 
