@@ -15,20 +15,38 @@ bool any_unit_in(const std::vector<uint64_t>& units, uint64_t addr, uint64_t len
   auto it = std::lower_bound(units.begin(), units.end(), first);
   return it != units.end() && *it <= last;
 }
+// Whether a listed line has a touched slot in [addr, addr+len). `slots`
+// may be empty (then a listed line counts whole).
+bool any_slot_in(const std::vector<uint64_t>& lines, const std::vector<uint8_t>& slots, uint64_t addr, uint64_t len) {
+  if (len == 0) return false;
+  constexpr uint64_t kSlotsPerLine = ChunkSummary::kLineShift - ChunkSummary::kSlotShift;
+  const uint64_t first = addr >> ChunkSummary::kSlotShift, last = (addr + len - 1) >> ChunkSummary::kSlotShift;
+  auto it = std::lower_bound(lines.begin(), lines.end(), first >> kSlotsPerLine);
+  for (; it != lines.end() && *it <= last >> kSlotsPerLine; ++it) {
+    const size_t i = size_t(it - lines.begin());
+    if (i >= slots.size()) return true;
+    // The query's slots inside this line.
+    const uint64_t line_first = *it << kSlotsPerLine;
+    const uint64_t lo = std::max(first, line_first) - line_first, hi = std::min(last, line_first + 7) - line_first;
+    const unsigned want = ((2u << hi) - 1) & ~((1u << lo) - 1);
+    if (slots[i] & want) return true;
+  }
+  return false;
+}
 bool touches(const std::vector<uint64_t>& pages, const std::vector<uint64_t>& coarse,
-             const std::vector<uint64_t>& lines, uint64_t addr, uint64_t len) {
+             const std::vector<uint64_t>& lines, const std::vector<uint8_t>& slots, uint64_t addr, uint64_t len) {
   if (!any_unit_in(pages, addr, len, kPageShift)) return false;
-  return any_unit_in(coarse, addr, len, kPageShift) || any_unit_in(lines, addr, len, ChunkSummary::kLineShift);
+  return any_unit_in(coarse, addr, len, kPageShift) || any_slot_in(lines, slots, addr, len);
 }
 }  // namespace
 
 bool ChunkSummary::has_pc(uint64_t pc) const { return std::binary_search(pcs.begin(), pcs.end(), pc); }
 bool ChunkSummary::has_thread(uint32_t t) const { return std::binary_search(threads.begin(), threads.end(), t); }
 bool ChunkSummary::reads(uint64_t addr, uint64_t len) const {
-  return touches(pages_read, pages_read_coarse, lines_read, addr, len);
+  return touches(pages_read, pages_read_coarse, lines_read, line_slots_read, addr, len);
 }
 bool ChunkSummary::writes(uint64_t addr, uint64_t len) const {
-  return touches(pages_written, pages_written_coarse, lines_written, addr, len);
+  return touches(pages_written, pages_written_coarse, lines_written, line_slots_written, addr, len);
 }
 
 }  // namespace ttd

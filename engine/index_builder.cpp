@@ -81,7 +81,7 @@ struct IndexBuilder::Impl {
   uint32_t until_chunk = 0;           // steps left before the next chunk starts
   uint32_t chunk_last_tidx = ~0u;     // thread of the chunk's previous step
   ChunkEntry chunk;
-  UniqueCollector pcs, threads, lines_r, lines_w, coarse_r, coarse_w;
+  UniqueCollector pcs, threads, lines_r, lines_w, coarse_r, coarse_w;  // lines_*: 8-byte slots
   std::vector<ChunkEntry> chunks;
   // Blob tickets (BlobWriter) of each chunk's stream and keyframe, and of
   // each stored page and segment; turned into BlobRefs by finish().
@@ -189,8 +189,8 @@ struct IndexBuilder::Impl {
     chunk_tickets.back().stream = blobs->put(enc->out().take(blobs->spare(enc->out().capacity())), BlobKind::Steps);
     chunk.steps = uint32_t(steps - chunk.first_eid);
     chunk.summary.pcs = pcs.take();
-    chunk.summary.lines_read = lines_r.take();
-    chunk.summary.lines_written = lines_w.take();
+    lines_of_slots(lines_r.take(), chunk.summary.lines_read, chunk.summary.line_slots_read);
+    lines_of_slots(lines_w.take(), chunk.summary.lines_written, chunk.summary.line_slots_written);
     chunk.summary.pages_read_coarse = coarse_r.take();
     chunk.summary.pages_written_coarse = coarse_w.take();
     chunk.summary.pages_read = pages_of(chunk.summary.lines_read, chunk.summary.pages_read_coarse);
@@ -212,15 +212,31 @@ struct IndexBuilder::Impl {
     if (len == 0) return;
     for (uint64_t u = addr >> shift, last = (addr + len - 1) >> shift; u <= last; ++u) c.add(u);
   }
-  // Lines for short accesses, coarse pages for long ones; the chunk's
-  // page lists are derived from both when it closes.
+  // 8-byte slots for short accesses, coarse pages for long ones; the
+  // chunk's lines and page lists are derived from both when it closes.
   void note_read(uint64_t addr, uint64_t len) { note_access(lines_r, coarse_r, addr, len); }
   void note_write(uint64_t addr, uint64_t len) { note_access(lines_w, coarse_w, addr, len); }
-  static void note_access(UniqueCollector& lines, UniqueCollector& coarse, uint64_t addr, uint64_t len) {
+  static void note_access(UniqueCollector& slots, UniqueCollector& coarse, uint64_t addr, uint64_t len) {
     if (len > ChunkSummary::kLineAccessMax)
       note_units(coarse, addr, len, kPageShift);
     else
-      note_units(lines, addr, len, ChunkSummary::kLineShift);
+      note_units(slots, addr, len, ChunkSummary::kSlotShift);
+  }
+  // Sorted unique slot numbers -> their lines and, per line, the mask of
+  // its slots.
+  static void lines_of_slots(const std::vector<uint64_t>& slots, std::vector<uint64_t>& lines,
+                             std::vector<uint8_t>& masks) {
+    constexpr uint64_t kSlotsPerLine = ChunkSummary::kLineShift - ChunkSummary::kSlotShift;
+    lines.clear();
+    masks.clear();
+    for (uint64_t slot : slots) {
+      const uint64_t line = slot >> kSlotsPerLine;
+      if (lines.empty() || lines.back() != line) {
+        lines.push_back(line);
+        masks.push_back(0);
+      }
+      masks.back() |= uint8_t(1u << (slot & ((1u << kSlotsPerLine) - 1)));
+    }
   }
   // Sorted unique pages holding the sorted unique `lines` or `coarse` pages.
   static std::vector<uint64_t> pages_of(const std::vector<uint64_t>& lines, const std::vector<uint64_t>& coarse) {
@@ -469,8 +485,8 @@ Result<std::unique_ptr<IndexFile>> IndexBuilder::finish(std::chrono::steady_cloc
   size_t listed = 0;
   for (const auto& c : I.chunks) {
     const ChunkSummary& m = c.summary;
-    listed += m.pcs.size() + m.pages_read.size() + m.pages_written.size() + m.threads.size() + m.lines_read.size() +
-              m.lines_written.size() + m.pages_read_coarse.size() + m.pages_written_coarse.size();
+    listed += m.pcs.size() + m.pages_read.size() + m.pages_written.size() + m.threads.size() + 2 * m.lines_read.size() +
+              2 * m.lines_written.size() + m.pages_read_coarse.size() + m.pages_written_coarse.size();
   }
   ByteWriter dir;
   dir.reserve(listed * 3 + I.chunks.size() * 96 + (I.pages.tickets().size() + I.segments.tickets().size()) * 12 +
@@ -487,7 +503,9 @@ Result<std::unique_ptr<IndexFile>> IndexBuilder::finish(std::chrono::steady_cloc
     std::vector<uint64_t> t(c.summary.threads.begin(), c.summary.threads.end());
     write_list(dir, t);
     write_list(dir, c.summary.lines_read);
+    dir.bytes(c.summary.line_slots_read.data(), c.summary.line_slots_read.size());
     write_list(dir, c.summary.lines_written);
+    dir.bytes(c.summary.line_slots_written.data(), c.summary.line_slots_written.size());
     write_list(dir, c.summary.pages_read_coarse);
     write_list(dir, c.summary.pages_written_coarse);
     for (uint64_t w : c.summary.regs_written) dir.fixed64(w);

@@ -166,6 +166,12 @@ bool read_list(ByteReader& r, std::vector<T>& out) {
   }
   return r.ok();
 }
+// n slot masks, one per line just read; a line with no slot is corrupt.
+bool read_slots(ByteReader& r, size_t n, std::vector<uint8_t>& out) {
+  out.resize(n);
+  if (n && !r.bytes(out.data(), n)) return false;
+  return std::find(out.begin(), out.end(), uint8_t(0)) == out.end();
+}
 bool read_ref(ByteReader& r, BlobRef& b) {
   b.offset = r.var();
   b.size = uint32_t(r.var());
@@ -189,8 +195,10 @@ Status IndexFile::parse_directory(const std::string& path, const uint8_t* p, siz
     bool ok = read_ref(r, c.stream) && read_ref(r, c.keyframe) && read_list(r, c.summary.pcs) &&
               read_list(r, c.summary.pages_read) && read_list(r, c.summary.pages_written) &&
               read_list(r, c.summary.threads) && read_list(r, c.summary.lines_read) &&
-              read_list(r, c.summary.lines_written) && read_list(r, c.summary.pages_read_coarse) &&
-              read_list(r, c.summary.pages_written_coarse);
+              read_slots(r, c.summary.lines_read.size(), c.summary.line_slots_read) &&
+              read_list(r, c.summary.lines_written) &&
+              read_slots(r, c.summary.lines_written.size(), c.summary.line_slots_written) &&
+              read_list(r, c.summary.pages_read_coarse) && read_list(r, c.summary.pages_written_coarse);
     for (auto& w : c.summary.regs_written) w = r.fixed64();
     if (!ok || !r.ok()) return make_error(path, "index chunk table is malformed");
   }

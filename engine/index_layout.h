@@ -24,8 +24,9 @@ constexpr char kIndexMagic[8] = {'T', 'T', 'D', 'I', 'N', 'D', 'E', 'X'};
 // 4: keyframe page maps in shared segments; 5: unsigned attributes as
 // differences from the key's last value; 6: memory accesses as one tag
 // byte (kind, size, nearest recent access) and small written values as
-// varints, registers 0-127 with the number in the tag
-constexpr uint32_t kIndexVersion = 6;
+// varints, registers 0-127 with the number in the tag; 7: 8-byte slots of
+// the lines in chunk summaries
+constexpr uint32_t kIndexVersion = 7;
 constexpr uint64_t kIndexHeaderSize = 80;
 
 struct IndexHeader {
@@ -64,6 +65,11 @@ struct ChunkSummary {
   static constexpr uint64_t kLineShift = 6;
   static constexpr uint64_t kLineAccessMax = 256;
   std::vector<uint64_t> lines_read, lines_written;              // sorted, unique
+  // Per entry of lines_*: which of the line's eight 8-byte slots were
+  // touched (bit k: bytes 8k..8k+7). Variables that share a line with a
+  // loop's counters (a stack frame) are told apart by them.
+  static constexpr uint64_t kSlotShift = 3;
+  std::vector<uint8_t> line_slots_read, line_slots_written;
   std::vector<uint64_t> pages_read_coarse, pages_written_coarse;  // sorted, unique
 
   bool has_pc(uint64_t pc) const;

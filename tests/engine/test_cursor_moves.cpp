@@ -161,6 +161,28 @@ TEST_CASE("an interrupt stops a long run") {
   CHECK(c.eid() > 0);
 }
 
+TEST_CASE("chunk summaries: 8-byte slots of a line tell its variables apart") {
+  ChunkSummary m;
+  const uint64_t line = 0x7fffffffe740;  // a stack frame's line: n at +0x18, i and counter at +0x30, +0x38
+  m.pages_written = {line >> kPageShift};
+  m.lines_written = {line >> ChunkSummary::kLineShift};
+  m.line_slots_written = {0xc0};  // slots 6 and 7 written
+  CHECK(!m.writes(line + 0x18, 8));   // n: never written in the chunk
+  CHECK(!m.writes(line, 0x30));       // slots 0-5
+  CHECK(m.writes(line + 0x30, 8));    // i
+  CHECK(m.writes(line + 0x2f, 2));    // straddles slots 5 and 6
+  CHECK(m.writes(line + 0x3c, 8));    // straddles into the next line, from slot 7
+  CHECK(!m.writes(line + 0x40, 8));   // the next line
+  CHECK(m.writes(line - 8, 0x100));   // across the whole line
+  CHECK(!m.reads(line + 0x30, 8));    // nothing read
+  // Slots of several lines, found by the right line's mask.
+  m.lines_written = {line >> ChunkSummary::kLineShift, (line >> ChunkSummary::kLineShift) + 1};
+  m.line_slots_written = {0x01, 0x80};
+  CHECK(m.writes(line, 1));
+  CHECK(!m.writes(line + 8, 0x70));  // slot 1 of the first line to slot 6 of the second
+  CHECK(m.writes(line + 8, 0x78));   // ... to slot 7 of the second
+}
+
 TEST_CASE("chunk summaries: never deny an access (soundness), and see 64-byte lines, not just pages") {
   Fixture f(3000, 2);
   const auto& chunks = f.trace->index().chunks();
@@ -172,7 +194,7 @@ TEST_CASE("chunk summaries: never deny an access (soundness), and see 64-byte li
   std::sort(pages.begin(), pages.end());
   pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
   REQUIRE(!pages.empty());
-  int unsound = 0, finer_than_pages = 0;
+  int unsound = 0, finer_than_pages = 0, finer_than_lines = 0;
   for (const auto& ch : chunks) {
     for (uint64_t page : pages) {
       for (uint64_t addr = page << kPageShift; addr < (page + 1) << kPageShift; addr += 8) {
@@ -183,10 +205,14 @@ TEST_CASE("chunk summaries: never deny an access (soundness), and see 64-byte li
           if (any && !said) ++unsound;
           const auto& page_list = write ? ch.summary.pages_written : ch.summary.pages_read;
           if (!any && !said && std::binary_search(page_list.begin(), page_list.end(), page)) ++finer_than_pages;
+          const auto& lines = write ? ch.summary.lines_written : ch.summary.lines_read;
+          if (!any && !said && std::binary_search(lines.begin(), lines.end(), addr >> ChunkSummary::kLineShift))
+            ++finer_than_lines;
         }
       }
     }
   }
   CHECK(unsound == 0);
   CHECK(finer_than_pages > 0);  // fails if the summaries fall back to pages
+  CHECK(finer_than_lines > 0);  // fails if the summaries ignore the lines' slots
 }

@@ -190,6 +190,8 @@ TEST_CASE("a just-built index, taken from its builder, equals the same index par
     CHECK(x.summary.threads == y.summary.threads);
     CHECK(x.summary.lines_read == y.summary.lines_read);
     CHECK(x.summary.lines_written == y.summary.lines_written);
+    CHECK(x.summary.line_slots_read == y.summary.line_slots_read);
+    CHECK(x.summary.line_slots_written == y.summary.line_slots_written);
     CHECK(x.summary.pages_read_coarse == y.summary.pages_read_coarse);
     CHECK(x.summary.pages_written_coarse == y.summary.pages_written_coarse);
     CHECK(std::equal(std::begin(x.summary.regs_written), std::end(x.summary.regs_written),
