@@ -12,13 +12,13 @@
 #include <unordered_map>
 
 #include "engine/blob_writer.h"
+#include "engine/chunk_summary_builder.h"
 #include "engine/dedup_store.h"
 #include "engine/index_meta_json.h"
 #include "engine/keyframe_codec.h"
 #include "engine/keyframe_page_lists.h"
 #include "engine/state_apply.h"
 #include "engine/step_codec.h"
-#include "engine/unique_collector.h"
 
 namespace ttd {
 
@@ -79,9 +79,8 @@ struct IndexBuilder::Impl {
 
   bool chunk_open = false;
   uint32_t until_chunk = 0;           // steps left before the next chunk starts
-  uint32_t chunk_last_tidx = ~0u;     // thread of the chunk's previous step
   ChunkEntry chunk;
-  UniqueCollector pcs, threads, lines_r, lines_w, coarse_r, coarse_w;  // lines_*: 8-byte slots
+  ChunkSummaryBuilder summary;
   std::vector<ChunkEntry> chunks;
   // Blob tickets (BlobWriter) of each chunk's stream and keyframe, and of
   // each stored page and segment; turned into BlobRefs by finish().
@@ -188,14 +187,7 @@ struct IndexBuilder::Impl {
     enc->end_step();
     chunk_tickets.back().stream = blobs->put(enc->out().take(blobs->spare(enc->out().capacity())), BlobKind::Steps);
     chunk.steps = uint32_t(steps - chunk.first_eid);
-    chunk.summary.pcs = pcs.take();
-    lines_of_slots(lines_r.take(), chunk.summary.lines_read, chunk.summary.line_slots_read);
-    lines_of_slots(lines_w.take(), chunk.summary.lines_written, chunk.summary.line_slots_written);
-    chunk.summary.pages_read_coarse = coarse_r.take();
-    chunk.summary.pages_written_coarse = coarse_w.take();
-    chunk.summary.pages_read = pages_of(chunk.summary.lines_read, chunk.summary.pages_read_coarse);
-    chunk.summary.pages_written = pages_of(chunk.summary.lines_written, chunk.summary.pages_written_coarse);
-    for (uint64_t t : threads.take()) chunk.summary.threads.push_back(uint32_t(t));
+    summary.take(chunk.summary);
     chunks.push_back(std::move(chunk));
     chunk_open = false;
   }
@@ -207,53 +199,6 @@ struct IndexBuilder::Impl {
     in_step = false;
   }
 
-  // Adds the numbers of the 2^shift-byte units [addr, addr+len) touches.
-  static void note_units(UniqueCollector& c, uint64_t addr, uint64_t len, uint64_t shift) {
-    if (len == 0) return;
-    for (uint64_t u = addr >> shift, last = (addr + len - 1) >> shift; u <= last; ++u) c.add(u);
-  }
-  // 8-byte slots for short accesses, coarse pages for long ones; the
-  // chunk's lines and page lists are derived from both when it closes.
-  void note_read(uint64_t addr, uint64_t len) { note_access(lines_r, coarse_r, addr, len); }
-  void note_write(uint64_t addr, uint64_t len) { note_access(lines_w, coarse_w, addr, len); }
-  static void note_access(UniqueCollector& slots, UniqueCollector& coarse, uint64_t addr, uint64_t len) {
-    if (len > ChunkSummary::kLineAccessMax)
-      note_units(coarse, addr, len, kPageShift);
-    else
-      note_units(slots, addr, len, ChunkSummary::kSlotShift);
-  }
-  // Sorted unique slot numbers -> their lines and, per line, the mask of
-  // its slots.
-  static void lines_of_slots(const std::vector<uint64_t>& slots, std::vector<uint64_t>& lines,
-                             std::vector<uint8_t>& masks) {
-    constexpr uint64_t kSlotsPerLine = ChunkSummary::kLineShift - ChunkSummary::kSlotShift;
-    lines.clear();
-    masks.clear();
-    for (uint64_t slot : slots) {
-      const uint64_t line = slot >> kSlotsPerLine;
-      if (lines.empty() || lines.back() != line) {
-        lines.push_back(line);
-        masks.push_back(0);
-      }
-      masks.back() |= uint8_t(1u << (slot & ((1u << kSlotsPerLine) - 1)));
-    }
-  }
-  // Sorted unique pages holding the sorted unique `lines` or `coarse` pages.
-  static std::vector<uint64_t> pages_of(const std::vector<uint64_t>& lines, const std::vector<uint64_t>& coarse) {
-    constexpr uint64_t kLinesPerPage = kPageShift - ChunkSummary::kLineShift;
-    std::vector<uint64_t> out;
-    out.reserve(coarse.size() + lines.size() / 8);
-    auto c = coarse.begin();
-    for (uint64_t line : lines) {
-      uint64_t page = line >> kLinesPerPage;
-      for (; c != coarse.end() && *c < page; ++c)
-        if (out.empty() || out.back() != *c) out.push_back(*c);
-      if (out.empty() || out.back() != page) out.push_back(page);
-    }
-    for (; c != coarse.end(); ++c)
-      if (out.empty() || out.back() != *c) out.push_back(*c);
-    return out;
-  }
 };
 
 IndexBuilder::IndexBuilder(std::string index_path, SourceStamp stamp, uint32_t chunk_steps) : impl_(new Impl) {
@@ -306,7 +251,7 @@ void IndexBuilder::step(const fmt::StepInfo& s) {
     I.cur_pc = s.pc;
     I.cur_size = s.size;
     I.enc->begin_step(I.cur_tidx, I.cur_pid, s.pc, s.size, s.kind);
-    I.pcs.add(s.pc);
+    I.summary.pc(s.pc);
     ++I.steps;
     return;
   }
@@ -319,7 +264,6 @@ void IndexBuilder::step(const fmt::StepInfo& s) {
     I.applier->position(tidx, s.pc);
     I.open_chunk();
     I.until_chunk = I.chunk_steps;
-    I.chunk_last_tidx = ~0u;
   }
   --I.until_chunk;
   ThreadInfo& ti = I.meta.threads[tidx];
@@ -338,11 +282,8 @@ void IndexBuilder::step(const fmt::StepInfo& s) {
     I.lazy[tidx] = {s.pc, false, true};
   }
   I.enc->begin_step(tidx, I.cur_pid, s.pc, s.size, s.kind);
-  I.pcs.add(s.pc);
-  if (tidx != I.chunk_last_tidx) {
-    I.threads.add(tidx);
-    I.chunk_last_tidx = tidx;
-  }
+  I.summary.pc(s.pc);
+  I.summary.thread(tidx);
   I.in_step = true;
   ++I.steps;
 }
@@ -371,7 +312,7 @@ void IndexBuilder::reg(uint64_t tid, uint16_t reg, std::span<const uint8_t> valu
   uint32_t tidx = I.thread_index(tid, I.in_step ? I.cur_pid : 1);
   if (I.in_step) {
     I.enc->reg(tidx, reg, value);
-    I.chunk.summary.regs_written[reg >> 6] |= 1ull << (reg & 63);
+    I.summary.reg(reg);
   }
   if (reg == I.arch->pc_index) I.flush_pc(tidx);
   I.applier->reg(tidx, reg, value.data(), uint32_t(value.size()));
@@ -383,7 +324,7 @@ void IndexBuilder::reg_unknown(uint64_t tid, uint16_t reg) {
   uint32_t tidx = I.thread_index(tid, I.in_step ? I.cur_pid : 1);
   if (I.in_step) {
     I.enc->reg_unknown(tidx, reg);
-    I.chunk.summary.regs_written[reg >> 6] |= 1ull << (reg & 63);
+    I.summary.reg(reg);
   }
   if (reg == I.arch->pc_index) I.flush_pc(tidx);
   I.applier->reg_unknown(tidx, reg);
@@ -393,7 +334,7 @@ void IndexBuilder::mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_
   auto& I = *impl_;
   if (I.in_step) {
     I.enc->mem_write(pid, addr, bytes);
-    I.note_write(addr, bytes.size());
+    I.summary.write(addr, bytes.size());
   }
   I.applier->mem_write(pid, addr, bytes.data(), bytes.size());
 }
@@ -402,7 +343,7 @@ void IndexBuilder::mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::spa
   auto& I = *impl_;
   if (I.in_step) {
     I.enc->mem_read(pid, addr, size, bytes);
-    I.note_read(addr, size);
+    I.summary.read(addr, size);
   }
   I.applier->mem_read(pid, addr, size, bytes.size() == size && size ? bytes.data() : nullptr);
 }
@@ -411,7 +352,7 @@ void IndexBuilder::mem_unknown(uint64_t pid, uint64_t addr, uint64_t size) {
   auto& I = *impl_;
   if (I.in_step) {
     I.enc->mem_unknown(pid, addr, size);
-    I.note_write(addr, size);
+    I.summary.write(addr, size);
   }
   I.applier->mem_unknown(pid, addr, size);
 }
@@ -420,7 +361,7 @@ void IndexBuilder::mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t p
   auto& I = *impl_;
   if (I.in_step) {
     I.enc->mem_map(pid, addr, size, prot, name);
-    I.note_write(addr, size);
+    I.summary.write(addr, size);
   }
   I.applier->mem_map(pid, addr, size, prot, name);
 }
@@ -429,7 +370,7 @@ void IndexBuilder::mem_unmap(uint64_t pid, uint64_t addr, uint64_t size) {
   auto& I = *impl_;
   if (I.in_step) {
     I.enc->mem_unmap(pid, addr, size);
-    I.note_write(addr, size);
+    I.summary.write(addr, size);
   }
   I.applier->mem_unmap(pid, addr, size);
 }
