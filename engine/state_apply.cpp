@@ -29,10 +29,7 @@ void StateApplier::end_step(uint32_t tidx, uint64_t pc, uint32_t size) {
 
 void StateApplier::position(uint32_t tidx, uint64_t pc) { thread(tidx).regs.set_u64(st_.arch().pc_index, pc); }
 
-
 void StateApplier::reg_unknown(uint32_t tidx, uint16_t reg) { thread(tidx).regs.invalidate(reg); }
-
-
 
 void StateApplier::mem_unknown(uint64_t pid, uint64_t addr, uint64_t size) {
   process(pid).memory.invalidate(addr, size);

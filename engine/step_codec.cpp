@@ -8,15 +8,10 @@ namespace ttd {
 namespace {
 // Register value <-> u64 for registers of at most 8 bytes.
 uint64_t value_to_u64(const ArchDesc& a, std::span<const uint8_t> v, uint32_t size) {
-  uint64_t x = 0;
-  size_t n = std::min<size_t>(v.size(), size);
-  if (a.endian == Endian::Little && std::endian::native == std::endian::little) {
-    std::memcpy(&x, v.data(), n);  // n <= 8
-  } else if (a.endian == Endian::Little) {
-    for (size_t i = 0; i < n; ++i) x |= uint64_t(v[i]) << (8 * i);
-  } else {  // short big-endian values hold the low-order bytes
-    for (size_t i = 0; i < n; ++i) x |= uint64_t(v[v.size() - 1 - i]) << (8 * i);
-  }
+  const size_t n = std::min<size_t>(v.size(), size);
+  if (a.endian == Endian::Little) return load_le(v.data(), n);
+  uint64_t x = 0;  // short big-endian values hold the low-order bytes
+  for (size_t i = 0; i < n; ++i) x |= uint64_t(v[v.size() - 1 - i]) << (8 * i);
   return x;
 }
 void u64_to_value(const ArchDesc& a, uint64_t x, uint8_t* out, uint32_t size) {
@@ -243,17 +238,12 @@ bool StepDecoder::effects(const DecodedStep& s, EffectVisitor& v, uint64_t step_
     size = r.var();
     prev_addr = addr + size;
   };
-  uint8_t wide[64];
   while (r.ok() && !r.at_end()) {
     const uint8_t t = r.u8();
     if (t >= kRegTag) {  // a register of at most 8 bytes
       const uint16_t reg = t & 0x7f;
       if (reg >= arch_->regs.size() || arch_->regs[reg].bytes() > 8) return ok_ = false;
-      const uint32_t rsize = arch_->regs[reg].bytes();
-      uint64_t& last = history_.slot(tidx, reg);
-      last += uint64_t(r.svar());
-      u64_to_value(*arch_, last, wide, rsize);
-      v.reg(tidx, reg, wide, rsize);
+      reg_delta(r, tidx, reg, v);
       continue;
     }
     if (t >= kAccessTag) {
@@ -267,10 +257,7 @@ bool StepDecoder::effects(const DecodedStep& s, EffectVisitor& v, uint64_t step_
         if (reg >= arch_->regs.size()) return ok_ = false;
         uint32_t rsize = arch_->regs[reg].bytes();
         if (rsize <= 8) {
-          uint64_t& last = history_.slot(tidx, uint16_t(reg));
-          last += uint64_t(r.svar());
-          u64_to_value(*arch_, last, wide, rsize);
-          v.reg(tidx, uint16_t(reg), wide, rsize);
+          reg_delta(r, tidx, uint16_t(reg), v);
         } else {
           const uint8_t* p = r.take(rsize);
           if (!p) return ok_ = false;
@@ -319,6 +306,16 @@ bool StepDecoder::effects(const DecodedStep& s, EffectVisitor& v, uint64_t step_
   }
   if (!r.ok()) ok_ = false;
   return ok_;
+}
+
+// A register of at most 8 bytes: its delta from the register's last value.
+void StepDecoder::reg_delta(ByteReader& r, uint32_t tidx, uint16_t reg, EffectVisitor& v) {
+  const uint32_t size = arch_->regs[reg].bytes();
+  uint64_t& last = history_.slot(tidx, reg);
+  last += uint64_t(r.svar());
+  uint8_t value[8];
+  u64_to_value(*arch_, last, value, size);
+  v.reg(tidx, reg, value, size);
 }
 
 // One memory access whose tag (kAccessTag and up) has been read.

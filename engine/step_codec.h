@@ -224,13 +224,12 @@ class StepEncoder {
     }
     w.commit(p);
   }
-  // Inline for the common register (at most 8 bytes, little-endian target
-  // and host); the rest in reg_general.
+  // Inline for the common register (number below 128, at most 8 bytes,
+  // little-endian target and host); the rest in reg_general.
   [[gnu::always_inline]] void reg(uint32_t tidx, uint16_t reg, std::span<const uint8_t> value) {
     const uint32_t size = arch_->regs[reg].bytes();
-    if (size > 8 || arch_->endian != Endian::Little || std::endian::native != std::endian::little) [[unlikely]]
-      return reg_general(tidx, reg, value);
-    if (reg >= 0x80) [[unlikely]]
+    if (size > 8 || reg >= 0x80 || arch_->endian != Endian::Little || std::endian::native != std::endian::little)
+        [[unlikely]]
       return reg_general(tidx, reg, value);
     before_effect();
     ctx_thread(tidx);
@@ -417,6 +416,7 @@ class StepDecoder {
   const ArchDesc* arch_;
   ByteReader in_;
   bool resolve_u64_attrs(ByteReader r);
+  void reg_delta(ByteReader& r, uint32_t tidx, uint16_t reg, EffectVisitor& v);
   bool access(uint8_t tag, ByteReader& r, EffectVisitor& v, uint64_t pid);
   // Room for the bytes of a value stored as a varint, never moved (blocks
   // are added, not grown), so pointers handed out stay valid.
