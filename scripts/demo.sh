@@ -6,10 +6,14 @@
 # list node. Usage: bash scripts/demo.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh >/dev/null
-echo "== building ttd and the examples (first time: a few minutes)"
+echo "== installing what ttd needs (apt, first time only)"
+bash scripts/install-deps.sh
+echo "== building ttd, its Python module and the examples (first time: a few minutes; ninja counts the files)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j"$(nproc)" --target ttd examples >/dev/null
+# ninja's [done/total] lines are the progress; compiler warnings would drown them.
+cmake --build build -j"$(nproc)" --target ttd examples ttd_python | grep -E '^\[[0-9]+/[0-9]+\]' | \
+  awk '{ if (NR % 20 == 1) print "   " $1 " files built"; fflush() }'
+echo "   build done"
 
 TTD=build/ttd
 PROG=build/examples/x86_64/linked_list
@@ -28,8 +32,9 @@ FIRST_MAIN=$("$TTD" executions "$TRACE" --pc "$MAIN" --limit 1 --json 2>/dev/nul
 echo
 echo "== the state at chosen EIDs (the state before that step runs)"
 for EID in 0 "$FIRST_MAIN" $((STEPS / 2)) "$STEPS"; do
-  echo "\$ ttd query $TRACE --at $EID --json --reg rip --reg rsp --reg rax --mem \$rsp:16"
+  # --mem takes an address; the 16 bytes at the stack pointer are asked for by value.
   RSP=$("$TTD" query "$TRACE" --at "$EID" --json --reg rsp | python3 -c 'import json,sys; print(json.load(sys.stdin)["regs"]["rsp"] or "0")')
+  echo "\$ ttd query $TRACE --at $EID --json --reg rip --reg rsp --reg rax --mem $RSP:16"
   "$TTD" query "$TRACE" --at "$EID" --json --reg rip --reg rsp --reg rax --mem "$RSP:16"
 done
 
@@ -44,13 +49,17 @@ if "$TTD" serve --help >/dev/null 2>&1; then
   set -x
   gdb -batch -nx "$PROG" \
     -ex "target remote 127.0.0.1:$PORT" \
+    -ex "echo \\n# 1. Run forward to print_list: the list says pears has quantity 0 (pushed with 40).\\n" \
     -ex "break print_list" -ex "continue" \
     -ex "print pool[1]" \
+    -ex "echo \\n# 2. Watch the quantity and run BACKWARDS: gdb stops at the last write before here.\\n#    Old value = 40, New value = 0, in audit_removed(): the corrupting write, a store\\n#    through the pointer to bananas, a node already freed and reused for pears.\\n" \
     -ex "watch pool[1].quantity" \
     -ex "reverse-continue" \
     -ex "backtrace" \
+    -ex "echo \\n# 3. Backwards once more: the write before it, push() giving pears its real 40.\\n" \
     -ex "reverse-continue" \
     -ex "backtrace" \
+    -ex "echo \\n# 4. The trace position (EID) and one instruction back and forth.\\n" \
     -ex "monitor eid" \
     -ex "delete" -ex "reverse-stepi" -ex "stepi" -ex "monitor eid" \
     -ex "continue" \
@@ -58,5 +67,9 @@ if "$TTD" serve --help >/dev/null 2>&1; then
   set +x
   wait $SERVER 2>/dev/null || true
 fi
+echo
+echo "== the same trace from Python"
+echo "\$ PYTHONPATH=build/python python3 -c 'import ttd; t = ttd.open(\"$TRACE\"); print(t)'"
+PYTHONPATH=build/python python3 -c "import ttd; t = ttd.open('$TRACE'); print(t)" || echo "(the Python module did not build; see docs/python.md)"
 echo
 echo "== done. Try it yourself:  $TTD serve $TRACE   (it prints the gdb and lldb commands to attach)"

@@ -33,6 +33,23 @@ int main(int argc, char** argv) {
 #ifdef TTD_HAS_DAP
   ttd::cli::add_dap_command(app, run);
 #endif
+  // CLI11 alone answers "A subcommand is required" to a mistyped command;
+  // name it and list the real ones instead.
+  auto subs = app.get_subcommands({});
+  auto known = [&](const std::string& n) {
+    for (const CLI::App* sub : subs)
+      if (sub->check_name(n)) return true;
+    return false;
+  };
+  if (argc == 1 || (argv[1][0] != '-' && !known(argv[1]))) {
+    if (argc == 1)
+      std::cerr << "ttd: a command is required; the commands are:";
+    else
+      std::cerr << "ttd: unknown command '" << argv[1] << "'; the commands are:";
+    for (const CLI::App* sub : subs) std::cerr << ' ' << sub->get_name();
+    std::cerr << "\n(ttd COMMAND --help for one of them)\n";
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
