@@ -52,7 +52,7 @@ if "$TTD" serve --help >/dev/null 2>&1; then
     -ex "echo \\n# 1. Run forward to print_list: the list says pears has quantity 0 (pushed with 40).\\n" \
     -ex "break print_list" -ex "continue" \
     -ex "print pool[1]" \
-    -ex "echo \\n# 2. Watch the quantity and run BACKWARDS: gdb stops at the last write before here.\\n#    Old value = 40, New value = 0, in audit_removed(): the corrupting write, a store\\n#    through the pointer to bananas, a node already freed and reused for pears.\\n" \
+    -ex "echo \\n# 2. Watch the quantity and run BACKWARDS: gdb stops at the last write before here.\\n#    It stops in audit_removed(): the corrupting write, a store through the pointer to\\n#    bananas, a node already freed and reused for pears. Going backwards gdb prints\\n#    Old value = 0 (after the write) and New value = 40 (before it).\\n" \
     -ex "watch pool[1].quantity" \
     -ex "reverse-continue" \
     -ex "backtrace" \
