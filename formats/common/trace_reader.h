@@ -25,6 +25,12 @@ class TraceReader {
 
 struct ReaderOptions {
   std::string instr_map_binary;  // XRay: ELF with xray_instr_map
+  // Steps a trace may expand to where a format lets few bytes declare many
+  // (formats/common/step_limit.h); 0 = the automatic limit from the file size.
+  uint64_t max_steps = 0;
+  // UCIR: recover mappings usercorn trimmed from their backing files
+  // (regular files only, bytes checked against the trace; ucir.md).
+  bool backing_files = true;
 };
 
 struct FormatEntry {

@@ -32,8 +32,8 @@ FormatEntry rvnblock_format() {
   e.name = "rvnblock";
   e.description = "REVEN block trace (SQLite): pc sequence and code bytes";
   e.sniff = sniff;
-  e.open = [](const std::string& path, const ReaderOptions&) -> Result<std::unique_ptr<TraceReader>> {
-    auto r = rvnblock::RvnblockReader::open(path);
+  e.open = [](const std::string& path, const ReaderOptions& opts) -> Result<std::unique_ptr<TraceReader>> {
+    auto r = rvnblock::RvnblockReader::open(path, opts);
     if (!r) return r.error();
     return std::unique_ptr<TraceReader>(std::move(r.value()));
   };

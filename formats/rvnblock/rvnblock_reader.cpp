@@ -1,6 +1,10 @@
 #include "formats/rvnblock/rvnblock_reader.h"
 
+#include <sys/stat.h>
+
 #include <ctime>
+
+#include "formats/common/step_limit.h"
 
 namespace ttd::fmt::rvnblock {
 
@@ -20,9 +24,17 @@ std::string utc_date(uint64_t seconds) {
 
 }  // namespace
 
-Result<std::unique_ptr<RvnblockReader>> RvnblockReader::open(const std::string& path) {
+Result<std::unique_ptr<RvnblockReader>> RvnblockReader::open(const std::string& path, const ReaderOptions& opts) {
   auto trace = BlockTrace::open(path);
   if (!trace) return trace.error();
+  // Every execution row names where its run ends, so the last one alone
+  // sets how many steps read() emits: bound it by what the file can hold.
+  struct stat st {};
+  uint64_t file_bytes = ::stat(path.c_str(), &st) == 0 ? uint64_t(st.st_size) : 0;
+  if (Status s = check_step_count(path, trace.value()->transition_count(),
+                                  "the execution table (its last row's transition_id)", opts, file_bytes);
+      !s)
+    return s.error();
   return std::unique_ptr<RvnblockReader>(new RvnblockReader(std::move(trace.value())));
 }
 

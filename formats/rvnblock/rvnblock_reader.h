@@ -19,7 +19,9 @@ constexpr uint64_t kProcessId = 1;
 
 class RvnblockReader : public TraceReader {
  public:
-  static Result<std::unique_ptr<RvnblockReader>> open(const std::string& path);
+  // Refuses a trace whose execution table claims more transitions than
+  // opts allow for a file of its size (step_limit.h).
+  static Result<std::unique_ptr<RvnblockReader>> open(const std::string& path, const ReaderOptions& opts = {});
   Status read(TraceSink& sink, const Progress& progress) override;
   TraceInfo info() const;
 

@@ -79,6 +79,7 @@ Result<bool> LineReader::next(std::string_view& line) {
       size_t len = nl ? size_t(static_cast<const char*>(nl) - start) : end_ - begin_;
       size_t advance = nl ? len + 1 : len;
       line_offset_ = buf_file_offset_ + begin_;
+      line_terminated_ = nl != nullptr;
       ++line_number_;
       begin_ += advance;
       consumed_ = buf_file_offset_ + begin_;

@@ -29,6 +29,9 @@ class LineReader {
   Result<bool> next(std::string_view& line);
   uint64_t line_number() const { return line_number_; }
   uint64_t line_offset() const { return line_offset_; }
+  // False when the last line returned ended at the end of the file without
+  // a '\n' (a file cut short ends that way).
+  bool line_terminated() const { return line_terminated_; }
   uint64_t bytes_consumed() const { return consumed_; }
   uint64_t file_size() const { return file_size_; }
   const std::string& path() const { return path_; }
@@ -47,6 +50,7 @@ class LineReader {
   uint64_t buf_file_offset_ = 0;  // file offset of buf_[0]
   uint64_t consumed_ = 0;         // file offset just past the last line returned
   uint64_t line_number_ = 0, line_offset_ = 0;
+  bool line_terminated_ = true;
 };
 
 }  // namespace ttd::fmt::tenet

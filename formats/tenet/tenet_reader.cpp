@@ -69,6 +69,7 @@ Status TenetReader::read(TraceSink& sink, const Progress& progress) {
   std::string error;
   std::string_view line;
   bool first = true;
+  std::string first_line_zeroed;  // kept for revise()
   uint64_t next_report = 0;
 
   for (;;) {
@@ -76,11 +77,17 @@ Status TenetReader::read(TraceSink& sink, const Progress& progress) {
     if (!more) return more.error();
     if (!more.value()) break;
     if (is_blank_line(line)) continue;
-    if (!parser.parse(line, parsed, error)) return make_error_line(path_, lines.line_number(), error);
-    if (!parsed.has_ip)
-      return make_error_line(path_, lines.line_number(),
-                             "no " + arch.pc().name +
-                                 "= entry: every Tenet line is one executed instruction and must give its address");
+    const bool parsed_ok = parser.parse(line, parsed, error);
+    if (!parsed_ok || !parsed.has_ip) {
+      if (parsed_ok)
+        error = "no " + arch.pc().name +
+                "= entry: every Tenet line is one executed instruction and must give its address";
+      // Tracers end every line; a bad last line without its newline is a
+      // record the copy cut short, not a malformed one.
+      if (!lines.line_terminated())
+        error = "trace truncated: the last line has no final newline and is cut short (" + error + ")";
+      return make_error_line(path_, lines.line_number(), error);
+    }
     if (first) {
       first = false;
       TraceInfo info = this->info();
@@ -89,6 +96,7 @@ Status TenetReader::read(TraceSink& sink, const Progress& progress) {
       for (uint16_t idx : registers_missing_from_first_line(arch, parsed))
         zeroed += (zeroed.empty() ? "" : " ") + arch.regs[idx].name;
       if (!zeroed.empty()) info.properties.emplace_back("zero on the first line", zeroed);
+      first_line_zeroed = zeroed;
       sink.begin(info);
       emit.initial_state(parsed);
     } else {
@@ -103,6 +111,18 @@ Status TenetReader::read(TraceSink& sink, const Progress& progress) {
     }
   }
   if (first) return make_error(path_, "no instruction lines: the file is empty or blank");
+  if (!lines.line_terminated() && !is_blank_line(line)) {
+    // The last line parsed, but a cut inside a value (rax=0x12 of
+    // rax=0x1234) parses too: say so rather than pass it off as whole.
+    TraceInfo info = this->info();
+    if (!first_line_zeroed.empty()) info.properties.emplace_back("zero on the first line", first_line_zeroed);
+    info.properties.emplace_back(
+        "truncation", "line " + std::to_string(lines.line_number()) + " (the last, at byte " +
+                          std::to_string(lines.line_offset()) +
+                          ") has no final newline: the file may have been cut there, so its last value may be "
+                          "incomplete");
+    sink.revise(info);
+  }
   if (progress) progress(lines.bytes_consumed(), lines.file_size());
   sink.end();
   return {};

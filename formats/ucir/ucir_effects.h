@@ -26,6 +26,7 @@ struct Effect {
   uint64_t addr = 0;
   uint64_t size = 0;   // region / access size; the value for OP_REG
   uint64_t data = 0;   // arena offset of the bytes
+  uint64_t file_off = 0, file_len = 0;  // MEM_MAP with a backing file: what of it the mapping holds
 };
 
 class EffectGroup {

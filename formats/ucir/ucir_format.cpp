@@ -13,8 +13,8 @@ FormatEntry ucir_format() {
   e.sniff = [](const std::string&, std::span<const uint8_t> head) {
     return head.size() >= 4 && std::memcmp(head.data(), "UCIR", 4) == 0;
   };
-  e.open = [](const std::string& path, const ReaderOptions&) -> Result<std::unique_ptr<TraceReader>> {
-    auto r = UcirReader::open(path);
+  e.open = [](const std::string& path, const ReaderOptions& opts) -> Result<std::unique_ptr<TraceReader>> {
+    auto r = UcirReader::open(path, opts);
     if (!r) return r.error();
     return std::unique_ptr<TraceReader>(std::move(*r));
   };

@@ -1,7 +1,10 @@
 #include "formats/ucir/ucir_keyframe.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
+
+#include "formats/ucir/backing_file.h"
 
 namespace ttd::fmt::ucir {
 
@@ -9,9 +12,19 @@ namespace {
 
 struct MapInfo {
   uint64_t addr, size;
+  size_t map_effect = 0;   // index into kf.effects()
   uint32_t writes = 0;
   size_t first_write = 0;  // index into kf.effects()
 };
+
+constexpr size_t kMaxBackingNotes = 16;
+constexpr size_t kMaxNoteName = 256;  // names come from the trace (up to 64 KiB)
+
+std::string hex(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
 
 // Which keyframe mapping owns each address: a later mapping replaces the
 // parts of earlier ones it covers (as mmap does). An interval map keeps the
@@ -54,7 +67,7 @@ class Owners {
 
 }  // namespace
 
-KeyframeSummary apply_keyframe_policy(EffectGroup& kf) {
+KeyframeSummary apply_keyframe_policy(EffectGroup& kf, bool backing_files) {
   KeyframeSummary s;
   std::vector<MapInfo> maps;
   Owners owners;
@@ -64,7 +77,7 @@ KeyframeSummary apply_keyframe_policy(EffectGroup& kf) {
     if (e.op == OP_MEM_MAP) {
       ++s.mappings;
       owners.map(e.addr, e.size, maps.size());
-      maps.push_back({e.addr, e.size});
+      maps.push_back({e.addr, e.size, i});
       if (s.exec_path.empty() && e.reg == 1 && e.len > 0)
         s.exec_path.assign(reinterpret_cast<const char*>(kf.data_of(e)), e.len);
     } else if (e.op == OP_MEM_WRITE) {
@@ -73,10 +86,35 @@ KeyframeSummary apply_keyframe_policy(EffectGroup& kf) {
         if (maps[*id].writes++ == 0) maps[*id].first_write = i;
     }
   }
+  uint64_t budget = kBackingReadBudget;
   for (const MapInfo& m : maps) {
     if (m.writes != 1) continue;
     Effect& w = effects[m.first_write];
     if (w.addr != m.addr || w.len == 0 || w.len >= m.size) continue;
+    const Effect& map = effects[m.map_effect];
+    if (map.reg == 1 && map.len > 0) {
+      const std::string file(reinterpret_cast<const char*>(kf.data_of(map)), map.len);
+      std::string note = hex(m.addr) + " (" + (file.size() > kMaxNoteName ? file.substr(0, kMaxNoteName) + "..." : file) +
+                         "): ";
+      BackingMatch got;
+      if (!backing_files)
+        got.reason = "backing files not read (--no-backing-files)";
+      else if (file.find('\0') != std::string::npos)
+        got.reason = "the name holds a NUL byte";  // the system would open a shorter name
+      else
+        got = match_backing_file(file, map.file_off, map.file_len, m.size, {kf.data_of(w), w.len}, budget);
+      if (got.agrees) {
+        // The file shows where the trimmed bytes sit; they are the trace's own.
+        w.addr = m.addr + got.lead;
+        ++s.recovered_mappings;
+        note += "recovered: the file's bytes from offset " + std::to_string(map.file_off) +
+                " agree with the trimmed data, which starts at +" + hex(got.lead);
+      } else {
+        note += "unknown: " + got.reason;
+      }
+      if (s.backing_notes.size() < kMaxBackingNotes) s.backing_notes.push_back(std::move(note));
+      if (got.agrees) continue;
+    }
     w.op = kEffectMemUnknown;
     w.addr = m.addr;
     w.size = m.size;

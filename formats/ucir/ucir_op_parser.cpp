@@ -131,6 +131,7 @@ bool OpParser::parse_effect(uint8_t op, EffectGroup& g, uint64_t off) {
     case OP_MEM_MAP: {
       const uint64_t addr = ld64(p), size = ld64(p + 8);
       const uint8_t prot = p[16];
+      const uint64_t file_off = ld64(p + 17), file_len = ld64(p + 25);  // read before need() moves the window
       const uint16_t dlen = ld16(p + 33), flen = ld16(p + 35);
       if (!check_range(addr, size, op, off) || !need(fixed + dlen + flen, op, off)) return false;
       const uint8_t* text = w_.cur() + fixed;
@@ -140,10 +141,13 @@ bool OpParser::parse_effect(uint8_t op, EffectGroup& g, uint64_t off) {
       e.prot = prot;
       // The backing file names a mapping better than usercorn's desc.
       e.reg = flen > 0 ? 1 : 0;
-      if (flen > 0)
+      if (flen > 0) {
+        e.file_off = file_off;
+        e.file_len = file_len;
         g.attach(e, text + dlen, flen);
-      else
+      } else {
         g.attach(e, text, dlen);
+      }
       w_.advance(fixed + dlen + flen);
       return true;
     }

@@ -28,7 +28,7 @@ std::string reg_names(const ArchDesc& arch, const std::vector<uint16_t>& regs) {
 
 }  // namespace
 
-Result<std::unique_ptr<UcirReader>> UcirReader::open(const std::string& path) {
+Result<std::unique_ptr<UcirReader>> UcirReader::open(const std::string& path, const ReaderOptions& opts) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return make_error(path, std::string("cannot open file: ") + std::strerror(errno));
   uint8_t head[kHeaderSize];
@@ -44,7 +44,7 @@ Result<std::unique_ptr<UcirReader>> UcirReader::open(const std::string& path) {
   } catch (const std::exception& e) {
     return make_error(path, "no architecture table for '" + h->arch + "': " + e.what());
   }
-  return std::unique_ptr<UcirReader>(new UcirReader(path, std::move(*h), *arch, *desc));
+  return std::unique_ptr<UcirReader>(new UcirReader(path, std::move(*h), *arch, *desc, opts.backing_files));
 }
 
 Status UcirReader::read(TraceSink& sink, const Progress& progress) {
@@ -71,7 +71,7 @@ Status UcirReader::read(TraceSink& sink, const Progress& progress) {
   KeyframeSummary summary;
   std::vector<uint16_t> zeroed;
   if (*has_kf) {
-    summary = apply_keyframe_policy(kf);
+    summary = apply_keyframe_policy(kf, backing_files_);
     zeroed = registers_left_zero(kf, regs);
   }
 
@@ -90,6 +90,9 @@ Status UcirReader::read(TraceSink& sink, const Progress& progress) {
   if (summary.untrusted_mappings)
     info.caps.note += "; " + std::to_string(summary.untrusted_mappings) +
                       " keyframe mapping(s) unknown because usercorn trimmed their zero bytes";
+  if (summary.recovered_mappings)
+    info.caps.note += "; " + std::to_string(summary.recovered_mappings) +
+                      " trimmed keyframe mapping(s) recovered from their backing files";
   info.properties = {
       {"version", header_.version_big_endian ? "1 (big-endian, as usercorn writes it)" : "1 (little-endian)"},
       {"arch", header_.arch},
@@ -101,6 +104,11 @@ Status UcirReader::read(TraceSink& sink, const Progress& progress) {
                            : "absent: registers and memory unknown until written"},
       {"registers zero from the keyframe", *has_kf ? reg_names(desc_, zeroed) : "none"},
   };
+  if (summary.recovered_mappings || !summary.backing_notes.empty()) {
+    std::string notes = std::to_string(summary.recovered_mappings) + " trimmed mapping(s) recovered";
+    for (const std::string& n : summary.backing_notes) notes += "; " + n;
+    info.properties.emplace_back("backing files", std::move(notes));
+  }
   sink.begin(info);
   sink.thread_begin(kTid, kPid);
   if (*has_kf) {

@@ -9,7 +9,8 @@
 //    zero writes follow. Its size comes from the trace: do not
 //    materialise pages for it.
 //  - mem_unknown(base, size) right after a keyframe mapping: usercorn
-//    trimmed that mapping's data, so its bytes are unknown.
+//    trimmed that mapping's data, so its bytes are unknown (unless its
+//    backing file showed where the data sits: then it is a mem_write).
 //  - Syscall steps have kind Syscall and attrs "syscall", "args", "ret";
 //    the kernel's effects follow the instruction's own.
 //  - OP_EXIT becomes thread_end(1) after its step's last effect.
@@ -27,7 +28,10 @@ namespace ttd::fmt {
 class UcirReader final : public TraceReader {
  public:
   // Checks the header and the architecture; the op stream is read by read().
-  static Result<std::unique_ptr<UcirReader>> open(const std::string& path);
+  // opts.backing_files: recover trimmed keyframe mappings from their
+  // backing files (ucir/backing_file.h); the `backing files` property says
+  // which were recovered and why others were not.
+  static Result<std::unique_ptr<UcirReader>> open(const std::string& path, const ReaderOptions& opts = {});
 
   Status read(TraceSink& sink, const Progress& progress) override;
   const ucir::Header& header() const { return header_; }
@@ -38,13 +42,14 @@ class UcirReader final : public TraceReader {
   static constexpr uint64_t kTid = 1, kPid = 1;
 
  private:
-  UcirReader(std::string path, ucir::Header h, ArchId arch, const ArchDesc& desc)
-      : path_(std::move(path)), header_(std::move(h)), arch_(arch), desc_(desc) {}
+  UcirReader(std::string path, ucir::Header h, ArchId arch, const ArchDesc& desc, bool backing_files)
+      : path_(std::move(path)), header_(std::move(h)), arch_(arch), desc_(desc), backing_files_(backing_files) {}
 
   std::string path_;
   ucir::Header header_;
   ArchId arch_;
   const ArchDesc& desc_;
+  bool backing_files_;
 };
 
 }  // namespace ttd::fmt

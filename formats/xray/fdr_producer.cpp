@@ -131,6 +131,7 @@ FdrProducer::Next FdrProducer::next_slow(FdrRecord& r) {
     }
     uint64_t off = in_.offset();
     if (off >= buf_end_ || (!bounded_ && in_.at_end())) {
+      if (!bounded_) unterminated_ = buf_start_;
       if (end_buffer(r)) return Next::Record;
       continue;
     }
@@ -161,7 +162,15 @@ FdrProducer::Next FdrProducer::next_slow(FdrRecord& r) {
         break;
       case RecordKind::EndOfBuffer:
         // The rest of a version 1 buffer is garbage: jump to the next one.
-        in_.seek(bounded_ ? std::min(buf_end_, in_.size()) : off + kMetadataRecordSize);
+        // The runtime writes whole buffers, so a file that ends inside the
+        // padding is a truncated copy (and maybe lost later buffers).
+        if (bounded_ && buf_end_ > in_.size())
+          return fail(in_.size(), "file truncated: it ends at offset " + std::to_string(in_.size()) +
+                                      " inside the padding of the version 1 buffer at offset " +
+                                      std::to_string(buf_start_) + ", which the header's buffer size (" +
+                                      std::to_string(h_.buffer_size) + ") ends at offset " +
+                                      std::to_string(buf_end_));
+        in_.seek(bounded_ ? buf_end_ : off + kMetadataRecordSize);
         in_buffer_ = false;
         return Next::Record;
       default:

@@ -64,6 +64,10 @@ class FdrProducer {
   const Error& error() const { return error_; }
 
   const std::vector<Recovery>& recoveries() const { return recoveries_; }
+  // Version 1 without a header buffer size (LLVM's writer): buffers end at
+  // EndOfBuffer only, so one the file ends inside without it may be a copy
+  // cut at a record boundary. Offset of that buffer, or -1.
+  uint64_t unterminated_buffer() const { return unterminated_; }
   uint64_t buffers() const { return buffers_; }
 
  private:
@@ -84,6 +88,7 @@ class FdrProducer {
   uint32_t typed_ = 0;      // typed events seen in the current buffer
   uint64_t thread_ = 0;     // thread of the current buffer, for reports
   uint64_t buffers_ = 0;
+  uint64_t unterminated_ = ~uint64_t(0);
   std::vector<Recovery> recoveries_;
   Error error_;
 };

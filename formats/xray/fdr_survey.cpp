@@ -65,6 +65,7 @@ XrayReport survey_xray(const std::string& path) {
   }
   rep.buffers = prod.buffers();
   rep.recoveries = prod.recoveries();
+  rep.unterminated_buffer = prod.unterminated_buffer();
   return rep;
 }
 
@@ -123,6 +124,10 @@ std::vector<std::pair<std::string, std::string>> report_properties(const XrayRep
     p.emplace_back("xray.skipped.more", std::to_string(listed_cut - kListed) + " more cut records not listed");
   if (listed_suspect > kListed)
     p.emplace_back("xray.suspected.more", std::to_string(listed_suspect - kListed) + " more buffers not listed");
+  if (r.unterminated_buffer != ~uint64_t(0))
+    p.emplace_back("xray.truncation", "the version 1 buffer at offset " + std::to_string(r.unterminated_buffer) +
+                                          " has no EndOfBuffer before the file ends at offset " +
+                                          std::to_string(r.file_size) + ": the log may have been cut there");
   if (!r.error.empty()) p.emplace_back("xray.error", r.error);
   return p;
 }

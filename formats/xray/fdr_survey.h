@@ -29,6 +29,7 @@ struct XrayReport {
   uint64_t walltime_seconds = 0;  // of the first buffer
   uint32_t walltime_micros = 0;
   std::vector<Recovery> recoveries;
+  uint64_t unterminated_buffer = ~uint64_t(0);  // FdrProducer::unterminated_buffer()
   // Set when the survey stopped at bad input; the second pass reports the
   // same error after emitting everything before it.
   std::string error;

@@ -51,6 +51,7 @@ Status run_fdr(ByteStream& in, const FileHeader& h, Visitor& v, XrayReport* repo
   if (report) {
     report->buffers = prod.buffers();
     report->recoveries = prod.recoveries();
+    report->unterminated_buffer = prod.unterminated_buffer();
     if (!status) report->error = status.error().to_string();
   }
   return status;

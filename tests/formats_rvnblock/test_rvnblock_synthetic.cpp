@@ -9,6 +9,7 @@
 #include <string>
 
 #include "collecting_sink.h"
+#include "formats/rvnblock/rvnblock_format.h"
 #include "formats/rvnblock/rvnblock_reader.h"
 #include "temp_path.h"
 
@@ -202,4 +203,41 @@ TEST_CASE("rvnblock synthetic: an empty execution table is an empty trace") {
   REQUIRE(read_all(db.path(), sink).ok());
   CHECK(sink.steps.empty());
   CHECK(sink.ended);
+}
+
+TEST_CASE("rvnblock synthetic: a run claiming more steps than the file can hold is refused before any step") {
+  // The file: a few KB whose last execution row runs the interrupt
+  // block up to transition 2^40. It used to stream 2^40 interrupt steps
+  // into the index until the disk was full.
+  const uint64_t huge = uint64_t(1) << 40;
+  TempDb db(std::string(kBlocks64) + "INSERT INTO execution VALUES (3, 2), (" + std::to_string(huge) + ", 1);");
+  auto r = RvnblockReader::open(db.path());
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().where == db.path());
+  CHECK_MESSAGE(r.error().message.find("declares " + std::to_string(huge) + " steps") != std::string::npos,
+                r.error().message);
+  CHECK(r.error().message.find("--max-steps") != std::string::npos);
+  // Through the registry, as `ttd index` opens it.
+  auto entry = rvnblock_format();
+  CHECK_FALSE(entry.open(db.path(), ReaderOptions{}).ok());
+  // The override lets a genuinely long trace through (opening only: reading
+  // it would emit 2^40 steps).
+  ReaderOptions big;
+  big.max_steps = huge;
+  auto ok = RvnblockReader::open(db.path(), big);
+  REQUIRE_MESSAGE(ok.ok(), ok.error().to_string());
+  CHECK(entry.open(db.path(), big).ok());
+  // An explicit limit below a trace's length refuses it too.
+  TempDb small(std::string(kBlocks64) + "INSERT INTO execution VALUES (3, 2), (4, 1), (6, 3);");
+  ReaderOptions tight;
+  tight.max_steps = 5;
+  auto refused = RvnblockReader::open(small.path(), tight);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message.find("more than --max-steps 5") != std::string::npos);
+  tight.max_steps = 6;
+  test::CollectingSink sink;
+  auto fits = RvnblockReader::open(small.path(), tight);
+  REQUIRE(fits.ok());
+  REQUIRE(fits.value()->read(sink, nullptr).ok());
+  CHECK(sink.steps.size() == 6);
 }

@@ -31,6 +31,7 @@ class StateRecordingSink : public fmt::TraceSink {
     info = i;
     current = MachineState(arch_desc(i.arch));
   }
+  void revise(const fmt::TraceInfo& i) override { info.properties = i.properties; }
   void step(const fmt::StepInfo& s) override {
     ThreadState& t = current.thread(s.tid, s.pid);
     t.regs.set_u64(current.arch().pc_index, s.pc);

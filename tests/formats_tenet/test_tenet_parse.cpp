@@ -231,6 +231,62 @@ TEST_CASE("tenet: steps before a bad line are delivered") {
   CHECK_FALSE(r->sink.ended);
 }
 
+namespace {
+
+const std::string* find_property(const fmt::TraceInfo& info, const std::string& key) {
+  for (const auto& [k, v] : info.properties)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("tenet: a trace cut anywhere is read whole or reported as possibly cut") {
+  // Every prefix of a trace: one that ends on a newline is a whole trace of
+  // fewer lines; any other ends in a cut line, which must be refused as
+  // truncated (when it no longer parses) or kept with a `truncation`
+  // property (a cut inside a value still parses) -- never passed off silently.
+  const std::string text =
+      "rax=0x1,rbx=0x2,rcx=0x3,rdx=0x4,rbp=0x5,rsp=0x6,rsi=0x7,rdi=0x8,rip=0x1000\n"
+      "rax=0x1234,rip=0x1004,mr=0x2000:41424344\n"
+      "rbx=0x99,rip=0x1008,mw=0x2004:00ff\n";
+  size_t lines_before = 0, refused = 0, noted = 0;
+  for (size_t n = 1; n <= text.size(); ++n) {
+    CAPTURE(n);
+    std::string prefix = text.substr(0, n);
+    auto r = read_text(prefix);
+    if (prefix.back() == '\n') {
+      ++lines_before;
+      REQUIRE_MESSAGE(r->status.ok(), r->status.error().to_string());
+      CHECK(r->sink.steps.size() == lines_before);
+      CHECK(find_property(r->sink.info, "truncation") == nullptr);
+      continue;
+    }
+    if (!r->status.ok()) {
+      ++refused;
+      // Past the first line (which open() checks for the architecture) the
+      // error says what happened.
+      if (lines_before > 0)
+        CHECK_MESSAGE(r->status.error().message.find("trace truncated") != std::string::npos,
+                      r->status.error().to_string());
+      continue;
+    }
+    ++noted;
+    const std::string* note = find_property(r->sink.info, "truncation");
+    REQUIRE_MESSAGE(note != nullptr, prefix);
+    CHECK(note->find("line " + std::to_string(lines_before + 1)) != std::string::npos);
+    CHECK(r->sink.steps.size() == lines_before + 1);
+    CHECK(r->sink.ended);
+  }
+  CHECK(refused > 0);
+  CHECK(noted > 0);
+  // A last line lacking only its newline is kept whole, with the note.
+  auto whole = read_text(text.substr(0, text.size() - 1));
+  REQUIRE(whole->status.ok());
+  CHECK(whole->sink.steps.size() == 3);
+  CHECK(find_property(whole->sink.info, "truncation") != nullptr);
+}
+
 TEST_CASE("tenet: progress and cancel") {
   std::string text;
   for (int i = 0; i < 1000; ++i) text += "rax=" + std::to_string(i) + ",rip=0x" + std::to_string(1000 + i) + "\n";

@@ -143,6 +143,26 @@ std::string write_sample_i386_le_version(const std::string& path) {
   return write_raw(path, i386_ops(), "x86", true) ? path : "";
 }
 
+// usercorn's trimmed code mapping naming a backing file that exists on
+// every Debian system but does not agree (its ELF header goes on past the
+// trimmed bytes): reaches the backing-file check, which reads at most the
+// mapping's 4 KiB and leaves the mapping unknown.
+static std::vector<uint8_t> usercorn_backing_file_ops() {
+  std::vector<uint8_t> ops;
+  OpEncoder e(ops);
+  std::vector<uint8_t> kf;
+  OpEncoder k(kf);
+  k.mem_map(0x400000, 0x2000, 5, 0, 0x1000, "exe", "/bin/sh");
+  const uint8_t elf[] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+  k.mem_write(0x400000, elf);
+  e.frame_header(OP_KEYFRAME, 0, 2);
+  e.bytes(kf);
+  e.frame_header(OP_FRAME, 0, 2);
+  e.jmp(0x400000, 1);
+  e.step(1);
+  return ops;
+}
+
 bool write_seed_corpus(const std::string& dir) {
   std::filesystem::create_directories(dir);
   // fuzz_ucir also re-frames everything after the 74-byte header as one
@@ -156,7 +176,9 @@ bool write_seed_corpus(const std::string& dir) {
          !write_usercorn_style_x86_64(dir + "/usercorn_style_x86_64.ucir").empty() &&
          !write_sample_i386_le_version(dir + "/i386_le_version.ucir").empty() &&
          bare("bare_ops_usercorn_style_x86_64", "x86_64", usercorn_style_x86_64_ops()) &&
-         bare("bare_ops_i386", "x86", i386_ops());
+         bare("bare_ops_i386", "x86", i386_ops()) &&
+         write_raw(dir + "/usercorn_backing_file_x86_64.ucir", usercorn_backing_file_ops(), "x86_64", false) &&
+         bare("bare_ops_usercorn_backing_file", "x86_64", usercorn_backing_file_ops());
 }
 
 }  // namespace ttd::test

@@ -216,6 +216,44 @@ TEST_CASE("version 1 buffers are skipped to the header's buffer size, whatever t
   CHECK(o.events[2].cpu == 1);
 }
 
+TEST_CASE("every prefix of a padded version 1 log is read whole or refused as truncated") {
+  // compiler-rt's version 1 writes whole buffers of the header's size, the
+  // rest after EndOfBuffer zero-filled. A copy cut anywhere but at a buffer
+  // boundary is truncated, also inside the padding (which used to read as a
+  // complete log with the later buffers silently missing).
+  const uint64_t kBuffer = 112;  // 48 bytes of buffer metadata, 4 functions, EndOfBuffer, 16 padding
+  FdrWriter w(1, kBuffer);
+  w.set_v1_padding(0);
+  const uint32_t per_buffer[] = {4, 4, 2};
+  uint32_t fid = 1;
+  for (int b = 0; b < 3; ++b) {
+    w.begin_buffer(b + 1, 0, 0, 100);
+    for (uint32_t i = 0; i < per_buffer[b]; ++i) w.function(Action::Enter, fid++, 1);
+    w.end_buffer();
+  }
+  const auto full = w.bytes();
+  REQUIRE(full.size() == 32 + 3 * kBuffer);
+  size_t refused = 0;
+  for (size_t n = 0; n <= full.size(); ++n) {
+    CAPTURE(n);
+    auto o = read_bytes(std::vector<uint8_t>(full.begin(), full.begin() + n), "prefix.xray");
+    if (n >= 32 && (n - 32) % kBuffer == 0) {  // a whole log with fewer buffers
+      REQUIRE_MESSAGE(o.status.ok(), o.status.error().to_string());
+      size_t whole = (n - 32) / kBuffer, expect = 0;
+      for (size_t b = 0; b < whole; ++b) expect += per_buffer[b];
+      CHECK(o.events.size() == expect);
+      continue;
+    }
+    REQUIRE_FALSE(o.status.ok());
+    CHECK(o.status.error().where == o.path);
+    CHECK(o.status.error().offset.has_value());
+    if (n >= 32) CHECK_MESSAGE(o.status.error().message.find("truncated") != std::string::npos,
+                               o.status.error().to_string());
+    ++refused;
+  }
+  CHECK(refused == full.size() + 1 - 4);
+}
+
 TEST_CASE("basic-mode errors") {
   SUBCASE("partial last record") {
     auto b = basic_header(3);

@@ -1,6 +1,7 @@
 // The TraceReader: sniffing, TraceInfo, the step stream and its attributes.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "fdr_writer.h"
@@ -173,6 +174,43 @@ TEST_CASE("recovered regions appear in TraceInfo and the read succeeds") {
   CHECK(sink.property("xray.recovered.skipped_bytes") == "14");
   CHECK(sink.property("xray.skipped@9962").find("skipped bytes 9962..9976") != std::string::npos);
   CHECK(sink.steps.back().info.kind == StepKind::CustomEvent);
+}
+
+TEST_CASE("every prefix of an unpadded version 1 log is whole, refused, or noted as possibly cut") {
+  // LLVM's writer (header buffer size 0) ends version 1 buffers only with
+  // EndOfBuffer. A copy cut at a record boundary of the last buffer parses,
+  // so the reader cannot refuse it, but it must not pass it off as whole.
+  FdrWriter w(1);
+  const uint32_t per_buffer[] = {3, 2};
+  std::vector<size_t> whole_at = {32};  // prefix lengths that are complete logs
+  for (int b = 0; b < 2; ++b) {
+    w.begin_buffer(b + 1, 0, 0, 100);
+    for (uint32_t i = 0; i < per_buffer[b]; ++i) w.function(Action::Enter, i + 1, 1);
+    w.end_buffer();
+    whole_at.push_back(w.size());
+  }
+  const std::vector<uint8_t> full = w.bytes();
+  size_t noted = 0;
+  for (size_t n = 32; n <= full.size(); ++n) {
+    CAPTURE(n);
+    auto path = temp_path("v1-prefix.xray");
+    REQUIRE(write_file(path, std::vector<uint8_t>(full.begin(), full.begin() + n)));
+    Status s;
+    auto sink = read_all(path, "", &s);
+    const bool whole = std::find(whole_at.begin(), whole_at.end(), n) != whole_at.end();
+    if (whole) {
+      REQUIRE_MESSAGE(s.ok(), s.error().to_string());
+      CHECK(sink.property("xray.truncation").empty());
+    } else if (s.ok()) {
+      ++noted;
+      CHECK_MESSAGE(sink.property("xray.truncation").find("has no EndOfBuffer before the file ends at offset " +
+                                                          std::to_string(n)) != std::string::npos,
+                    sink.property("xray.truncation"));
+    } else {
+      CHECK(s.error().offset.has_value());
+    }
+  }
+  CHECK(noted > 0);
 }
 
 TEST_CASE("errors and cancelling") {

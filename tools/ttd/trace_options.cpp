@@ -16,6 +16,11 @@ void add_trace_options(CLI::App& sub, TraceOptions& o) {
   sub.add_option("--cache-dir", o.cache_dir, "where to keep the index when the trace's folder is read-only");
   sub.add_option("--instr-map", o.instr_map, "XRay: the instrumented binary, to resolve function ids");
   sub.add_flag("--rebuild", o.rebuild, "rebuild the index even if a valid one exists");
+  sub.add_option("--max-steps", o.max_steps,
+                 "accept a trace that expands to up to N steps (default: a limit that grows with the file size)")
+      ->check(CLI::PositiveNumber);
+  sub.add_flag("--no-backing-files", o.no_backing_files,
+               "UCIR: leave mappings usercorn trimmed unknown instead of reading their backing files");
   sub.add_option("--keyframe-interval", o.keyframe_interval,
                  "steps between keyframes when building the index (default " +
                      std::to_string(kDefaultKeyframeInterval) + ")")
@@ -30,6 +35,8 @@ std::shared_ptr<Trace> open_trace_or_report(const TraceOptions& o) {
   opts.rebuild = o.rebuild;
   opts.keyframe_interval = o.keyframe_interval;
   opts.reader.instr_map_binary = o.instr_map;
+  opts.reader.max_steps = o.max_steps;
+  opts.reader.backing_files = !o.no_backing_files;
   bool bar = o.progress && ::isatty(2);
   auto last = std::chrono::steady_clock::now();
   if (bar) {
