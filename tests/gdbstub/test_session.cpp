@@ -303,6 +303,7 @@ TEST_CASE("session: a client that disconnects stops a long monitor command") {
   no_ack(c);
   c.packet(rcmd("spin"));
   std::this_thread::sleep_for(50ms);
+  CHECK(c.quiet());  // still running
   auto closed = std::chrono::steady_clock::now();
   c.close();
   CHECK(f.end() == SessionEnd::Disconnected);
