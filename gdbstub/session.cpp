@@ -95,6 +95,7 @@ void GdbSession::handle(ReaderEvent& event) {
       return;
     }
     case Kind::Packet: {
+      seen_packet_ = true;
       if (options_.log) options_.log('<', event.payload);
       if (!state_.no_ack) send_raw("+");
       Sink sink(*this);
@@ -106,6 +107,7 @@ void GdbSession::handle(ReaderEvent& event) {
 }
 
 SessionEnd GdbSession::run() {
+  const auto started = std::chrono::steady_clock::now();
   while (true) {
     while (auto event = reader_.next()) {
       handle(*event);
@@ -113,7 +115,16 @@ SessionEnd GdbSession::run() {
       if (disconnected_) return SessionEnd::Disconnected;
     }
     if (disconnected_) return SessionEnd::Disconnected;
-    fill_reader(-1);
+    int wait_ms = -1;
+    if (!seen_packet_ && options_.first_packet_timeout_ms >= 0) {
+      auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+      if (waited.count() >= options_.first_packet_timeout_ms) {
+        if (options_.log) options_.log('<', "<no packet in time>");
+        return SessionEnd::IdleTimeout;
+      }
+      wait_ms = int(options_.first_packet_timeout_ms - waited.count());
+    }
+    fill_reader(wait_ms);
   }
 }
 

@@ -6,7 +6,9 @@
 //
 // Bad input never ends the session: a bad checksum is answered with '-',
 // an oversize or malformed packet with an E reply, garbage between packets
-// is skipped; only EOF, a failed write, D, vKill and k end it.
+// is skipped; only EOF, a failed write, D, vKill and k end it, or a
+// connection that never sends a packet (first_packet_timeout_ms): an idle
+// socket must not hold one of the server's few client slots forever.
 #pragma once
 #include <chrono>
 #include <functional>
@@ -23,6 +25,10 @@ namespace ttd::gdb {
 
 struct SessionOptions {
   size_t packet_size = kDefaultPacketSize;
+  // How long a new connection may take to send its first well-formed
+  // packet (gdb and lldb send qSupported at once); -1: no limit. After
+  // that the client may sit idle as long as it likes.
+  int first_packet_timeout_ms = -1;
   // Optional packet log: direction '<' (from client) or '>' (to client) and
   // the payload (or an event name such as "<interrupt>").
   std::function<void(char direction, std::string_view text)> log;
@@ -52,6 +58,7 @@ class GdbSession {
   std::string last_packet_;  // framed, for a '-' retransmit
   int retransmits_ = 0;
   bool disconnected_ = false;
+  bool seen_packet_ = false;
   std::chrono::steady_clock::time_point last_poll_{};
 };
 

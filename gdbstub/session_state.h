@@ -25,7 +25,8 @@ struct ClientFeatures {
   bool threads_in_stop_reply = false;  // lldb QListThreadsInStopReply
 };
 
-enum class SessionEnd : uint8_t { None, Detached, Killed, Disconnected };
+// IdleTimeout: the client sent no packet within SessionOptions::first_packet_timeout_ms.
+enum class SessionEnd : uint8_t { None, Detached, Killed, Disconnected, IdleTimeout };
 
 struct SessionState {
   size_t packet_size = kDefaultPacketSize;

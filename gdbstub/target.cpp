@@ -8,6 +8,10 @@ std::optional<MemoryRegionDesc> Target::memory_region(uint64_t, uint64_t) const 
 
 MonitorReply Target::monitor(std::string_view) { return {"monitor commands are not supported by this target\n", false}; }
 
+MonitorReply Target::monitor(std::string_view command, const MonitorOutput&, const InterruptCheck&) {
+  return monitor(command);
+}
+
 std::string Target::target_description() const { return ttd::target_xml(arch()); }
 
 std::string Target::thread_extra_info(uint64_t tid) const {

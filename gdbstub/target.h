@@ -104,6 +104,12 @@ struct MonitorReply {
   bool ok = true;      // false: the command failed (the stub replies E)
 };
 
+// Where a streaming monitor command writes its output as it produces it;
+// the stub sends it on in O packets at once, so no command buffers more
+// than a line. Returns false when the command must stop (the client sent
+// Ctrl-C or went away).
+using MonitorOutput = std::function<bool(std::string_view text)>;
+
 struct TargetCaps {
   bool reverse = false;          // bc / bs (ReverseContinue+ / ReverseStep+)
   bool hw_breakpoints = true;    // Z1
@@ -148,6 +154,11 @@ class Target {
 
   // `monitor <text>` (qRcmd). Only called when capabilities().monitor.
   virtual MonitorReply monitor(std::string_view command);
+  // The streaming form the stub calls: output may go to `out` while the
+  // command runs (the returned reply's output follows it), and a long
+  // command polls `interrupted` and ends early when it returns true. The
+  // default answers with monitor(command).
+  virtual MonitorReply monitor(std::string_view command, const MonitorOutput& out, const InterruptCheck& interrupted);
   // Lines for `monitor help` describing what monitor() accepts.
   virtual std::string monitor_help() const { return {}; }
 

@@ -86,24 +86,26 @@ Result<std::optional<RegisterWrite>> first_write(const Trace& t, RegisterQuery q
 }  // namespace
 
 Result<std::optional<RegisterWrite>> previous_register_write(const Trace& t, uint16_t reg, uint64_t at,
-                                                             std::optional<uint64_t> tid) {
+                                                             std::optional<uint64_t> tid, const CancelCheck& cancel) {
   if (auto s = check_position(t, at, "at"); !s) return s.error();
   if (at == 0) return std::optional<RegisterWrite>();
   RegisterQuery q;
   q.reg = reg;
   q.tid = tid;
+  q.cancel = cancel;
   q.start.window = {0, at};
   q.start.direction = Direction::Backward;
   return first_write(t, q);
 }
 
 Result<std::optional<RegisterWrite>> next_register_write(const Trace& t, uint16_t reg, uint64_t at,
-                                                         std::optional<uint64_t> tid) {
+                                                         std::optional<uint64_t> tid, const CancelCheck& cancel) {
   if (auto s = check_position(t, at, "at"); !s) return s.error();
   if (at == t.step_count()) return std::optional<RegisterWrite>();
   RegisterQuery q;
   q.reg = reg;
   q.tid = tid;
+  q.cancel = cancel;
   q.start.window = {at, t.step_count()};
   q.start.direction = Direction::Forward;
   return first_write(t, q);

@@ -43,9 +43,9 @@ Result<std::vector<RegisterWrite>> find_register_writes(const Trace& t, const Re
 
 // The last write strictly before position `at` / the first at or after it.
 Result<std::optional<RegisterWrite>> previous_register_write(const Trace& t, uint16_t reg, uint64_t at,
-                                                             std::optional<uint64_t> tid = std::nullopt);
+                                                             std::optional<uint64_t> tid = std::nullopt, const CancelCheck& cancel = {});
 Result<std::optional<RegisterWrite>> next_register_write(const Trace& t, uint16_t reg, uint64_t at,
-                                                         std::optional<uint64_t> tid = std::nullopt);
+                                                         std::optional<uint64_t> tid = std::nullopt, const CancelCheck& cancel = {});
 
 using RegisterChanges = HitIterator<RegisterQuery, RegisterWrite>;
 RegisterChanges register_changes(std::shared_ptr<const Trace> t, RegisterQuery q);

@@ -26,14 +26,21 @@ Result<std::vector<uint8_t>> parse_hex_bytes(const std::string& text) {
   return out;
 }
 
+Status check_pattern_size(size_t pattern_len, size_t max) {
+  if (pattern_len <= max) return {};
+  return make_error("bytes", "pattern of " + std::to_string(pattern_len) + " bytes is longer than the limit of " +
+                                 std::to_string(max) + " (raise it with --max-pattern N)");
+}
+
 namespace {
 
 struct SearchBounds {
   uint64_t lo = 0, last = ~0ull;
 };
 
-Result<SearchBounds> bounds_of(const std::optional<AddressRange>& within, size_t pattern_len) {
+Result<SearchBounds> bounds_of(const std::optional<AddressRange>& within, size_t pattern_len, size_t max_pattern) {
   if (pattern_len == 0) return make_error("bytes", "empty byte pattern");
+  if (auto s = check_pattern_size(pattern_len, max_pattern); !s) return s.error();
   SearchBounds b;
   if (within) {
     if (auto r = make_range(within->addr, within->len, "within"); !r) return r.error();
@@ -47,28 +54,42 @@ Result<SearchBounds> bounds_of(const std::optional<AddressRange>& within, size_t
 }
 
 // Searches every process (or one) of a state, in pid then address order.
-bool search_state(const MachineState& st, std::span<const uint8_t> pat, const SearchBounds& b, std::optional<uint64_t> pid,
-                  const std::function<bool(uint64_t pid, uint64_t addr)>& fn) {
+bool search_state(const MachineState& st, const PatternFinder& finder, const SearchBounds& b,
+                  std::optional<uint64_t> pid, const std::function<bool(uint64_t pid, uint64_t addr)>& fn,
+                  const CancelCheck& cancel = {}) {
   for (const auto& [p, proc] : st.processes()) {
     if (pid && *pid != p) continue;
-    if (!find_pattern(proc.memory, pat, b.lo, b.last, [&](uint64_t a) { return fn(p, a); })) return false;
+    if (!finder.find(proc.memory, b.lo, b.last, [&](uint64_t a) { return fn(p, a); }, cancel)) return false;
   }
   return true;
 }
 
 }  // namespace
 
-Result<std::vector<ValueMatch>> search_memory(std::shared_ptr<const Trace> t, const SpaceSearch& q) {
-  auto b = bounds_of(q.within, q.pattern.size());
+Status scan_memory(std::shared_ptr<const Trace> t, const SpaceSearch& q, const std::function<bool(const ValueMatch&)>& fn) {
+  auto b = bounds_of(q.within, q.pattern.size(), q.max_pattern);
   if (!b) return b.error();
   if (auto s = check_position(*t, q.at, "at"); !s) return s.error();
   Cursor c(t);
   if (auto s = c.seek(q.at); !s) return s.error();
+  PatternFinder finder(q.pattern);
+  size_t found = 0;
+  bool fn_stopped = false;
+  bool done = search_state(c.state(), finder, *b, q.pid, [&](uint64_t pid, uint64_t addr) {
+    fn_stopped = !fn(ValueMatch{pid, addr}) || (q.limit != 0 && ++found >= q.limit);
+    return !fn_stopped;
+  }, q.cancel);
+  if (!done && !fn_stopped) return interrupted_error();
+  return {};
+}
+
+Result<std::vector<ValueMatch>> search_memory(std::shared_ptr<const Trace> t, const SpaceSearch& q) {
   std::vector<ValueMatch> out;
-  search_state(c.state(), q.pattern, *b, q.pid, [&](uint64_t pid, uint64_t addr) {
-    out.push_back({pid, addr});
-    return q.limit == 0 || out.size() < q.limit;
+  Status s = scan_memory(t, q, [&](const ValueMatch& m) {
+    out.push_back(m);
+    return true;
   });
+  if (!s) return s.error();
   return out;
 }
 
@@ -118,7 +139,7 @@ bool chunk_changes_memory(const ChunkSummary& s, const std::optional<AddressRang
 }  // namespace
 
 Result<std::optional<Appearance>> first_appearance(std::shared_ptr<const Trace> t, const TimeSearch& q) {
-  auto b = bounds_of(q.within, q.pattern.size());
+  auto b = bounds_of(q.within, q.pattern.size(), q.max_pattern);
   if (!b) return b.error();
   if (auto s = check_position(*t, q.window.from, "from"); !s) return s.error();
   if (auto s = check_position(*t, q.window.to, "to"); !s) return s.error();
@@ -128,10 +149,12 @@ Result<std::optional<Appearance>> first_appearance(std::shared_ptr<const Trace> 
   Cursor c(t);
   if (auto s = c.seek(q.window.from); !s) return s.error();
   std::optional<Appearance> found;
-  search_state(c.state(), q.pattern, *b, q.pid, [&](uint64_t pid, uint64_t addr) {
+  PatternFinder finder(q.pattern);
+  bool done = search_state(c.state(), finder, *b, q.pid, [&](uint64_t pid, uint64_t addr) {
     found = Appearance{q.window.from, std::nullopt, pid, addr};
     return false;
-  });
+  }, q.cancel);
+  if (!done && !found) return interrupted_error();
   if (found || q.window.from == q.window.to) return found;
 
   MachineState st = c.state();
@@ -148,6 +171,8 @@ Result<std::optional<Appearance>> first_appearance(std::shared_ptr<const Trace> 
     while (reader.next()) {
       const StepView& s = reader.step();
       if (s.eid >= q.window.to) break;
+      // A chunk of steps that each change memory is a lot of pattern checks.
+      if (q.cancel && s.eid % 256 == 0 && q.cancel()) return interrupted_error();
       replay.active = s.eid >= q.window.from;
       replay.changes.clear();
       if (!reader.effects(replay)) break;
@@ -161,7 +186,7 @@ Result<std::optional<Appearance>> first_appearance(std::shared_ptr<const Trace> 
         last = last + (pat - 1) < last ? ~0ull : last + (pat - 1);
         lo = std::max(lo, b->lo);
         last = std::min(last, b->last);
-        find_pattern(proc->memory, q.pattern, lo, last, [&](uint64_t addr) {
+        finder.find(proc->memory, lo, last, [&](uint64_t addr) {
           found = Appearance{s.eid + 1, s.eid, chg.pid, addr};
           return false;
         });

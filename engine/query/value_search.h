@@ -24,6 +24,14 @@ namespace ttd::query {
 // for an empty pattern, an odd number of digits, or a non-hex character.
 Result<std::vector<uint8_t>> parse_hex_bytes(const std::string& text);
 
+// Longest pattern a search accepts unless the caller raises it (`ttd
+// search --max-pattern`, `monitor search --max-pattern`). The scan is
+// linear in memory plus pattern, but a search in time re-examines up to
+// twice the pattern's length around every byte a step changes.
+inline constexpr size_t kDefaultMaxPattern = 4096;
+// Error naming the size and the limit when the pattern is longer than max.
+Status check_pattern_size(size_t pattern_len, size_t max);
+
 struct ValueMatch {
   uint64_t pid = 0;
   uint64_t addr = 0;
@@ -35,9 +43,14 @@ struct SpaceSearch {
   std::optional<AddressRange> within;  // the whole pattern must lie inside
   std::optional<uint64_t> pid;
   size_t limit = 0;                    // 0 = all matches
+  CancelCheck cancel;                  // polled every few pages
+  size_t max_pattern = kDefaultMaxPattern;
 };
 // Matches in address order (per process, by pid).
 Result<std::vector<ValueMatch>> search_memory(std::shared_ptr<const Trace> t, const SpaceSearch& q);
+// The same, each match handed to fn as it is found (fn returns false to
+// stop); nothing is collected, so memory does not grow with the matches.
+Status scan_memory(std::shared_ptr<const Trace> t, const SpaceSearch& q, const std::function<bool(const ValueMatch&)>& fn);
 
 struct TimeSearch {
   std::vector<uint8_t> pattern;
@@ -45,6 +58,7 @@ struct TimeSearch {
   std::optional<AddressRange> within;
   std::optional<uint64_t> pid;
   CancelCheck cancel;
+  size_t max_pattern = kDefaultMaxPattern;
 };
 struct Appearance {
   uint64_t eid = 0;                     // first position whose state holds the pattern

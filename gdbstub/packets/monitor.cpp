@@ -1,5 +1,9 @@
 // qRcmd,<hex command>: gdb's `monitor`, lldb's `process plugin packet
-// monitor`. Output goes out as O<hex> packets, then OK.
+// monitor`. Output goes out as O<hex> packets while the command runs (at
+// most kChunk text bytes are held back), then OK; gdb and lldb accept any
+// number of O packets before the final reply. Ctrl-C or a vanished client
+// stops a long command: the target sees its output refused and its
+// interrupt check fire, and the client gets "interrupted" before the OK.
 //
 // The stub itself answers `reverse on|off` (direction switch: ordinary
 // continue / step run backwards, for lldb < 21 which has no reverse
@@ -14,11 +18,42 @@ namespace ttd::gdb::packets {
 
 namespace {
 
+constexpr size_t kChunk = 1024;  // text bytes per O packet
+
 void send_output(HandlerContext& ctx, std::string_view text) {
-  constexpr size_t kChunk = 1024;  // text bytes per O packet
   for (size_t at = 0; at < text.size(); at += kChunk)
     ctx.reply("O" + encode_hex_text(text.substr(at, kChunk)));
 }
+
+// Gathers streamed output into O packets of kChunk bytes, and latches a
+// stop: once the interrupt check fired, nothing more is accepted.
+class OutputStream {
+ public:
+  explicit OutputStream(HandlerContext& ctx) : ctx_(ctx) {}
+  bool write(std::string_view text) {
+    if (stopped()) return false;
+    pending_ += text;
+    while (pending_.size() >= kChunk) {
+      send_output(ctx_, std::string_view(pending_).substr(0, kChunk));
+      pending_.erase(0, kChunk);
+    }
+    return !stopped();
+  }
+  bool stopped() {
+    if (!stopped_ && ctx_.interrupted && ctx_.interrupted()) stopped_ = true;
+    return stopped_;
+  }
+  bool was_stopped() const { return stopped_; }
+  void flush() {
+    send_output(ctx_, pending_);
+    pending_.clear();
+  }
+
+ private:
+  HandlerContext& ctx_;
+  std::string pending_;
+  bool stopped_ = false;
+};
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -58,9 +93,14 @@ void q_rcmd(HandlerContext& ctx, std::string_view args) {
     return ctx.ok();
   }
   if (!caps.monitor) return ctx.unsupported();
-  MonitorReply reply = ctx.target.monitor(command);
+  OutputStream stream(ctx);
+  MonitorReply reply = ctx.target.monitor(
+      command, [&](std::string_view text) { return stream.write(text); }, [&] { return stream.stopped(); });
   std::string output = std::move(reply.output);
   if (!reply.ok && !output.starts_with("error")) output = "error: " + output;
+  stream.flush();
+  // A command that just stopped streaming says nothing more; say why.
+  if (stream.was_stopped() && output.empty()) output = "interrupted\n";
   send_output(ctx, output);
   ctx.ok();
 }

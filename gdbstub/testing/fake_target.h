@@ -181,6 +181,25 @@ class FakeTarget : public Target {
     }
     return {"unknown monitor command '" + std::string(command) + "'\n", false};
   }
+  // Streaming commands for the session tests: `flood` writes lines until
+  // its output is refused, `spin` produces nothing until interrupted. Both
+  // give up after ~10 s so a broken stub fails a test instead of hanging it.
+  MonitorReply monitor(std::string_view command, const MonitorOutput& out, const InterruptCheck& interrupted) override {
+    auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    if (command == "flood") {
+      for (uint64_t i = 0; std::chrono::steady_clock::now() < give_up; ++i)
+        if (!out("line " + std::to_string(i) + "\n")) return {};
+      return {"flood ran out of time\n", false};
+    }
+    if (command == "spin") {
+      while (std::chrono::steady_clock::now() < give_up) {
+        if (interrupted && interrupted()) return {};
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+      return {"spin ran out of time\n", false};
+    }
+    return monitor(command);
+  }
   std::string monitor_help() const override { return "eid                show the position\nseek N             go to N\n"; }
   std::optional<std::string> exec_file() const override { return exec_path; }
   std::optional<std::string> auxv() const override { return auxv_bytes; }

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "gdbstub/hex.h"
 #include "gdbstub/packet_writer.h"
 #include "gdbstub/session.h"
 #include "gdbstub/testing/fake_target.h"
@@ -228,4 +229,106 @@ TEST_CASE("session: packet log sees both directions") {
   }
   std::lock_guard lock(m);
   CHECK(log == std::vector<std::string>{"<qC", ">QC1", "<D", ">OK"});
+}
+
+namespace {
+
+std::string rcmd(std::string_view command) { return "qRcmd," + encode_hex_text(command); }
+
+// Reads replies until the final one of a monitor command (not an O
+// packet); the decoded O text goes to `text`.
+std::string finish_monitor(Client& c, std::string& text, size_t* o_packets = nullptr) {
+  while (true) {
+    std::string r = c.reply();
+    if (!r.starts_with("O") || r == "OK") return r;
+    auto decoded = decode_hex_text(std::string_view(r).substr(1));
+    REQUIRE(decoded);
+    text += *decoded;
+    if (o_packets) ++*o_packets;
+  }
+}
+
+void no_ack(Client& c) {
+  c.packet("QStartNoAckMode");
+  CHECK(c.byte() == '+');
+  CHECK(c.reply() == "OK");
+}
+
+}  // namespace
+
+TEST_CASE("session: monitor output streams in O packets while the command runs, and Ctrl-C ends it") {
+  SessionFixture f;
+  Client& c = *f.client;
+  no_ack(c);
+  c.packet(rcmd("flood"));
+  // Output arrives before the command ends (it never ends by itself).
+  std::string first = c.reply();
+  REQUIRE(first.starts_with("O"));
+  CHECK(decode_hex_text(std::string_view(first).substr(1))->starts_with("line 0\nline 1\n"));
+  auto sent = std::chrono::steady_clock::now();
+  c.raw("\x03");
+  std::string text;
+  size_t packets = 0;
+  CHECK(finish_monitor(c, text, &packets) == "OK");
+  auto latency = std::chrono::steady_clock::now() - sent;
+  CHECK(latency < 1s);
+  MESSAGE("flood stopped " << std::chrono::duration_cast<std::chrono::microseconds>(latency).count()
+                           << " us after Ctrl-C, " << packets << " more O packets");
+  CHECK(text.ends_with("interrupted\n"));
+  c.packet("qC");  // the session goes on
+  CHECK(c.reply() == "QC1");
+}
+
+TEST_CASE("session: Ctrl-C stops a silent long monitor command within 1 s") {
+  SessionFixture f;
+  Client& c = *f.client;
+  no_ack(c);
+  c.packet(rcmd("spin"));
+  std::this_thread::sleep_for(50ms);
+  CHECK(c.quiet());  // still running
+  auto sent = std::chrono::steady_clock::now();
+  c.raw("\x03");
+  std::string text;
+  CHECK(finish_monitor(c, text) == "OK");
+  auto latency = std::chrono::steady_clock::now() - sent;
+  CHECK(latency < 1s);
+  MESSAGE("spin stopped " << std::chrono::duration_cast<std::chrono::microseconds>(latency).count()
+                          << " us after Ctrl-C");
+  CHECK(text == "interrupted\n");
+}
+
+TEST_CASE("session: a client that disconnects stops a long monitor command") {
+  SessionFixture f;
+  Client& c = *f.client;
+  no_ack(c);
+  c.packet(rcmd("spin"));
+  std::this_thread::sleep_for(50ms);
+  CHECK(c.quiet());  // still running
+  auto closed = std::chrono::steady_clock::now();
+  c.close();
+  CHECK(f.end() == SessionEnd::Disconnected);
+  CHECK(std::chrono::steady_clock::now() - closed < 1s);
+}
+
+TEST_CASE("session: a connection that sends no packet in time is closed, one that did may idle") {
+  SessionOptions options;
+  options.first_packet_timeout_ms = 200;
+  {
+    SessionFixture f(options);
+    f.client->raw("+++garbage");  // bytes, but no packet
+    auto started = std::chrono::steady_clock::now();
+    CHECK(f.end() == SessionEnd::IdleTimeout);
+    CHECK(std::chrono::steady_clock::now() - started < 2s);
+  }
+  {
+    SessionFixture f(options);
+    f.client->packet("qC");
+    CHECK(f.client->byte() == '+');
+    CHECK(f.client->reply() == "QC1");
+    std::this_thread::sleep_for(400ms);
+    CHECK(f.result.wait_for(0s) == std::future_status::timeout);  // still served
+    f.client->packet("qC");
+    CHECK(f.client->byte() == '+');
+    CHECK(f.client->reply() == "QC1");
+  }
 }

@@ -122,6 +122,14 @@ class Context:
             subprocess.run([self.make_trace, path], check=True, timeout=60)
         return path
 
+    def long_trace(self, iterations):
+        """The loop trace with `iterations` iterations (4 steps each)."""
+        os.makedirs(self.work, exist_ok=True)
+        path = os.path.join(self.work, f"loop-{iterations}.ucir")
+        if not os.path.exists(path):
+            subprocess.run([self.make_trace, path, str(iterations)], check=True, timeout=120)
+        return path
+
     def recorded_loop(self, compiler="gcc", name="loop"):
         """examples/loop.c built static with -g and recorded with `ttd record`;
         None when the compiler or the recorder is not available."""

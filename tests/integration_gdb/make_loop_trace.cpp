@@ -11,8 +11,13 @@
 //
 // UCIR starts the integer registers at zero; the vector registers are never
 // written, so they stay unknown.
-// Usage: make_loop_trace OUT.ucir
+// Usage: make_loop_trace OUT.ucir [ITERATIONS]
+// ITERATIONS (default 5) > 5 makes a long trace of the same loop (4 steps
+// and one 8-byte store per iteration; the code's `cmp rax, 5` is then not
+// what the flags say): the stub's cancellation tests need operations that
+// run for seconds.
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "formats/ucir/ucir_writer.h"
@@ -20,8 +25,13 @@
 using namespace ttd;
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: make_loop_trace OUT.ucir\n");
+  if (argc != 2 && argc != 3) {
+    std::fprintf(stderr, "usage: make_loop_trace OUT.ucir [ITERATIONS]\n");
+    return 2;
+  }
+  const uint64_t iterations = argc == 3 ? std::strtoull(argv[2], nullptr, 10) : 5;
+  if (iterations == 0 || iterations > 100000000) {
+    std::fprintf(stderr, "make_loop_trace: ITERATIONS must be 1..100000000\n");
     return 2;
   }
   const ArchId a = ArchId::X86_64;
@@ -58,7 +68,7 @@ int main(int argc, char** argv) {
   w.step(7);
   w.reg_u64(reg("rbx"), 0x402000);
   w.step(7);
-  for (uint64_t i = 1; i <= 5; ++i) {
+  for (uint64_t i = 1; i <= iterations; ++i) {
     if (i > 1) {
       w.begin_frame();
       w.jmp(0x40100e, 0xc);
@@ -66,10 +76,11 @@ int main(int argc, char** argv) {
     w.reg_u64(reg("rax"), i);
     w.reg_u64(reg("eflags"), 0x202);
     w.step(3);
-    uint8_t value[8] = {uint8_t(i), 0, 0, 0, 0, 0, 0, 0};
+    uint8_t value[8];
+    for (int b = 0; b < 8; ++b) value[b] = uint8_t(i >> (8 * b));
     w.mem_write(0x402000, value);
     w.step(3);
-    w.reg_u64(reg("eflags"), i == 5 ? 0x246 : 0x297);  // ZF set when rax == 5
+    w.reg_u64(reg("eflags"), i == iterations ? 0x246 : 0x297);  // ZF set when rax == 5
     w.step(4);
     w.step(2);
   }

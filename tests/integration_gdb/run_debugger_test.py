@@ -23,6 +23,7 @@ import threading
 import gdb_mi_cases
 import lldb_attach_cases
 import query_monitor_cases
+import serve_limits_cases
 from harness import SKIP, Context, expect_in_order, gdb, lldb, run
 
 
@@ -265,6 +266,7 @@ CASES = {f.__name__: f for f in [gdb_connect_registers, gdb_step_reverse_step, g
 CASES.update(query_monitor_cases.CASES)
 CASES.update(lldb_attach_cases.CASES)
 CASES.update(gdb_mi_cases.CASES)
+CASES.update(serve_limits_cases.CASES)
 
 
 def main():

@@ -3,7 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 
+#include "engine/query/memory_pattern.h"
 #include "engine/query/value_search.h"
 #include "query_fixture.h"
 
@@ -121,4 +123,83 @@ TEST_CASE("first appearance matches the reference") {
   REQUIRE(got->has_value());
   CHECK((*got)->eid == 201);
   CHECK((*got)->addr == 0x13ff0);
+}
+
+TEST_CASE("pattern search is linear: a 30,000-byte self-similar pattern over zeros takes no longer than a short one") {
+  // 1 MiB of known zeros at 0x100000 with one 01 byte near the end, then a
+  // hole (unknown bytes), then more zeros. Boyer-Moore-Horspool needed
+  // pattern x memory (~3e10 comparisons, minutes) for the first pattern.
+  constexpr uint64_t kBase = 0x100000, kSize = 1 << 20, kOne = kBase + kSize - 40000;
+  PagedMemory m;
+  std::vector<uint8_t> zeros(kSize, 0);
+  m.write(kBase, zeros.data(), kSize);
+  uint8_t one = 1;
+  m.write(kOne, &one, 1);
+  m.write(kBase + kSize + 100, zeros.data(), 50000);  // after a 100-byte hole
+  std::vector<uint8_t> one_then_zeros(30000, 0);
+  one_then_zeros[0] = 1;
+  std::vector<uint8_t> zeros_then_one(30000, 0);
+  zeros_then_one.back() = 1;
+  std::vector<uint8_t> all_zeros(30000, 0);
+  auto started = std::chrono::steady_clock::now();
+  auto matches = [&](const std::vector<uint8_t>& p) {
+    std::vector<uint64_t> out;
+    find_pattern(m, p, 0, ~0ull, [&](uint64_t a) { return out.push_back(a), true; });
+    return out;
+  };
+  CHECK(matches(one_then_zeros) == std::vector<uint64_t>{kOne});
+  CHECK(matches(zeros_then_one) == std::vector<uint64_t>{kOne - 29999});
+  // Every alignment of zeros matches, except across the 01 and the hole.
+  auto z = matches(all_zeros);
+  uint64_t before_one = kOne - kBase - 30000 + 1, after_one = kBase + kSize - (kOne + 1) - 30000 + 1,
+           past_hole = 50000 - 30000 + 1;
+  CHECK(z.size() == before_one + after_one + past_hole);
+  CHECK(std::find(z.begin(), z.end(), kBase + kSize + 100) != z.end());
+  CHECK(std::find(z.begin(), z.end(), kBase + kSize - 30000 + 50) == z.end());  // would cross the hole
+  auto took = std::chrono::steady_clock::now() - started;
+  MESSAGE("three 30,000-byte searches over 1 MiB: " << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
+                                                    << " ms");
+  CHECK(took < std::chrono::seconds(5));
+}
+
+TEST_CASE("pattern size: longer than the limit is an error that names both, and the limit can be raised") {
+  test::SynthFixture f(50, 1, 17, 32);
+  REQUIRE(f.trace);
+  SpaceSearch q;
+  q.pattern = std::vector<uint8_t>(kDefaultMaxPattern + 1, 0xab);
+  q.at = 10;
+  auto r = search_memory(f.trace, q);
+  REQUIRE(!r.ok());
+  CHECK(r.error().message.find(std::to_string(kDefaultMaxPattern + 1) + " bytes is longer than the limit of " +
+                               std::to_string(kDefaultMaxPattern)) != std::string::npos);
+  CHECK(r.error().message.find("--max-pattern") != std::string::npos);
+  q.max_pattern = kDefaultMaxPattern + 1;
+  CHECK(search_memory(f.trace, q).ok());
+  TimeSearch t;
+  t.pattern = std::vector<uint8_t>(kDefaultMaxPattern + 1, 0xab);
+  t.window = {0, 50};
+  CHECK(!first_appearance(f.trace, t).ok());
+  t.max_pattern = kDefaultMaxPattern + 1;
+  CHECK(first_appearance(f.trace, t).ok());
+}
+
+TEST_CASE("search in space streams matches and stops on cancel") {
+  test::SynthFixture f(400, 1, 17, 32);
+  REQUIRE(f.trace);
+  SpaceSearch q;
+  q.pattern = {0, 0};
+  q.at = 10;
+  size_t seen = 0;
+  CHECK(scan_memory(f.trace, q, [&](const ValueMatch&) { return ++seen < 5; }).ok());
+  CHECK(seen == 5);
+  // The scan polls cancel every few pages and stops.
+  PagedMemory m;
+  std::vector<uint8_t> zeros(1 << 20, 0);
+  m.write(0x100000, zeros.data(), zeros.size());
+  uint8_t pat[] = {0, 0};
+  size_t polls = 0, hits = 0;
+  bool done = PatternFinder(pat).find(m, 0, ~0ull, [&](uint64_t) { return ++hits, true; }, [&] { return ++polls == 2; });
+  CHECK(!done);
+  CHECK(polls == 2);
+  CHECK(hits < zeros.size() / 2);
 }

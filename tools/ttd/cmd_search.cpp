@@ -17,6 +17,7 @@ struct SearchOptions {
   std::string bytes, at, in, from, to;
   bool first = false, json = false;
   size_t limit = 0;
+  size_t max_pattern = query::kDefaultMaxPattern;
   bool bytes_given = false;
 };
 
@@ -28,6 +29,8 @@ int usage_error(const std::string& msg) {
 int run_search(const SearchOptions& o) {
   auto pattern = query::parse_hex_bytes(o.bytes);
   if (!pattern) return usage_error("--bytes: " + pattern.error().message);
+  if (auto s = query::check_pattern_size(pattern->size(), o.max_pattern); !s)
+    return usage_error("--bytes: " + s.error().message);
   std::optional<query::AddressRange> within;
   if (!o.in.empty()) {
     auto r = query::parse_address_range(o.in, "--in");
@@ -41,11 +44,21 @@ int run_search(const SearchOptions& o) {
     auto at = query::parse_number(o.at, "--at");
     if (!at) return usage_error("--at: expected an EID (decimal or 0x-hex), got '" + o.at + "'");
     if (auto s = query::check_position(*t, *at, "--at"); !s) return usage_error(s.error().to_string());
-    query::SpaceSearch q{*pattern, *at, within, std::nullopt, o.limit};
-    auto r = query::search_memory(t, q);
-    if (!r) return usage_error(r.error().to_string());
-    for (const auto& m : *r) std::cout << (o.json ? query::to_json(m) : query::hex(m.addr) + "  (pid " + std::to_string(m.pid) + ")") << "\n";
-    if (!o.json && r->empty()) std::cout << "not found at EID " << *at << "\n";
+    query::SpaceSearch q;
+    q.pattern = *pattern;
+    q.at = *at;
+    q.within = within;
+    q.limit = o.limit;
+    q.max_pattern = o.max_pattern;
+    // Printed as found: a pattern matching everywhere must not pile up matches.
+    uint64_t found = 0;
+    Status s = query::scan_memory(t, q, [&](const query::ValueMatch& m) {
+      ++found;
+      std::cout << (o.json ? query::to_json(m) : query::hex(m.addr) + "  (pid " + std::to_string(m.pid) + ")") << "\n";
+      return bool(std::cout);
+    });
+    if (!s) return usage_error(s.error().to_string());
+    if (!o.json && found == 0) std::cout << "not found at EID " << *at << "\n";
     return 0;
   }
   query::WindowArgs wa;
@@ -58,6 +71,7 @@ int run_search(const SearchOptions& o) {
   // Positions from..to inclusive: the state after the window's last step counts.
   q.window = start->window;
   q.within = within;
+  q.max_pattern = o.max_pattern;
   auto r = query::first_appearance(t, q);
   if (!r) {
     std::cerr << "ttd search: " << r.error().to_string() << "\n";
@@ -90,6 +104,8 @@ void add_search_command(CLI::App& app, CommandRunner& run) {
   sub->add_option("--to", o->to, "--first: end of the window (default: the step count)");
   sub->add_option("--in", o->in, "only matches inside ADDR:LEN");
   sub->add_option("--limit", o->limit, "--at: stop after N matches");
+  sub->add_option("--max-pattern", o->max_pattern,
+                  "longest pattern accepted, in bytes (default " + std::to_string(query::kDefaultMaxPattern) + ")");
   sub->add_flag("--json", o->json, "JSON Lines: one object per match");
   sub->callback([o, &run] { run = [o] { return run_search(*o); }; });
 }

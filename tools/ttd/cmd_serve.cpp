@@ -5,8 +5,16 @@
 // that detaches or kills leaves the server running; --once exits after the
 // first client, --stdio talks RSP on stdin/stdout (`target remote | ttd
 // serve --stdio TRACE`).
+//
+// Each client costs a thread and a cursor, so their number is bounded
+// (--max-clients): a connection past the limit is closed at once with a
+// message on stderr, and a connection that sends no packet within
+// --idle-timeout seconds is closed, so idle sockets cannot hold the slots.
+#include <algorithm>
+#include <atomic>
 #include <csignal>
 #include <iostream>
+#include <unistd.h>
 #include <mutex>
 #include <thread>
 
@@ -27,6 +35,8 @@ struct ServeOptions {
   bool stdio = false;
   bool once = false;
   bool log_packets = false;
+  unsigned max_clients = 8;
+  unsigned idle_timeout_s = 30;  // 0: none
 };
 
 const char* end_name(gdb::SessionEnd e) {
@@ -34,6 +44,7 @@ const char* end_name(gdb::SessionEnd e) {
     case gdb::SessionEnd::Detached: return "detached";
     case gdb::SessionEnd::Killed: return "killed the session";
     case gdb::SessionEnd::Disconnected: return "disconnected";
+    case gdb::SessionEnd::IdleTimeout: return "sent no packet in time (--idle-timeout), closed";
     case gdb::SessionEnd::None: break;
   }
   return "ended";
@@ -41,8 +52,9 @@ const char* end_name(gdb::SessionEnd e) {
 
 std::mutex g_log_mutex;
 
-gdb::SessionOptions session_options(bool log_packets, int client) {
+gdb::SessionOptions session_options(bool log_packets, int client, unsigned idle_timeout_s = 0) {
   gdb::SessionOptions opts;
+  if (idle_timeout_s) opts.first_packet_timeout_ms = int(std::min(idle_timeout_s, 86400u) * 1000);
   if (log_packets) {
     opts.log = [client](char direction, std::string_view text) {
       std::lock_guard lock(g_log_mutex);
@@ -52,13 +64,22 @@ gdb::SessionOptions session_options(bool log_packets, int client) {
   return opts;
 }
 
-void serve_client(std::shared_ptr<const Trace> trace, int fd, int client, bool log_packets) {
-  EngineTarget target(std::move(trace));
-  gdb::FdTransport transport(fd, fd, true);
-  gdb::GdbSession session(target, transport, session_options(log_packets, client));
-  gdb::SessionEnd end = session.run();
+std::atomic<unsigned> g_active_clients{0};
+
+void serve_client(std::shared_ptr<const Trace> trace, int fd, int client, bool log_packets, unsigned idle_timeout_s) {
+  gdb::SessionEnd end;
+  uint64_t eid = 0;
+  {
+    EngineTarget target(std::move(trace));
+    gdb::FdTransport transport(fd, fd, true);
+    gdb::GdbSession session(target, transport, session_options(log_packets, client, idle_timeout_s));
+    end = session.run();
+    eid = target.cursor().eid();
+  }
+  // The slot is free (socket closed) before the line saying so.
+  --g_active_clients;
   std::lock_guard lock(g_log_mutex);
-  std::cerr << "ttd serve: client " << client << " " << end_name(end) << " at eid " << target.cursor().eid() << "\n";
+  std::cerr << "ttd serve: client " << client << " " << end_name(end) << " at eid " << eid << "\n";
 }
 
 // What a user types to attach; printed on start.
@@ -115,17 +136,27 @@ int run_serve(const ServeOptions& o) {
       std::cerr << "ttd: " << fd.error().to_string() << "\n";
       return 1;
     }
+    if (g_active_clients >= o.max_clients) {
+      // Closed before reading anything: the debugger sees the connection
+      // closed ("Remote connection closed" in gdb).
+      ::close(*fd);
+      std::lock_guard lock(g_log_mutex);
+      std::cerr << "ttd serve: refused client " << client << ": already serving " << o.max_clients
+                << " clients (--max-clients " << o.max_clients << ")\n";
+      continue;
+    }
+    ++g_active_clients;
     {
       std::lock_guard lock(g_log_mutex);
       std::cerr << "ttd serve: client " << client << " connected\n";
     }
     if (o.once) {
-      serve_client(trace, *fd, client, o.log_packets);
+      serve_client(trace, *fd, client, o.log_packets, o.idle_timeout_s);
       return 0;
     }
     // Each client runs on its own thread with its own cursor; the Trace is
     // immutable and shared.
-    std::thread(serve_client, trace, *fd, client, o.log_packets).detach();
+    std::thread(serve_client, trace, *fd, client, o.log_packets, o.idle_timeout_s).detach();
   }
 }
 
@@ -140,6 +171,11 @@ void add_serve_command(CLI::App& app, CommandRunner& run) {
   sub->add_flag("--stdio", o->stdio, "speak the protocol on stdin/stdout (gdb: target remote | ttd serve --stdio TRACE)");
   sub->add_flag("--once", o->once, "exit after the first client leaves");
   sub->add_flag("--log-packets", o->log_packets, "log every packet to stderr");
+  sub->add_option("--max-clients", o->max_clients, "clients served at once; more are refused (default 8)")
+      ->check(CLI::Range(1u, 1024u));
+  sub->add_option("--idle-timeout", o->idle_timeout_s,
+                  "close a connection that sends no packet within this many seconds (default 30, 0 = never)")
+      ->check(CLI::Range(0u, 86400u));
   sub->callback([&run, o] { run = [o] { return run_serve(*o); }; });
 }
 

@@ -339,13 +339,21 @@ gdb::MonitorReply EngineTarget::seek_command(std::string_view arg) {
 }
 
 gdb::MonitorReply EngineTarget::monitor(std::string_view command) {
+  std::string streamed;
+  gdb::MonitorReply reply = monitor(command, [&](std::string_view text) { return streamed += text, true; }, {});
+  reply.output = streamed + reply.output;
+  return reply;
+}
+
+gdb::MonitorReply EngineTarget::monitor(std::string_view command, const gdb::MonitorOutput& out,
+                                        const gdb::InterruptCheck& interrupted) {
   command = trim(command);
   std::string_view verb = command.substr(0, command.find(' '));
   std::string_view rest = trim(command.substr(verb.size()));
   if (verb == "eid") return {"eid " + std::to_string(cursor_now().eid()) + "\n"};
   if (verb == "when") return {describe_position()};
   if (verb == "seek") return seek_command(rest);
-  if (auto reply = run_query_monitor(trace_, cursor_now().eid(), verb, rest)) return *reply;
+  if (auto reply = run_query_monitor(trace_, cursor_now().eid(), verb, rest, out, interrupted)) return *reply;
   if (verb == "help") return {monitor_help()};
   if (verb == "info") {
     const IndexStats& st = trace_->stats();
@@ -359,11 +367,12 @@ gdb::MonitorReply EngineTarget::monitor(std::string_view command) {
     return {out + describe_position()};
   }
   if (verb == "threads") {
-    std::string out;
+    // A trace may have very many threads: one line at a time.
     for (const auto& t : trace_->threads())
-      out += "thread " + std::to_string(t.tid) + " pid " + std::to_string(t.pid) + ": " + thread_extra_info(t.tid) +
-             "\n";
-    return {out};
+      if (!out("thread " + std::to_string(t.tid) + " pid " + std::to_string(t.pid) + ": " + thread_extra_info(t.tid) +
+               "\n"))
+        break;
+    return {};
   }
   return {"unknown monitor command '" + std::string(verb) + "' (try: monitor help)\n", false};
 }

@@ -36,6 +36,9 @@ class EngineTarget final : public gdb::Target {
   std::optional<gdb::MemoryRegionDesc> memory_region(uint64_t tid, uint64_t addr) const override;
   Result<gdb::StopReason> resume(const gdb::ResumeRequest& request, const gdb::InterruptCheck& interrupted) override;
   gdb::MonitorReply monitor(std::string_view command) override;
+  // Query commands stream their lines to `out` and stop on `interrupted`.
+  gdb::MonitorReply monitor(std::string_view command, const gdb::MonitorOutput& out,
+                            const gdb::InterruptCheck& interrupted) override;
   std::string monitor_help() const override;
   std::optional<std::string> exec_file() const override;
   std::optional<std::string> auxv() const override { return auxv_; }

@@ -18,6 +18,12 @@ namespace {
 constexpr uint64_t kDefaultLimit = 16;
 constexpr uint64_t kDefaultCallLimit = 64;
 
+// Where a command streams its lines and what it polls to stop early.
+struct Io {
+  const gdb::MonitorOutput& out;
+  const gdb::InterruptCheck& interrupted;
+};
+
 gdb::MonitorReply failure(const std::string& command, const Error& e) {
   std::string text = e.to_string();
   // Errors about the command line already start with the command's name.
@@ -25,20 +31,25 @@ gdb::MonitorReply failure(const std::string& command, const Error& e) {
   return {"error: " + text + "\n", false};
 }
 
-// Collects hit lines as the CLI prints them, then the same closing line.
+// Streams hit lines as the CLI prints them, then the same closing line.
 struct HitText {
-  HitText(bool json_lines, uint64_t max_hits) : json(json_lines), limit(max_hits) {}
+  HitText(const gdb::MonitorOutput& sink, bool json_lines, uint64_t max_hits)
+      : out(sink), json(json_lines), limit(max_hits) {}
+  const gdb::MonitorOutput& out;
   bool json = false;
   uint64_t limit = 0, count = 0;
-  std::string out, last_next;
+  std::string last_next;
+  bool refused = false;  // the client interrupted or went away
 
   bool add(const std::string& line, const query::ResumeToken& next) {
-    out += line + "\n";
     last_next = to_string(next);
-    return limit == 0 || ++count < limit;
+    ++count;
+    if (!out(line + "\n")) return refused = true, false;
+    return limit == 0 || count < limit;
   }
   std::string finish(const std::string& none) const {
-    std::string s = out;
+    std::string s;
+    if (refused) return json ? s : "(interrupted; continue with --resume " + last_next + ")\n";
     if (!json && limit && count == limit) s += "(limit reached; continue with --resume " + last_next + ")\n";
     if (!json && last_next.empty()) s += none + "\n";
     return s;
@@ -86,7 +97,8 @@ const std::set<std::string> kWindowOptions = {"--at", "--from", "--to", "--resum
 
 // --- history ------------------------------------------------------------
 
-gdb::MonitorReply register_history(const Trace& t, uint64_t here, const MonitorArgs& a, const std::string& name) {
+gdb::MonitorReply register_history(const Trace& t, uint64_t here, const MonitorArgs& a, const std::string& name,
+                                   const Io& io) {
   const std::string cmd = "history";
   auto reg = query::resolve_register(t, name);
   if (!reg) return failure(cmd, make_error("--reg", reg.error().message));
@@ -98,9 +110,9 @@ gdb::MonitorReply register_history(const Trace& t, uint64_t here, const MonitorA
     // The question a debugger user asks: where did the value I see come
     // from, and when does it change next?
     if (auto s = query::check_position(t, here, "eid"); !s) return failure(cmd, s.error());
-    auto prev = query::previous_register_write(t, *reg, here, *tid);
+    auto prev = query::previous_register_write(t, *reg, here, *tid, io.interrupted);
     if (!prev) return failure(cmd, prev.error());
-    auto next = query::next_register_write(t, *reg, here, *tid);
+    auto next = query::next_register_write(t, *reg, here, *tid, io.interrupted);
     if (!next) return failure(cmd, next.error());
     bool json = a.flag("--json");
     auto line = [&](const char* label, const std::optional<query::RegisterWrite>& w, const std::string& none) {
@@ -119,7 +131,8 @@ gdb::MonitorReply register_history(const Trace& t, uint64_t here, const MonitorA
   q.reg = *reg;
   q.start = *start;
   q.tid = *tid;
-  HitText out{a.flag("--json"), *limit};
+  q.cancel = io.interrupted;
+  HitText out{io.out, a.flag("--json"), *limit};
   Status s = query::scan_register_writes(t, q, [&](const query::RegisterWrite& w) {
     return out.add(out.json ? query::to_json(t, w) : query::to_text(t, w), w.next);
   });
@@ -161,7 +174,8 @@ Result<std::pair<query::AddressRange, query::AccessFilter>> memory_target(const 
   return std::make_pair(*range, kind);
 }
 
-gdb::MonitorReply history(const Trace& t, uint64_t here, std::string_view text, const std::string& reg_verb) {
+gdb::MonitorReply history(const Trace& t, uint64_t here, std::string_view text, const std::string& reg_verb,
+                          const Io& io) {
   const std::string cmd = "history";
   MonitorSyntax syntax{kWindowOptions, {"--backward", "--forward", "--json"}, reg_verb.empty() ? 3u : 1u};
   if (reg_verb.empty()) syntax.options.insert("--reg");
@@ -170,11 +184,11 @@ gdb::MonitorReply history(const Trace& t, uint64_t here, std::string_view text, 
   if (a->flag("--backward") && a->flag("--forward")) return failure(cmd, make_error(cmd, "give --backward or --forward, not both"));
   if (!reg_verb.empty()) {
     if (a->positional.empty()) return failure(cmd, make_error(reg_verb, "give a register NAME"));
-    return register_history(t, here, *a, a->positional[0]);
+    return register_history(t, here, *a, a->positional[0], io);
   }
   if (a->has("--reg")) {
     if (!a->positional.empty()) return failure(cmd, make_error(cmd, "give either ADDR [LEN] or --reg NAME, not both"));
-    return register_history(t, here, *a, a->option("--reg"));
+    return register_history(t, here, *a, a->option("--reg"), io);
   }
   auto target = memory_target(a->positional);
   if (!target) return failure(cmd, target.error());
@@ -190,7 +204,8 @@ gdb::MonitorReply history(const Trace& t, uint64_t here, std::string_view text, 
   q.kind = target->second;
   q.start = *start;
   q.tid = *tid;
-  HitText out{a->flag("--json"), *limit};
+  q.cancel = io.interrupted;
+  HitText out{io.out, a->flag("--json"), *limit};
   Status s = query::scan_memory_accesses(t, q, [&](const query::MemoryAccessView& v) {
     query::MemoryAccess m{v.eid, v.tid, v.pid, v.pc, v.kind, v.addr, v.size, std::nullopt, v.next};
     if (v.value) m.value.emplace(v.value, v.value + v.size);
@@ -202,7 +217,7 @@ gdb::MonitorReply history(const Trace& t, uint64_t here, std::string_view text, 
 
 // --- executions -----------------------------------------------------------
 
-gdb::MonitorReply executions(const Trace& t, std::string_view text) {
+gdb::MonitorReply executions(const Trace& t, std::string_view text, const Io& io) {
   const std::string cmd = "executions";
   MonitorSyntax syntax{kWindowOptions, {"--backward", "--json", "--count"}, 3};
   syntax.options.insert("--resolution");
@@ -240,7 +255,8 @@ gdb::MonitorReply executions(const Trace& t, std::string_view text) {
   auto start = query::resolve_window_args(t, w);
   if (!start) return failure(cmd, start.error());
   q.start = *start;
-  HitText out{a->flag("--json"), *limit};
+  q.cancel = io.interrupted;
+  HitText out{io.out, a->flag("--json"), *limit};
   bool count_only = a->flag("--count");
   uint64_t counted = 0;
   Status s = query::scan_executions(t, q, [&](const query::Execution& e) {
@@ -255,7 +271,7 @@ gdb::MonitorReply executions(const Trace& t, std::string_view text) {
 
 // --- calls ----------------------------------------------------------------
 
-gdb::MonitorReply calls(const std::shared_ptr<const Trace>& t, std::string_view text) {
+gdb::MonitorReply calls(const std::shared_ptr<const Trace>& t, std::string_view text, const Io& io) {
   const std::string cmd = "calls";
   MonitorSyntax syntax{{"--function", "--thread", "--depth", "--from", "--to", "--order", "--limit"}, {"--json"}, 0};
   auto a = parse_monitor_args(text, syntax, cmd);
@@ -286,6 +302,7 @@ gdb::MonitorReply calls(const std::shared_ptr<const Trace>& t, std::string_view 
   auto start = query::resolve_window_args(*t, w);
   if (!start) return failure(cmd, start.error());
   q.window = start->window;
+  q.cancel = io.interrupted;
   auto walker = query::CallWalker::create(t, q);
   if (!walker) return failure(cmd, walker.error());
   std::string out;
@@ -299,7 +316,8 @@ gdb::MonitorReply calls(const std::shared_ptr<const Trace>& t, std::string_view 
       more = true;
       break;
     }
-    out += (a->flag("--json") ? query::to_json(**c) : query::to_text(**c)) + "\n";
+    if (!io.out((a->flag("--json") ? query::to_json(**c) : query::to_text(**c)) + "\n"))
+      return {a->flag("--json") ? "" : "(interrupted after " + std::to_string(n) + " calls)\n"};
     ++n;
   }
   if (a->flag("--json")) return {out};
@@ -310,14 +328,22 @@ gdb::MonitorReply calls(const std::shared_ptr<const Trace>& t, std::string_view 
 
 // --- search ---------------------------------------------------------------
 
-gdb::MonitorReply search(const std::shared_ptr<const Trace>& t, uint64_t here, std::string_view text) {
+gdb::MonitorReply search(const std::shared_ptr<const Trace>& t, uint64_t here, std::string_view text, const Io& io) {
   const std::string cmd = "search";
-  MonitorSyntax syntax{{"--at", "--in", "--from", "--to", "--limit"}, {"--first", "--json"}, 1};
+  MonitorSyntax syntax{{"--at", "--in", "--from", "--to", "--limit", "--max-pattern"}, {"--first", "--json"}, 1};
   auto a = parse_monitor_args(text, syntax, cmd);
   if (!a) return failure(cmd, a.error());
   if (a->positional.empty()) return failure(cmd, make_error(cmd, "give the bytes to find as HEX (e.g. deadbeef)"));
+  size_t max_pattern = query::kDefaultMaxPattern;
+  if (a->has("--max-pattern")) {
+    auto m = query::parse_number(a->option("--max-pattern"), "--max-pattern");
+    if (!m) return failure(cmd, m.error());
+    max_pattern = size_t(*m);
+  }
   auto pattern = query::parse_hex_bytes(a->positional[0]);
   if (!pattern) return failure(cmd, make_error("HEX", pattern.error().message));
+  if (auto s = query::check_pattern_size(pattern->size(), max_pattern); !s)
+    return failure(cmd, make_error("HEX", s.error().message));
   std::optional<query::AddressRange> within;
   if (a->has("--in")) {
     auto r = query::parse_address_range(a->option("--in"), "--in");
@@ -336,6 +362,8 @@ gdb::MonitorReply search(const std::shared_ptr<const Trace>& t, uint64_t here, s
     q.pattern = *pattern;
     q.window = start->window;
     q.within = within;
+    q.cancel = io.interrupted;
+    q.max_pattern = max_pattern;
     auto r = query::first_appearance(t, q);
     if (!r) return failure(cmd, r.error());
     if (json) return {(*r ? query::to_json(**r) : std::string("null")) + "\n"};
@@ -357,26 +385,39 @@ gdb::MonitorReply search(const std::shared_ptr<const Trace>& t, uint64_t here, s
   if (auto s = query::check_position(*t, at, "--at"); !s) return failure(cmd, s.error());
   auto limit = limit_of(*a, kDefaultLimit);
   if (!limit) return failure(cmd, limit.error());
-  query::SpaceSearch q{*pattern, at, within, std::nullopt, *limit};
-  auto r = query::search_memory(t, q);
-  if (!r) return failure(cmd, r.error());
-  std::string out;
-  for (const auto& m : *r)
-    out += (json ? query::to_json(m) : query::hex(m.addr) + "  (pid " + std::to_string(m.pid) + ")") + "\n";
-  if (!json && r->empty()) out += "not found at EID " + std::to_string(at) + "\n";
-  if (!json && *limit && r->size() == *limit) out += "(limit reached: the first " + std::to_string(*limit) + " matches)\n";
-  return {out};
+  query::SpaceSearch q;
+  q.pattern = *pattern;
+  q.at = at;
+  q.within = within;
+  q.limit = *limit;
+  q.cancel = io.interrupted;
+  q.max_pattern = max_pattern;
+  uint64_t found = 0;
+  bool refused = false;
+  Status s = query::scan_memory(t, q, [&](const query::ValueMatch& m) {
+    ++found;
+    refused = !io.out((json ? query::to_json(m) : query::hex(m.addr) + "  (pid " + std::to_string(m.pid) + ")") + "\n");
+    return !refused;
+  });
+  if (!s) return failure(cmd, s.error());
+  if (json) return {};
+  if (refused) return {"(interrupted after " + std::to_string(found) + " matches)\n"};
+  if (found == 0) return {"not found at EID " + std::to_string(at) + "\n"};
+  if (*limit && found == *limit) return {"(limit reached: the first " + std::to_string(*limit) + " matches)\n"};
+  return {};
 }
 
 }  // namespace
 
 std::optional<gdb::MonitorReply> run_query_monitor(const std::shared_ptr<const Trace>& trace, uint64_t here,
-                                                   std::string_view verb, std::string_view args) {
-  if (verb == "history") return history(*trace, here, args, "");
-  if (verb == "history-reg") return history(*trace, here, args, "history-reg");
-  if (verb == "executions") return executions(*trace, args);
-  if (verb == "calls") return calls(trace, args);
-  if (verb == "search") return search(trace, here, args);
+                                                   std::string_view verb, std::string_view args,
+                                                   const gdb::MonitorOutput& out, const gdb::InterruptCheck& interrupted) {
+  Io io{out, interrupted};
+  if (verb == "history") return history(*trace, here, args, "", io);
+  if (verb == "history-reg") return history(*trace, here, args, "history-reg", io);
+  if (verb == "executions") return executions(*trace, args, io);
+  if (verb == "calls") return calls(trace, args, io);
+  if (verb == "search") return search(trace, here, args, io);
   return std::nullopt;
 }
 
@@ -392,7 +433,8 @@ std::string query_monitor_help() {
          "calls              the call tree with entry/exit EIDs and return values;\n"
          "                   --depth N, --function PC, --thread TID, --from/--to EID, --order entry|exit\n"
          "search HEX         where these bytes are in memory here (--in ADDR:LEN, --at EID);\n"
-         "                   --first [--from EID --to EID]: when they first appear\n"
+         "                   --first [--from EID --to EID]: when they first appear;\n"
+         "                   patterns up to 4096 bytes (--max-pattern N for more)\n"
          "                   history/executions/search/calls also take --limit N (default 16, calls 64;\n"
          "                   0 = all), --json; history/executions --at --from --to --resume --thread\n";
 }

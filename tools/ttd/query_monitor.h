@@ -4,6 +4,10 @@
 // are those of the ttd CLI (`ttd history`, `executions`, `calls`,
 // `search`): the same argument forms, hit lines and error messages, with
 // a default limit so a query cannot flood the debugger's console.
+//
+// Hit lines are streamed to the output as they are found (nothing is
+// collected, so --limit 0 over a long trace costs no memory), and every
+// query polls `interrupted`: Ctrl-C or a client that went away ends it.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -18,8 +22,11 @@ namespace ttd::cli {
 
 // The reply to `verb args` at position `here`, or nullopt when `verb` is
 // not a query command.
+// The returned reply holds what follows the streamed lines (a closing
+// line, or the error).
 std::optional<gdb::MonitorReply> run_query_monitor(const std::shared_ptr<const Trace>& trace, uint64_t here,
-                                                   std::string_view verb, std::string_view args);
+                                                   std::string_view verb, std::string_view args,
+                                                   const gdb::MonitorOutput& out, const gdb::InterruptCheck& interrupted);
 
 // Lines for `monitor help`.
 std::string query_monitor_help();
