@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "tests/recorder/trace_digest.h"
 #include "tools/recorder/elf_image.h"
@@ -42,6 +43,8 @@ std::string record_error(const std::vector<std::string>& argv, std::string outpu
   o.argv = argv;
   o.capture_output = true;
   auto r = record(o);
+  // A program that cannot be recorded leaves no trace file behind.
+  CHECK_FALSE(std::filesystem::exists(o.output));
   std::filesystem::remove(o.output);
   REQUIRE_FALSE(r.ok());
   return r.error().to_string();
@@ -64,10 +67,48 @@ TEST_CASE("a file that is not ELF is refused") {
   std::filesystem::remove(empty);
 }
 
-TEST_CASE("a dynamically linked executable is refused") {
-  // Debian's coreutils are dynamically linked PIE executables.
-  if (!std::filesystem::exists("/bin/true")) return;
-  CHECK(record_error({"/bin/true"}).find("only static executables are supported") != std::string::npos);
+TEST_CASE("a directory is refused with its path") {
+  std::string dir = std::filesystem::temp_directory_path().string();
+  std::string e = record_error({dir});
+  CHECK(e.find(dir) != std::string::npos);
+  CHECK(e.find("directory") != std::string::npos);
+}
+
+namespace {
+
+// `prog`'s bytes with the first occurrence of `from` replaced by `to` (same length).
+std::vector<uint8_t> patched(const std::string& prog, const std::string& from, const std::string& to) {
+  std::ifstream in(prog, std::ios::binary);
+  std::vector<uint8_t> b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string s(b.begin(), b.end());
+  size_t at = s.find(from);
+  REQUIRE(at != std::string::npos);
+  REQUIRE(from.size() == to.size());
+  std::memcpy(b.data() + at, to.data(), to.size());
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("a dynamically linked program whose interpreter is missing: the error names it, no trace") {
+  std::string prog = test::program_path("x86_64-dyn", "probe");
+  if (prog.empty()) return;
+  std::string p = write_temp("nointerp", patched(prog, "/lib64/ld-linux-x86-64.so.2", "/lib64/ld-ttd-missing.so.22"));
+  std::string e = record_error({p});
+  CHECK(e.find("/lib64/ld-ttd-missing.so.22") != std::string::npos);
+  CHECK(e.find("program interpreter") != std::string::npos);
+  std::filesystem::remove(p);
+}
+
+TEST_CASE("a dynamically linked program whose library is missing: the loader's error, no trace") {
+  std::string prog = test::program_path("x86_64-dyn", "probe");
+  if (prog.empty()) return;
+  std::string p = write_temp("nolib", patched(prog, std::string("libc.so.6\0", 10), std::string("libq.so.6\0", 10)));
+  std::filesystem::permissions(p, std::filesystem::perms::owner_all);
+  std::string e = record_error({p});
+  CHECK(e.find("libq.so.6") != std::string::npos);
+  CHECK(e.find("before the program started") != std::string::npos);
+  std::filesystem::remove(p);
 }
 
 TEST_CASE("other architectures and 32-bit ELF are refused") {

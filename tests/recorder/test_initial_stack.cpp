@@ -74,6 +74,11 @@ TEST_CASE("argc, argv, envp and auxv are where the ABI puts them") {
   for (uint64_t k : {AT_UID, AT_EUID, AT_GID, AT_EGID}) CHECK(auxv.count(k) == 1);
   CHECK(r.str(auxv[AT_PLATFORM]) == "x86_64");
   CHECK(r.str(auxv[AT_EXECFN]) == "/path/to/prog");
+  // As Linux lays it: 8 zero bytes end the stack, AT_EXECFN's string is
+  // right below them (code reading a string a word at a time past its
+  // NUL must not run off the mapping).
+  CHECK(r.u64(top - 8) == 0);
+  CHECK(auxv[AT_EXECFN] + std::strlen("/path/to/prog") + 1 == top - 8);
   REQUIRE(auxv.count(AT_RANDOM) == 1);
   REQUIRE(auxv[AT_RANDOM] + 16 <= top);
   CHECK(std::memcmp(st.bytes.data() + (auxv[AT_RANDOM] - st.sp), aux.random, 16) == 0);

@@ -146,3 +146,46 @@ TEST_CASE("recording is deterministic: the same program gives the same trace") {
     std::filesystem::remove(b);
   }
 }
+
+TEST_CASE("GLIBC_TUNABLES in the environment of a static glibc program (the stack's end marker)") {
+  // Static glibc reads GLIBC_TUNABLES while parsing the environment, before
+  // anything else; with the exec file name's string against the end of the
+  // stack mapping it read past it and faulted (UC_ERR_READ_UNMAPPED).
+  for (const char* variant : {"x86_64-glibc", "aarch64"}) {
+    std::string prog = test::program_path(variant, "probe");
+    if (prog.empty()) continue;
+    INFO(std::string(variant));
+    RecordOptions o;
+    o.output = test::temp_trace("tunables");
+    o.argv = {prog};
+    o.env = {"LANG=C", "GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2"};
+    o.capture_output = true;
+    o.stdin_data = "hello";
+    auto sum = record(o);
+    REQUIRE_MESSAGE(sum.ok(), (sum.ok() ? "" : sum.error().to_string()));
+    CHECK_MESSAGE(!sum->fault.has_value(), (sum->fault ? *sum->fault : ""));
+    CHECK(sum->exited);
+    CHECK(sum->exit_code == 42);
+    CHECK(sum->captured_stdout.find("stdin 5 hello\n") != std::string::npos);
+    std::filesystem::remove(o.output);
+  }
+}
+
+TEST_CASE("--strict stops at the first unsupported syscall, names it and leaves no trace") {
+  for (const Numbers& n : kArches) {
+    if (test::probe_path(n.arch).empty()) continue;
+    INFO(n.arch);
+    RecordOptions o;
+    o.output = test::temp_trace("strict");
+    o.argv = {test::probe_path(n.arch)};
+    o.capture_output = true;
+    o.stdin_data = "";
+    o.strict = true;
+    auto sum = record(o);
+    REQUIRE_FALSE(sum.ok());
+    std::string e = sum.error().to_string();
+    CHECK(e.find("unsupported syscall 999 (unknown)") != std::string::npos);
+    CHECK(e.find("--strict") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(o.output));
+  }
+}

@@ -60,6 +60,11 @@ std::string probe_path(const std::string& arch) {
   return std::filesystem::exists(p) ? p : std::string();
 }
 
+std::string program_path(const std::string& variant, const std::string& name) {
+  std::string p = std::string(TTD_TEST_PROGRAMS_DIR) + "/" + variant + "/" + name;
+  return std::filesystem::exists(p) ? p : std::string();
+}
+
 std::string temp_trace(const std::string& tag) {
   static int n = 0;
   return (std::filesystem::temp_directory_path() /

@@ -30,6 +30,9 @@ Result<TraceDigest> read_trace(const std::string& path);
 // Paths of the built examples and test programs; empty if not built.
 std::string example_path(const std::string& arch, const std::string& name);
 std::string probe_path(const std::string& arch);
+// programs/<variant>/<name>: variants x86_64 (musl), aarch64, x86_64-glibc
+// (static glibc), x86_64-dyn (PIE), x86_64-nopie; empty if not built.
+std::string program_path(const std::string& variant, const std::string& name);
 // A fresh file name in the temp directory.
 std::string temp_trace(const std::string& tag);
 

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -13,11 +14,9 @@ namespace ttd::rec {
 
 namespace {
 
-// Static-pie executables are position independent; put them where Linux
-// puts PIE executables without ASLR.
-constexpr uint64_t kPieLoadBias = 0x555555554000ull;
-
 Result<std::vector<uint8_t>> read_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return make_error(path, "cannot run a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error(path, std::string("cannot open program: ") + std::strerror(errno));
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -47,7 +46,7 @@ std::string machine_name(uint16_t m) {
 
 }  // namespace
 
-Result<ElfImage> load_elf(const std::string& path) {
+Result<ElfImage> load_elf(const std::string& path, uint64_t dyn_bias) {
   auto bytes = read_file(path);
   if (!bytes) return bytes.error();
   ElfImage img;
@@ -78,13 +77,16 @@ Result<ElfImage> load_elf(const std::string& path) {
 
   std::vector<Elf64_Phdr> phdrs(eh.e_phnum);
   std::memcpy(phdrs.data(), f.data() + eh.e_phoff, phdrs.size() * sizeof(Elf64_Phdr));
-  for (const auto& ph : phdrs) {
-    // A program interpreter means the dynamic loader would have to run first.
-    if (ph.p_type == PT_INTERP)
-      return make_error(path, "only static executables are supported (this one is dynamically linked; "
-                              "rebuild it with -static)");
+  for (size_t i = 0; i < phdrs.size(); ++i) {
+    const auto& ph = phdrs[i];
+    if (ph.p_type != PT_INTERP) continue;
+    if (ph.p_offset > f.size() || ph.p_filesz > f.size() - ph.p_offset || ph.p_filesz < 2 || ph.p_filesz > 4096)
+      return make_error_at(path, eh.e_phoff + i * sizeof(Elf64_Phdr), "bad PT_INTERP (program interpreter) entry");
+    img.interp.assign(reinterpret_cast<const char*>(f.data() + ph.p_offset), ph.p_filesz);
+    img.interp.resize(std::strlen(img.interp.c_str()));  // drop the NUL
   }
-  img.load_bias = eh.e_type == ET_DYN ? kPieLoadBias : 0;
+  img.position_independent = eh.e_type == ET_DYN;
+  img.load_bias = img.position_independent ? dyn_bias : 0;
 
   uint64_t phdr_in_memory = 0;
   for (size_t i = 0; i < phdrs.size(); ++i) {
@@ -94,7 +96,7 @@ Result<ElfImage> load_elf(const std::string& path) {
     if (ph.p_type != PT_LOAD || ph.p_memsz == 0) continue;
     if (ph.p_filesz > ph.p_memsz || ph.p_offset > f.size() || ph.p_filesz > f.size() - ph.p_offset)
       return make_error_at(path, ph_off, "PT_LOAD segment lies outside the file");
-    if (ph.p_vaddr + ph.p_memsz < ph.p_vaddr || ph.p_vaddr + img.load_bias >= (1ull << 47))
+    if (ph.p_vaddr + ph.p_memsz < ph.p_vaddr || ph.p_vaddr + ph.p_memsz + img.load_bias >= (1ull << 47))
       return make_error_at(path, ph_off, "PT_LOAD segment address out of range");
     ElfSegment s;
     s.vaddr = ph.p_vaddr + img.load_bias;
@@ -102,6 +104,7 @@ Result<ElfImage> load_elf(const std::string& path) {
     s.file_offset = ph.p_offset;
     s.file_size = ph.p_filesz;
     s.prot = prot_from_flags(ph.p_flags);
+    if (ph.p_align && (ph.p_align & (ph.p_align - 1)) == 0) img.max_align = std::max<uint64_t>(img.max_align, ph.p_align);
     img.segments.push_back(s);
     img.end = std::max(img.end, s.vaddr + s.mem_size);
     // Without PT_PHDR (musl's static executables) the headers are wherever
@@ -115,6 +118,14 @@ Result<ElfImage> load_elf(const std::string& path) {
   img.phnum = eh.e_phnum;
   img.phentsize = eh.e_phentsize;
   return img;
+}
+
+void rebase(ElfImage& img, uint64_t delta) {
+  img.load_bias += delta;
+  img.entry += delta;
+  if (img.phdr_addr) img.phdr_addr += delta;
+  img.end += delta;
+  for (auto& s : img.segments) s.vaddr += delta;
 }
 
 }  // namespace ttd::rec

@@ -1,5 +1,6 @@
-// Reads a static Linux ELF executable: which architecture it is for, where
-// its PT_LOAD segments go and what they contain. Knows nothing of Unicorn.
+// Reads a Linux ELF executable or shared object (the program interpreter):
+// which architecture it is for, where its PT_LOAD segments go, what they
+// contain, and which interpreter it asks for. Knows nothing of Unicorn.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -22,18 +23,26 @@ struct ElfImage {
   std::string path;
   ArchId arch = ArchId::X86_64;
   uint64_t entry = 0;        // load bias applied
-  uint64_t load_bias = 0;    // non-zero for static-pie (ET_DYN) executables
+  uint64_t load_bias = 0;    // non-zero for position-independent (ET_DYN) files
+  bool position_independent = false;  // ET_DYN
   uint64_t phdr_addr = 0;    // where the program headers are in memory (AT_PHDR)
   uint16_t phnum = 0, phentsize = 0;
   uint64_t end = 0;          // highest byte address of any segment + 1 (brk starts here)
+  uint64_t max_align = 0;    // largest PT_LOAD p_align (Linux aligns ET_DYN load addresses to it)
   std::vector<ElfSegment> segments;
-  std::vector<uint8_t> file; // the whole file (static executables are small)
+  std::string interp;        // PT_INTERP: the dynamic loader's path; empty if static
+  std::vector<uint8_t> file; // the whole file
 };
 
-// Loads `path`. Fails with a message a user can act on: missing or
-// unreadable file, not an ELF, 32-bit or big-endian ELF, an architecture
-// other than x86-64 / aarch64, a dynamically linked executable ("only
-// static executables are supported"), or a malformed header.
-Result<ElfImage> load_elf(const std::string& path);
+// Where Linux puts PIE executables when address randomization is off.
+constexpr uint64_t kPieLoadBias = 0x555555554000ull;
+
+// Loads `path`; ET_DYN files get `dyn_bias` added to every address.
+// Fails with a message a user can act on: missing, unreadable or a
+// directory, not an ELF, 32-bit or big-endian ELF, an architecture other
+// than x86-64 / aarch64, or a malformed header.
+Result<ElfImage> load_elf(const std::string& path, uint64_t dyn_bias = kPieLoadBias);
+// Moves a position-independent image by `delta` bytes.
+void rebase(ElfImage& img, uint64_t delta);
 
 }  // namespace ttd::rec

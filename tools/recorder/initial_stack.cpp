@@ -35,8 +35,14 @@ void put_u64(std::vector<uint8_t>& out, uint64_t v) {
 InitialStack build_initial_stack(uint64_t top, const std::vector<std::string>& argv,
                                  const std::vector<std::string>& env, const AuxInfo& aux) {
   StackWriter w(top);
-  // Linux puts the exec file name at the very top, then the argument and
-  // environment strings, then platform string and random bytes.
+  // Linux (fs/exec.c) keeps the top 8 bytes zero as an end marker, puts the
+  // exec file name right below them, then the environment and argument
+  // strings, then the platform string and random bytes. Without the marker
+  // the last string ends at the end of the mapping, and code that reads
+  // strings a word at a time past their end (static glibc's tunables
+  // parser) faults.
+  const uint64_t end_marker = 0;
+  w.push(&end_marker, sizeof end_marker);
   uint64_t execfn = w.push_string(aux.execfn);
   std::vector<uint64_t> env_ptrs, arg_ptrs;
   for (auto it = env.rbegin(); it != env.rend(); ++it) env_ptrs.insert(env_ptrs.begin(), w.push_string(*it));
@@ -47,7 +53,7 @@ InitialStack build_initial_stack(uint64_t top, const std::vector<std::string>& a
 
   std::vector<std::pair<uint64_t, uint64_t>> auxv = {
       {AT_PHDR, aux.phdr},     {AT_PHENT, aux.phent},   {AT_PHNUM, aux.phnum},
-      {AT_PAGESZ, aux.pagesz}, {AT_BASE, 0},            {AT_FLAGS, 0},
+      {AT_PAGESZ, aux.pagesz}, {AT_BASE, aux.base},            {AT_FLAGS, 0},
       {AT_ENTRY, aux.entry},   {AT_UID, aux.uid},       {AT_EUID, aux.euid},
       {AT_GID, aux.gid},       {AT_EGID, aux.egid},     {AT_SECURE, 0},
       {AT_HWCAP, aux.hwcap},   {AT_HWCAP2, aux.hwcap2}, {AT_CLKTCK, aux.clktck},

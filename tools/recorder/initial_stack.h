@@ -10,6 +10,7 @@ namespace ttd::rec {
 
 struct AuxInfo {
   uint64_t phdr = 0, phent = 0, phnum = 0, entry = 0;
+  uint64_t base = 0;         // AT_BASE: where the program interpreter is loaded (0: none)
   uint64_t pagesz = 4096;
   uint64_t hwcap = 0, hwcap2 = 0;
   uint64_t clktck = 100;

@@ -1,9 +1,11 @@
 // Syscall dispatch, and the process / time / signal calls.
 #include "tools/recorder/linux_kernel.h"
 
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
-#include <unistd.h>
 
 namespace ttd::rec {
 
@@ -15,6 +17,7 @@ constexpr uint64_t kEpochSeconds = 1700000000;
 constexpr uint64_t kNanos = 1000000000;
 
 constexpr int kSigDfl = 0, kSigIgn = 1;
+constexpr int kAtFdcwd = GuestFdTable::kAtFdcwd;
 
 bool default_ignored(uint64_t sig) {
   return sig == 17 /*SIGCHLD*/ || sig == 23 /*SIGURG*/ || sig == 28 /*SIGWINCH*/ || sig == 18 /*SIGCONT*/;
@@ -31,6 +34,8 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
   effects_.clear();
   code_may_have_changed_ = false;
   current_ = number;
+  unsupported_now_ = false;
+  unsupported_what_.clear();
   SyscallEntry e = arch_.syscalls().lookup(number);
   SyscallOutcome out;
   out.name = e.name;
@@ -41,11 +46,39 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::Write: r = sys_write(fd(0), a[1], a[2]); break;
     case Sys::Readv: r = sys_iov(false, fd(0), a[1], a[2]); break;
     case Sys::Writev: r = sys_iov(true, fd(0), a[1], a[2]); break;
-    case Sys::Close:
-      if (fd(0) < 0 || fd(0) > 2 || closed_[fd(0)]) r = -EBADF;
-      else closed_[fd(0)] = true;
+    case Sys::Pread64: r = sys_pread(false, fd(0), a[1], a[2], int64_t(a[3])); break;
+    case Sys::Pwrite64: r = sys_pread(true, fd(0), a[1], a[2], int64_t(a[3])); break;
+    case Sys::Close: r = sys_close(fd(0)); break;
+    case Sys::Lseek: r = sys_lseek(fd(0), int64_t(a[1]), a[2]); break;
+    case Sys::Open: r = sys_openat(kAtFdcwd, a[0], a[1], a[2]); break;
+    case Sys::Openat: r = sys_openat(fd(0), a[1], a[2], a[3]); break;
+    case Sys::Stat: r = sys_newfstatat(kAtFdcwd, a[0], a[1], 0, steps); break;
+    case Sys::Lstat: r = sys_newfstatat(kAtFdcwd, a[0], a[1], 0x100 /*AT_SYMLINK_NOFOLLOW*/, steps); break;
+    case Sys::Statx: r = sys_statx(fd(0), a[1], a[2], a[3], a[4]); break;
+    case Sys::Access: r = sys_faccessat(kAtFdcwd, a[0], a[1], 0); break;
+    case Sys::Faccessat: r = sys_faccessat(fd(0), a[1], a[2], 0); break;
+    case Sys::Faccessat2: r = sys_faccessat(fd(0), a[1], a[2], a[3]); break;
+    case Sys::Getdents64: r = sys_getdents64(fd(0), a[1], a[2]); break;
+    case Sys::Getcwd: r = sys_getcwd(a[0], a[1]); break;
+    case Sys::Chdir: r = sys_chdir(a[0]); break;
+    case Sys::Fchdir: r = sys_fchdir(fd(0)); break;
+    case Sys::Fcntl: r = sys_fcntl(fd(0), a[1], a[2]); break;
+    case Sys::Dup: r = fds_.dup(fd(0), 0, false); break;
+    case Sys::Dup2: r = fds_.dup_to(fd(0), fd(1), false); break;
+    case Sys::Dup3:
+      r = (fd(0) == fd(1) || (a[2] & ~uint64_t(0x80000))) ? -EINVAL : fds_.dup_to(fd(0), fd(1), a[2] != 0);
       break;
-    case Sys::Lseek: r = (fd(0) >= 0 && fd(0) <= 2 && !closed_[fd(0)]) ? -ESPIPE : -EBADF; break;
+    case Sys::Pipe: r = sys_pipe2(a[0], 0); break;
+    case Sys::Pipe2: r = sys_pipe2(a[0], a[1]); break;
+    case Sys::Fadvise64: r = fds_.get(fd(0)) ? 0 : -EBADF; break;  // advice only
+    case Sys::Unlink: r = sys_unlinkat(kAtFdcwd, a[0], 0); break;
+    case Sys::Unlinkat: r = sys_unlinkat(fd(0), a[1], a[2]); break;
+    case Sys::Umask: r = umask_; umask_ = uint32_t(a[0] & 0777); break;
+    case Sys::Prctl: r = sys_prctl(a[0], a[1]); break;
+    case Sys::Sysinfo: r = sys_sysinfo(a[0], steps); break;
+    case Sys::Getresuid: r = put_u32s(a[0], {getuid()}) && put_u32s(a[1], {geteuid()}) && put_u32s(a[2], {getuid()}) ? 0 : -EFAULT; break;
+    case Sys::Getresgid: r = put_u32s(a[0], {getgid()}) && put_u32s(a[1], {getegid()}) && put_u32s(a[2], {getgid()}) ? 0 : -EFAULT; break;
+    case Sys::SchedGetaffinity: r = sys_sched_getaffinity(a[0], a[1], a[2]); break;
     case Sys::Exit:
     case Sys::ExitGroup:
       out.exited = true;
@@ -67,8 +100,8 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     // One thread: nobody else can hold or wake a futex.
     case Sys::Futex: r = 0; break;
     case Sys::Uname: r = sys_uname(a[0]); break;
-    case Sys::Readlink: r = sys_readlink(a[0], a[1], a[2]); break;
-    case Sys::Readlinkat: r = sys_readlink(a[1], a[2], a[3]); break;
+    case Sys::Readlink: r = sys_readlink(kAtFdcwd, a[0], a[1], a[2]); break;
+    case Sys::Readlinkat: r = sys_readlink(fd(0), a[1], a[2], a[3]); break;
     case Sys::Getrandom: r = sys_getrandom(a[0], a[1]); break;
     case Sys::ClockGettime: r = sys_clock_gettime(a[0], a[1], steps); break;
     case Sys::ClockGetres: r = a[1] && !put_u64s(a[1], {0, 1}) ? -EFAULT : 0; break;
@@ -109,10 +142,10 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::Newfstatat: r = sys_newfstatat(fd(0), a[1], a[2], a[3], steps); break;
     case Sys::Unsupported:
       note_unsupported(number, e.name);
-      out.unsupported = true;
       r = -ENOSYS;
       break;
   }
+  out.unsupported = unsupported_now_;
   return out;
 }
 
@@ -120,6 +153,8 @@ void LinuxKernel::note_unsupported(uint64_t number, std::string_view name) {
   auto& u = unsupported_[number];
   if (u.name.empty()) u.name = std::string(name);
   ++u.count;
+  unsupported_now_ = true;
+  unsupported_what_ = std::string(name);
 }
 
 bool LinuxKernel::copy_to_user(uint64_t addr, std::span<const uint8_t> bytes) {
@@ -150,6 +185,23 @@ std::optional<std::string> LinuxKernel::read_c_string(uint64_t addr, size_t max)
   return std::nullopt;
 }
 
+bool LinuxKernel::put_u32s(uint64_t addr, std::initializer_list<uint32_t> values) {
+  std::vector<uint8_t> b;
+  for (uint32_t v : values)
+    for (int i = 0; i < 4; ++i) b.push_back(uint8_t(v >> (8 * i)));
+  return copy_to_user(addr, b);
+}
+
+void LinuxKernel::record_raw_write(uint64_t addr, std::span<const uint8_t> bytes) {
+  if (bytes.empty() || !mem_.write(addr, bytes)) return;
+  KernelEffect e;
+  e.kind = KernelEffect::Kind::MemWrite;
+  e.addr = addr;
+  e.size = bytes.size();
+  e.bytes.assign(bytes.begin(), bytes.end());
+  effects_.push_back(std::move(e));
+}
+
 bool LinuxKernel::put_u64s(uint64_t addr, std::initializer_list<uint64_t> values) {
   std::vector<uint8_t> b;
   for (uint64_t v : values)
@@ -173,6 +225,55 @@ int64_t LinuxKernel::sys_clock_gettime(uint64_t clock, uint64_t ts, uint64_t ste
   if (clock == 0 || clock == 5 || clock == 11) ns += kEpochSeconds * kNanos;
   else if (clock > 11) return -EINVAL;
   return put_u64s(ts, {ns / kNanos, ns % kNanos}) ? 0 : -EFAULT;
+}
+
+int64_t LinuxKernel::sys_prctl(uint64_t option, uint64_t arg2) {
+  constexpr uint64_t kSetName = 15, kGetName = 16;
+  if (option == kSetName) {
+    auto name = read_c_string(arg2, 16);
+    if (!name) {
+      std::vector<uint8_t> raw(15);
+      if (!copy_from_user(arg2, raw)) return -EFAULT;
+      name = std::string(raw.begin(), raw.end());
+    }
+    comm_ = name->substr(0, 15);
+    return 0;
+  }
+  if (option == kGetName) {
+    std::vector<uint8_t> b(16, 0);
+    std::memcpy(b.data(), comm_.data(), std::min<size_t>(comm_.size(), 15));
+    return copy_to_user(arg2, b) ? 0 : -EFAULT;
+  }
+  return -EINVAL;  // the rest are either about threads or privileges we do not model
+}
+
+int64_t LinuxKernel::sys_sysinfo(uint64_t buf, uint64_t steps) {
+  // struct sysinfo (112 bytes on 64-bit): the host's memory sizes, so
+  // programs size their buffers as natively; uptime from the virtual clock.
+  struct ::sysinfo hs {};
+  if (::sysinfo(&hs) < 0) return -errno;
+  std::vector<uint8_t> b(112, 0);
+  auto put = [&](size_t off, uint64_t v, int n) { std::memcpy(b.data() + off, &v, size_t(n)); };
+  put(0, steps / kNanos, 8);
+  put(32, hs.totalram, 8);
+  put(40, hs.freeram, 8);
+  put(48, hs.sharedram, 8);
+  put(56, hs.bufferram, 8);
+  put(64, hs.totalswap, 8);
+  put(72, hs.freeswap, 8);
+  put(80, 1, 2);  // procs
+  put(88, hs.totalhigh, 8);
+  put(96, hs.freehigh, 8);
+  put(104, hs.mem_unit, 4);
+  return copy_to_user(buf, b) ? 0 : -EFAULT;
+}
+
+int64_t LinuxKernel::sys_sched_getaffinity(uint64_t pid, uint64_t size, uint64_t mask) {
+  if (pid != 0 && pid != kPid) return -ESRCH;
+  if (size < 8 || (size & 7)) return -EINVAL;
+  // One CPU: the guest has one thread, and programs that size thread
+  // pools from this (sort, xz) then stay single-threaded.
+  return put_u64s(mask, {1}) ? 8 : -EFAULT;
 }
 
 int64_t LinuxKernel::sys_prlimit(uint64_t resource, uint64_t new_limit, uint64_t old_limit) {

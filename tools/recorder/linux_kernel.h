@@ -1,10 +1,14 @@
 // A small Linux kernel for one single-threaded guest process: answers its
-// syscalls against GuestMemory and the host's stdin/stdout/stderr, and
+// syscalls against GuestMemory, emulated stdin/stdout/stderr and the
+// host's files (opened, read and written on the host as the program asks:
+// the recorder is not a sandbox), and
 // keeps a list of what it changed in guest memory so the trace can carry
 // it as the syscall's effects. Time, pids and random bytes are
 // deterministic so that recording the same program twice gives the same
 // trace.
 #pragma once
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -14,6 +18,7 @@
 #include <vector>
 
 #include "tools/recorder/guest_arch.h"
+#include "tools/recorder/guest_fd_table.h"
 #include "tools/recorder/guest_memory.h"
 
 namespace ttd::rec {
@@ -33,6 +38,7 @@ struct ProcessConfig {
   uint64_t brk_base = 0;                // first byte after the loaded image, page aligned
   std::optional<std::string> stdin_data;  // else the host's stdin
   bool capture_output = false;          // else the host's stdout/stderr
+  std::string sysroot;                  // absolute paths found under it are opened there
 };
 
 struct SyscallOutcome {
@@ -61,6 +67,8 @@ class LinuxKernel {
     uint64_t count = 0;
   };
   const std::map<uint64_t, Unsupported>& unsupported() const { return unsupported_; }
+  // What the last call could not do, when its outcome says `unsupported`.
+  const std::string& unsupported_detail() const { return unsupported_what_; }
   const std::string& captured_stdout() const { return out_[0]; }
   const std::string& captured_stderr() const { return out_[1]; }
 
@@ -72,6 +80,12 @@ class LinuxKernel {
   bool copy_from_user(uint64_t addr, std::span<uint8_t> out);
   std::optional<std::string> read_c_string(uint64_t addr, size_t max = 4096);
   bool put_u64s(uint64_t addr, std::initializer_list<uint64_t> values);
+  bool put_u32s(uint64_t addr, std::initializer_list<uint32_t> values);
+  // Writes guest memory whatever its protection (file mappings), as effects.
+  void record_raw_write(uint64_t addr, std::span<const uint8_t> bytes);
+  // The path argument of a *at call, or -EFAULT / -ENAMETOOLONG.
+  // Absolute paths found under ProcessConfig::sysroot get it prepended.
+  int64_t read_path(uint64_t addr, std::string& out);
 
   // One file per family: linux_kernel_mm.cpp (memory), linux_kernel_io.cpp
   // (files and descriptors), linux_kernel.cpp (process, time, signals).
@@ -85,7 +99,27 @@ class LinuxKernel {
   int64_t sys_fstat(int fd, uint64_t buf, uint64_t steps);
   int64_t sys_newfstatat(int dirfd, uint64_t path, uint64_t buf, uint64_t flags, uint64_t steps);
   int64_t sys_ioctl(int fd, uint64_t request, uint64_t arg);
-  int64_t sys_readlink(uint64_t path, uint64_t buf, uint64_t size);
+  int64_t sys_readlink(int dirfd, uint64_t path, uint64_t buf, uint64_t size);
+  // linux_kernel_files.cpp: paths and descriptors on the host.
+  int64_t sys_openat(int dirfd, uint64_t path, uint64_t flags, uint64_t mode);
+  int64_t sys_close(int fd);
+  int64_t sys_pread(bool write, int fd, uint64_t buf, uint64_t len, int64_t offset);
+  int64_t sys_lseek(int fd, int64_t offset, uint64_t whence);
+  int64_t sys_statx(int dirfd, uint64_t path, uint64_t flags, uint64_t mask, uint64_t buf);
+  int64_t sys_faccessat(int dirfd, uint64_t path, uint64_t mode, uint64_t flags);
+  int64_t sys_getdents64(int fd, uint64_t buf, uint64_t len);
+  int64_t sys_getcwd(uint64_t buf, uint64_t size);
+  int64_t sys_chdir(uint64_t path);
+  int64_t sys_fchdir(int fd);
+  int64_t sys_fcntl(int fd, uint64_t cmd, uint64_t arg);
+  int64_t sys_pipe2(uint64_t fds, uint64_t flags);
+  int64_t sys_unlinkat(int dirfd, uint64_t path, uint64_t flags);
+  int64_t host_stat(const struct stat& hs, uint64_t buf);
+  int host_open_flags(uint64_t guest_flags) const;
+  // linux_kernel.cpp: more process calls.
+  int64_t sys_prctl(uint64_t option, uint64_t arg2);
+  int64_t sys_sysinfo(uint64_t buf, uint64_t steps);
+  int64_t sys_sched_getaffinity(uint64_t pid, uint64_t size, uint64_t mask);
   int64_t sys_getrandom(uint64_t buf, uint64_t len);
   int64_t sys_uname(uint64_t buf);
   int64_t sys_clock_gettime(uint64_t clock, uint64_t ts, uint64_t steps);
@@ -103,7 +137,9 @@ class LinuxKernel {
   uint64_t brk_ = 0;             // current program break
   uint64_t brk_mapped_end_ = 0;  // end of the pages mapped for the heap
   size_t stdin_pos_ = 0;
-  bool closed_[3] = {false, false, false};
+  GuestFdTable fds_;
+  uint32_t umask_ = 022;
+  std::string comm_ = "prog";     // prctl(PR_SET_NAME)
   uint64_t current_ = 0;         // number of the syscall being answered
   uint64_t sigmask_ = 0;
   std::map<uint64_t, std::vector<uint8_t>> sigactions_;  // raw struct sigaction per signal
@@ -111,6 +147,8 @@ class LinuxKernel {
   std::vector<KernelEffect> effects_;
   bool code_may_have_changed_ = false;
   std::map<uint64_t, Unsupported> unsupported_;
+  bool unsupported_now_ = false;    // the current call hit something unsupported
+  std::string unsupported_what_;    // ... what it was
   std::string out_[2];
 };
 

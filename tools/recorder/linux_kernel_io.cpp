@@ -1,9 +1,16 @@
-// File-descriptor syscalls. The guest has exactly stdin, stdout and stderr;
-// there is no file system, so calls on paths other than the few the C
-// libraries need are reported as unsupported.
+// Reading and writing descriptors. Guest fds 0-2 start as emulated standard
+// streams: pipe-like (fstat S_IFIFO, ioctl ENOTTY) so the C library buffers
+// output the same way every run, stdin from RecordOptions or the
+// recorder's stdin, output to the recorder's or captured. Other fds are
+// host descriptors (linux_kernel_files.cpp opens them); what the guest
+// reads from them travels in the trace as the syscall's memory writes.
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
-#include <unistd.h>
 
 #include "tools/recorder/linux_kernel.h"
 
@@ -18,10 +25,18 @@ constexpr uint64_t kMaxIo = 1 << 20;  // per call; the guest loops for more
 }  // namespace
 
 int64_t LinuxKernel::sys_read(int fd, uint64_t buf, uint64_t len) {
-  if (fd != 0 || closed_[0]) return (fd == 1 || fd == 2) && !closed_[fd] ? -EINVAL : -EBADF;
+  const GuestFd* f = fds_.get(fd);
+  if (!f) return -EBADF;
   len = std::min(len, kMaxIo);
   std::vector<uint8_t> data;
-  if (cfg_.stdin_data) {
+  if (f->kind == GuestFd::Kind::Host) {
+    data.resize(len);
+    ssize_t n = ::read(f->host, data.data(), len);
+    if (n < 0) return -errno;
+    data.resize(size_t(n));
+  } else if (f->stream != 0) {
+    return -EINVAL;  // reading stdout / stderr
+  } else if (cfg_.stdin_data) {
     size_t n = std::min<size_t>(len, cfg_.stdin_data->size() - stdin_pos_);
     data.assign(cfg_.stdin_data->begin() + stdin_pos_, cfg_.stdin_data->begin() + stdin_pos_ + n);
     stdin_pos_ += n;
@@ -36,22 +51,45 @@ int64_t LinuxKernel::sys_read(int fd, uint64_t buf, uint64_t len) {
 }
 
 int64_t LinuxKernel::sys_write(int fd, uint64_t buf, uint64_t len) {
-  if (fd < 1 || fd > 2 || closed_[fd]) return fd == 0 && !closed_[0] ? -EINVAL : -EBADF;
+  const GuestFd* f = fds_.get(fd);
+  if (!f) return -EBADF;
+  if (f->kind == GuestFd::Kind::StdStream && f->stream == 0) return -EINVAL;  // writing stdin
   len = std::min(len, kMaxIo);
   std::vector<uint8_t> data(len);
   if (!copy_from_user(buf, data)) return -EFAULT;
+  if (f->kind == GuestFd::Kind::Host) {
+    ssize_t n = ::write(f->host, data.data(), data.size());
+    return n < 0 ? -errno : int64_t(n);
+  }
   if (cfg_.capture_output) {
-    out_[fd - 1].append(data.begin(), data.end());
+    out_[f->stream - 1].append(data.begin(), data.end());
   } else {
     size_t done = 0;
     while (done < data.size()) {
-      ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+      ssize_t n = ::write(f->stream, data.data() + done, data.size() - done);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return done ? int64_t(done) : -errno;
       done += size_t(n);
     }
   }
   return int64_t(len);
+}
+
+int64_t LinuxKernel::sys_pread(bool write, int fd, uint64_t buf, uint64_t len, int64_t offset) {
+  const GuestFd* f = fds_.get(fd);
+  if (!f) return -EBADF;
+  if (f->kind != GuestFd::Kind::Host) return -ESPIPE;
+  if (offset < 0) return -EINVAL;
+  std::vector<uint8_t> data(std::min(len, kMaxIo));
+  if (write) {
+    if (!copy_from_user(buf, data)) return -EFAULT;
+    ssize_t n = ::pwrite(f->host, data.data(), data.size(), offset);
+    return n < 0 ? -errno : int64_t(n);
+  }
+  ssize_t n = ::pread(f->host, data.data(), data.size(), offset);
+  if (n < 0) return -errno;
+  data.resize(size_t(n));
+  return copy_to_user(buf, data) ? n : -EFAULT;
 }
 
 int64_t LinuxKernel::sys_iov(bool write, int fd, uint64_t iov, uint64_t count) {
@@ -72,13 +110,36 @@ int64_t LinuxKernel::sys_iov(bool write, int fd, uint64_t iov, uint64_t count) {
   return total;
 }
 
+int64_t LinuxKernel::host_stat(const struct stat& hs, uint64_t buf) {
+  StatInfo st;
+  st.dev = hs.st_dev;
+  st.ino = hs.st_ino;
+  st.mode = hs.st_mode;
+  st.nlink = hs.st_nlink;
+  st.uid = hs.st_uid;
+  st.gid = hs.st_gid;
+  st.rdev = hs.st_rdev;
+  st.size = hs.st_size;
+  st.blksize = hs.st_blksize;
+  st.blocks = hs.st_blocks;
+  // One time field in StatInfo: the modification time, the one programs
+  // compare (make, cp -u); access and change times report it too.
+  st.time_sec = hs.st_mtim.tv_sec;
+  st.time_nsec = hs.st_mtim.tv_nsec;
+  return copy_to_user(buf, arch_.encode_stat(st)) ? 0 : -EFAULT;
+}
+
 int64_t LinuxKernel::sys_fstat(int fd, uint64_t buf, uint64_t steps) {
-  if (fd < 0 || fd > 2 || closed_[fd]) return -EBADF;
-  // The standard streams look like pipes: not a terminal (TCGETS says
-  // ENOTTY too), so the C library buffers output the same way every run.
+  const GuestFd* f = fds_.get(fd);
+  if (!f) return -EBADF;
+  if (f->kind == GuestFd::Kind::Host) {
+    struct stat hs {};
+    if (::fstat(f->host, &hs) < 0) return -errno;
+    return host_stat(hs, buf);
+  }
   StatInfo st;
   st.dev = 0xd;
-  st.ino = 1000 + uint64_t(fd);
+  st.ino = 1000 + uint64_t(f->stream);
   st.mode = kSIfifo | 0600;
   st.uid = getuid();
   st.gid = getgid();
@@ -87,28 +148,51 @@ int64_t LinuxKernel::sys_fstat(int fd, uint64_t buf, uint64_t steps) {
 }
 
 int64_t LinuxKernel::sys_newfstatat(int dirfd, uint64_t path, uint64_t buf, uint64_t flags, uint64_t steps) {
-  auto p = read_c_string(path);
-  if (!p) return -EFAULT;
-  if (p->empty() && (flags & kAtEmptyPath)) return sys_fstat(dirfd, buf, steps);
-  note_unsupported(current_, "newfstatat of a path");
-  return -ENOENT;
+  std::string p;
+  if (int64_t e = read_path(path, p); e < 0) return e;
+  if (p.empty() && (flags & kAtEmptyPath) && dirfd != GuestFdTable::kAtFdcwd) return sys_fstat(dirfd, buf, steps);
+  int dir = fds_.host_dir(dirfd);
+  if (dir < 0 && !(p.size() && p[0] == '/')) return dir;
+  struct stat hs {};
+  int host_flags = int(flags & (AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_EMPTY_PATH));
+  if (::fstatat(dir < 0 ? AT_FDCWD : dir, p.c_str(), &hs, host_flags) < 0) return -errno;
+  return host_stat(hs, buf);
 }
 
 int64_t LinuxKernel::sys_ioctl(int fd, uint64_t request, uint64_t arg) {
-  if (fd < 0 || fd > 2 || closed_[fd]) return -EBADF;
-  return -ENOTTY;  // TCGETS, TIOCGWINSZ, ...: the streams are not terminals
+  const GuestFd* f = fds_.get(fd);
+  if (!f) return -EBADF;
+  if (f->kind == GuestFd::Kind::StdStream) return -ENOTTY;  // TCGETS, TIOCGWINSZ, ...: not terminals
+  // Terminal and byte-count queries on host files; the kernel's structs
+  // are the same on x86-64 and AArch64.
+  size_t size = request == TCGETS ? 36 : request == TIOCGWINSZ ? 8 : request == FIONREAD ? 4 : 0;
+  if (size == 0) {
+    if (!isatty(f->host)) return -ENOTTY;
+    note_unsupported(current_, "ioctl on a terminal other than TCGETS / TIOCGWINSZ / FIONREAD");
+    return -ENOTTY;
+  }
+  uint8_t out[64] = {};
+  if (::ioctl(f->host, request, out) < 0) return -errno;
+  return copy_to_user(arg, {out, size}) ? 0 : -EFAULT;
 }
 
-int64_t LinuxKernel::sys_readlink(uint64_t path, uint64_t buf, uint64_t size) {
-  auto p = read_c_string(path);
-  if (!p) return -EFAULT;
-  if (*p != "/proc/self/exe") {
-    note_unsupported(current_, "readlink of a path other than /proc/self/exe");
-    return -ENOENT;
-  }
+int64_t LinuxKernel::sys_readlink(int dirfd, uint64_t path, uint64_t buf, uint64_t size) {
+  std::string p;
+  if (int64_t e = read_path(path, p); e < 0) return e;
   if (int64_t(size) <= 0) return -EINVAL;
-  size_t n = std::min<size_t>(size, cfg_.exe_path.size());
-  std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(cfg_.exe_path.data()), n);
+  std::string target;
+  if (p == "/proc/self/exe") {
+    target = cfg_.exe_path;  // the program, not the recorder
+  } else {
+    int dir = fds_.host_dir(dirfd);
+    if (dir < 0 && !(p.size() && p[0] == '/')) return dir;
+    std::vector<char> tmp(std::min<uint64_t>(size, 4096));
+    ssize_t n = ::readlinkat(dir < 0 ? AT_FDCWD : dir, p.c_str(), tmp.data(), tmp.size());
+    if (n < 0) return -errno;
+    target.assign(tmp.data(), size_t(n));
+  }
+  size_t n = std::min<size_t>(size, target.size());
+  std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(target.data()), n);
   return copy_to_user(buf, bytes) ? int64_t(n) : -EFAULT;
 }
 

@@ -1,5 +1,10 @@
-// Memory syscalls: brk, mmap (anonymous), munmap, mprotect.
+// Memory syscalls: brk, mmap (anonymous, and of files: private, or shared
+// read-only), munmap, mprotect.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstring>
 
 #include "tools/recorder/linux_kernel.h"
 
@@ -7,7 +12,7 @@ namespace ttd::rec {
 
 namespace {
 
-constexpr uint64_t kMapFixed = 0x10, kMapAnonymous = 0x20, kMapFixedNoReplace = 0x100000;
+constexpr uint64_t kMapShared = 0x01, kMapFixed = 0x10, kMapAnonymous = 0x20, kMapFixedNoReplace = 0x100000;
 // Lowest address mmap hands out (vm.mmap_min_addr).
 constexpr uint64_t kMmapMin = 0x10000;
 
@@ -35,11 +40,18 @@ int64_t LinuxKernel::sys_brk(uint64_t addr) {
 int64_t LinuxKernel::sys_mmap(const uint64_t a[6], SyscallOutcome& out) {
   uint64_t addr = a[0], len = a[1], prot = a[2], flags = a[3];
   if (len == 0 || prot > 7) return -EINVAL;
+  const GuestFd* file = nullptr;
   if (!(flags & kMapAnonymous)) {
-    // There is no file system in here; say so rather than pretend.
-    note_unsupported(current_, "mmap of a file");
-    out.unsupported = true;
-    return -ENOSYS;
+    file = fds_.get(int(int32_t(a[4])));
+    if (!file) return -EBADF;
+    if (file->kind != GuestFd::Kind::Host) return -ENODEV;  // the streams are pipes
+    if (a[5] & (mem_.page_size() - 1)) return -EINVAL;
+    if ((flags & kMapShared) && (prot & kProtWrite)) {
+      // Writes through a shared mapping would have to reach the file.
+      note_unsupported(current_, "writable shared mmap of a file");
+      out.unsupported = true;
+      return -ENOSYS;
+    }
   }
   uint64_t size = mem_.page_up(len);
   if (size < len) return -ENOMEM;
@@ -53,8 +65,49 @@ int64_t LinuxKernel::sys_mmap(const uint64_t a[6], SyscallOutcome& out) {
     if (!where) return -ENOMEM;
     addr = *where;
   }
-  if (!mem_.map(addr, size, uint8_t(prot), "[anon]")) return -ENOMEM;
-  effects_.push_back({KernelEffect::Kind::Map, addr, size, uint8_t(prot), "[anon]", {}});
+  std::string name = file ? file->path : "[anon]";
+  std::vector<uint8_t> contents;
+  if (file) {
+    // A copy of the file's bytes (shared read-only mappings too: nobody
+    // else writes the file while a program is recorded, we assume). Past
+    // the end of the file the pages stay zero.
+    // Only the part the file covers is read (a mapping may be larger).
+    struct stat st {};
+    if (::fstat(file->host, &st) < 0) return -errno;
+    uint64_t in_file = uint64_t(st.st_size) > a[5] ? uint64_t(st.st_size) - a[5] : 0;
+    contents.resize(std::min(len, in_file));
+    size_t got = 0;
+    while (got < contents.size()) {
+      ssize_t n = ::pread(file->host, contents.data() + got, contents.size() - got, off_t(a[5] + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return -errno;
+      if (n == 0) break;
+      got += size_t(n);
+    }
+    contents.resize(got);
+  }
+  if (!mem_.map(addr, size, uint8_t(prot), name)) return -ENOMEM;
+  effects_.push_back({KernelEffect::Kind::Map, addr, size, uint8_t(prot), name, {}});
+  // The mapping starts zero-filled: only pages with a non-zero byte go
+  // into the trace.
+  const uint64_t page = mem_.page_size();
+  for (uint64_t off = 0; off < contents.size();) {
+    auto nonzero = [&](uint64_t o) {
+      uint64_t end = std::min<uint64_t>(o + page, contents.size());
+      for (uint64_t i = o; i < end; ++i)
+        if (contents[i]) return true;
+      return false;
+    };
+    if (!nonzero(off)) {
+      off += page;
+      continue;
+    }
+    uint64_t run_end = off + page;
+    while (run_end < contents.size() && nonzero(run_end)) run_end += page;
+    run_end = std::min<uint64_t>(run_end, contents.size());
+    record_raw_write(addr + off, {contents.data() + off, run_end - off});
+    off = run_end;
+  }
   if (flags & kMapFixed) code_may_have_changed_ = true;
   return int64_t(addr);
 }

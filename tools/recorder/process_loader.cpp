@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <map>
+#include <optional>
 
 #include "tools/recorder/initial_stack.h"
 
@@ -39,18 +40,55 @@ Status map_segments(GuestMemory& mem, const ElfImage& elf) {
   return {};
 }
 
+// Reads the program's interpreter and places it as Linux does with
+// randomization off: the highest free range below the mmap base.
+Result<ElfImage> load_interpreter(const GuestMemory& mem, const GuestArch& arch, const ElfImage& prog,
+                                  const std::string& sysroot) {
+  std::string path = sysroot.empty() ? prog.interp : sysroot + prog.interp;
+  auto interp = load_elf(path, 0);
+  if (!interp) {
+    return make_error(prog.path, "cannot load its program interpreter (dynamic loader) " + path + ": " +
+                                     interp.error().message);
+  }
+  if (interp->arch != prog.arch)
+    return make_error(path, "the program interpreter is for another architecture than " + prog.path);
+  if (!interp->position_independent || !interp->interp.empty())
+    return make_error(path, "not a usable program interpreter (it must be a shared object without one of its own)");
+  uint64_t lo = ~0ull;
+  for (const auto& s : interp->segments) lo = std::min(lo, mem.page_down(s.vaddr));
+  uint64_t span = mem.page_up(interp->end) - lo;
+  // Linux aligns it to its largest segment alignment (64 KiB for AArch64
+  // objects), taking the extra room from the top.
+  uint64_t align = std::max<uint64_t>(mem.page_size(), std::min<uint64_t>(interp->max_align, 1ull << 21));
+  auto base = mem.find_free(span + align - mem.page_size(), 0x10000, arch.mmap_top());
+  if (!base) return make_error(path, "no room for the program interpreter");
+  *base = (*base + align - 1) & ~(align - 1);
+  rebase(*interp, *base - lo);
+  return interp;
+}
+
 }  // namespace
 
 Result<LoadedProcess> load_process(uc_engine* uc, GuestMemory& mem, const GuestArch& arch,
                                    const ElfImage& elf, const std::vector<std::string>& argv,
-                                   const std::vector<std::string>& env, const std::string& exe_path) {
+                                   const std::vector<std::string>& env, const std::string& exe_path,
+                                   const std::string& sysroot) {
   if (auto st = map_segments(mem, elf); !st) return st.error();
+  std::optional<ElfImage> interp;
+  if (!elf.interp.empty()) {
+    auto loaded = load_interpreter(mem, arch, elf, sysroot);
+    if (!loaded) return loaded.error();
+    interp = std::move(*loaded);
+    if (auto st = map_segments(mem, *interp); !st) return st.error();
+  }
+  uint64_t start = interp ? interp->entry : elf.entry;
 
   AuxInfo aux;
   aux.phdr = elf.phdr_addr;
   aux.phent = elf.phentsize;
   aux.phnum = elf.phnum;
   aux.entry = elf.entry;
+  aux.base = interp ? interp->load_bias : 0;
   aux.pagesz = mem.page_size();
   aux.hwcap = arch.hwcap();
   aux.uid = getuid();
@@ -71,11 +109,13 @@ Result<LoadedProcess> load_process(uc_engine* uc, GuestMemory& mem, const GuestA
 
   const ArchDesc& desc = arch_desc(arch.id());
   if (uc_reg_write(uc, desc.sp().unicorn_id, &stack.sp) != UC_ERR_OK ||
-      uc_reg_write(uc, desc.pc().unicorn_id, &elf.entry) != UC_ERR_OK)
+      uc_reg_write(uc, desc.pc().unicorn_id, &start) != UC_ERR_OK)
     return make_error("emulator", "cannot set the initial pc and sp");
 
   LoadedProcess p;
-  p.entry = elf.entry;
+  p.entry = start;
+  p.program_entry = elf.entry;
+  if (interp) p.interp = interp->path;
   p.sp = stack.sp;
   p.brk_base = mem.page_up(elf.end);
   return p;

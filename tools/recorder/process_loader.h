@@ -1,6 +1,8 @@
-// Puts a static ELF into a fresh emulator the way Linux execve does: its
-// PT_LOAD segments with their protections, an 8 MiB stack with argv, envp
-// and auxv, and the pc and sp pointing at the entry and argc.
+// Puts an ELF into a fresh emulator the way Linux execve does: its PT_LOAD
+// segments with their protections, its program interpreter (ld.so) below
+// the mmap base if it is dynamically linked, an 8 MiB stack with argv,
+// envp and auxv, and the pc (the interpreter's entry, else the program's)
+// and sp pointing at argc.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -14,13 +16,18 @@
 namespace ttd::rec {
 
 struct LoadedProcess {
-  uint64_t entry = 0;
+  uint64_t entry = 0;        // where execution starts
+  uint64_t program_entry = 0;  // the program's own entry (AT_ENTRY)
+  std::string interp;        // the interpreter loaded, host path; empty if static
   uint64_t sp = 0;
   uint64_t brk_base = 0;  // page after the highest segment: where the heap starts
 };
 
+// `sysroot` prefixes the interpreter's path (a foreign architecture's
+// loader, e.g. /usr/aarch64-linux-gnu); empty for the host's own.
 Result<LoadedProcess> load_process(uc_engine* uc, GuestMemory& mem, const GuestArch& arch,
                                    const ElfImage& elf, const std::vector<std::string>& argv,
-                                   const std::vector<std::string>& env, const std::string& exe_path);
+                                   const std::vector<std::string>& env, const std::string& exe_path,
+                                   const std::string& sysroot = "");
 
 }  // namespace ttd::rec

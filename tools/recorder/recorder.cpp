@@ -8,10 +8,12 @@
 #include <ctime>
 #include <climits>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 
 #include "formats/ucir/ucir_writer.h"
 #include "tools/recorder/async_trace_writer.h"
+#include "tools/recorder/cpuid_fixup.h"
 #include "tools/recorder/elf_image.h"
 #include "tools/recorder/guest_arch.h"
 #include "tools/recorder/guest_memory.h"
@@ -39,6 +41,8 @@ double thread_cpu_seconds() {
   return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
 }
 
+constexpr const char* kDefaultAarch64Sysroot = "/usr/aarch64-linux-gnu";
+
 std::string absolute_path(const std::string& p) {
   char buf[PATH_MAX];
   return realpath(p.c_str(), buf) ? std::string(buf) : p;
@@ -62,12 +66,32 @@ Result<RecordSummary> record(const RecordOptions& opts) {
   UcPtr uc(raw);
   size_t page_size = 4096;
   uc_query(uc.get(), UC_QUERY_PAGE_SIZE, &page_size);
+  // Unicorn's AArch64 works in 1 KiB pages; Linux (and AT_PAGESZ, mmap
+  // alignment, ld.so's segment arithmetic) in 4 KiB ones.
+  page_size = std::max<size_t>(page_size, 4096);
   if (auto st = guest.prepare_cpu(uc.get()); !st) return st.error();
+
+  CpuidFixup cpuid;
+  if (elf->arch == ArchId::X86_64)
+    if (auto st = cpuid.install(uc.get()); !st) return st.error();
 
   GuestMemory mem(uc.get(), page_size);
   std::string exe = absolute_path(opts.argv[0]);
-  auto proc = load_process(uc.get(), mem, guest, *elf, opts.argv, opts.env, exe);
+  std::string sysroot = opts.sysroot;
+  if (sysroot.empty() && elf->arch == ArchId::AArch64 && !elf->interp.empty()) sysroot = kDefaultAarch64Sysroot;
+  auto proc = load_process(uc.get(), mem, guest, *elf, opts.argv, opts.env, exe, sysroot);
   if (!proc) return proc.error();
+  // A dynamically linked program starts in ld.so; if ld.so exits before
+  // the program's entry ran (a library is missing), nothing was recorded
+  // of the program itself.
+  bool reached_entry = proc->interp.empty();
+  uc_hook entry_hook = 0;
+  if (!reached_entry) {
+    auto on_entry = +[](uc_engine*, uint64_t, uint32_t, void* flag) { *static_cast<bool*>(flag) = true; };
+    if (uc_hook_add(uc.get(), &entry_hook, UC_HOOK_CODE, (void*)on_entry, &reached_entry, proc->program_entry,
+                    proc->program_entry) != UC_ERR_OK)
+      return make_error("emulator", "cannot install the program-entry hook");
+  }
 
   RegisterTracker tracker;
   if (auto st = tracker.init(uc.get(), arch, guest); !st) return st.error();
@@ -86,6 +110,7 @@ Result<RecordSummary> record(const RecordOptions& opts) {
   cfg.brk_base = proc->brk_base;
   cfg.stdin_data = opts.stdin_data;
   cfg.capture_output = opts.capture_output;
+  cfg.sysroot = sysroot;
   LinuxKernel kernel(uc.get(), mem, guest, cfg);
 
   RecordSummary sum;
@@ -102,6 +127,21 @@ Result<RecordSummary> record(const RecordOptions& opts) {
     sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   if (auto st = writer->close(); !st) return st.error();
+  if (entry_hook) uc_hook_del(uc.get(), entry_hook);
+  auto fail = [&](std::string what) -> Result<RecordSummary> {
+    std::error_code ec;
+    std::filesystem::remove(opts.output, ec);
+    return make_error(opts.argv[0], std::move(what));
+  };
+  if (res.strict_stop) return fail("unsupported " + *res.strict_stop + " (--strict; no trace written)");
+  if (!reached_entry && res.exited && !res.fault) {
+    std::string why = kernel.captured_stderr();
+    while (!why.empty() && why.back() == '\n') why.pop_back();
+    return fail("the dynamic loader " + proc->interp + " exited with status " + std::to_string(res.exit_code) +
+                " before the program started (a missing library?)" +
+                (why.empty() ? std::string(opts.capture_output ? "" : "; see its message above") : ": " + why) +
+                "; no trace written");
+  }
 
   sum.steps = res.steps;
   sum.syscalls = res.syscalls;

@@ -1,4 +1,5 @@
-// `ttd record`: runs a static Linux ELF (x86-64, aarch64) under Unicorn and
+// `ttd record`: runs a Linux ELF (x86-64, aarch64; static, or dynamically
+// linked with its program interpreter) under Unicorn and
 // writes a usercorn-compatible UCIR trace of every instruction, its memory
 // accesses and register changes, and the kernel effects of its syscalls.
 //
@@ -53,6 +54,15 @@ struct RecordOptions {
   // and at the end (all mapped memory), and report differences in the
   // summary. Slow (reads every register every step).
   bool verify = false;
+  // Stop at the first syscall the emulated kernel cannot answer (record()
+  // then fails naming it, and removes the output) instead of returning
+  // -ENOSYS to the program and listing it in the summary.
+  bool strict = false;
+  // Prefix for the program interpreter and for absolute paths the guest
+  // opens, when that prefix holds them (a foreign architecture's libraries,
+  // like qemu-user's -L). Empty: /usr/aarch64-linux-gnu for dynamically
+  // linked aarch64 programs on a non-aarch64 host, else none.
+  std::string sysroot;
 };
 
 struct UnsupportedSyscall {
@@ -87,8 +97,10 @@ struct RecordSummary {
 };
 
 // Loads and runs the program, writing the trace to options.output. Errors
-// (cannot read the program, not a static ELF, unsupported architecture,
-// cannot write the output) come back as an Error; a guest that faults still
+// (cannot read the program or its interpreter, not an ELF, unsupported
+// architecture, cannot write the output, the dynamic loader gave up before
+// the program started, --strict stopped at an unsupported syscall) come
+// back as an Error and leave no output file; a guest that faults still
 // gives a summary (with `fault` set) and a valid trace up to the fault.
 Result<RecordSummary> record(const RecordOptions& options);
 

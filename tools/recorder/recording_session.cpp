@@ -157,6 +157,13 @@ void RecordingSession::syscall() {
   for (int i = 0; i < 6; ++i) uc_reg_read(uc_, abi.args[i], &args[i]);
 
   SyscallOutcome out = kernel_.call(number, args, res_.steps);
+  if (out.unsupported && opts_.strict) {
+    const std::string& what = kernel_.unsupported_detail();
+    res_.strict_stop = "syscall " + std::to_string(number) + " (" + std::string(out.name) + ")" +
+                       (what.empty() || what == out.name ? "" : ": " + what) + " at step " +
+                       std::to_string(res_.steps ? res_.steps - 1 : 0);
+    return stop();
+  }
   ++res_.syscalls;
   if (out.exited) {
     // The process ends inside this syscall: OP_EXIT is one of its effects,

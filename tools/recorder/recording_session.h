@@ -29,6 +29,7 @@ struct SessionResult {
   int exit_code = 0, signal = 0;
   bool hit_max_steps = false;
   std::optional<std::string> fault;
+  std::optional<std::string> strict_stop;  // RecordOptions::strict: the unsupported call that ended the run
   uint64_t register_mismatches = 0;  // verify only
   uint64_t register_misses = 0;      // verify only: changes the fast path would have missed
 };

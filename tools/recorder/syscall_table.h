@@ -23,6 +23,13 @@ enum class Sys : uint8_t {
   Getpid, Gettid, Getppid, Getuid, Geteuid, Getgid, Getegid,
   RtSigaction, RtSigprocmask, Sigaltstack,
   Fstat, Newfstatat,
+  // Files on the host (guest_fd_table.h), x86-64's path-only forms mapped
+  // onto the *at calls.
+  Open, Openat, Stat, Lstat, Statx, Access, Faccessat, Faccessat2,
+  Pread64, Pwrite64, Getdents64, Getcwd, Chdir, Fchdir, Fcntl,
+  Dup, Dup2, Dup3, Pipe, Pipe2, Fadvise64, Unlink, Unlinkat, Umask,
+  // More process calls.
+  Prctl, Sysinfo, Getresuid, Getresgid, SchedGetaffinity,
 };
 
 struct SyscallEntry {

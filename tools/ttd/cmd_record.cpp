@@ -1,6 +1,6 @@
-// ttd record -o OUT.ucir [--max-steps N] -- PROGRAM [ARGS...]: runs a
-// static Linux ELF (x86-64, aarch64) under the Unicorn recorder and writes
-// a UCIR trace of the whole execution.
+// ttd record -o OUT.ucir [--max-steps N] [--strict] -- PROGRAM [ARGS...]:
+// runs a Linux ELF (x86-64, aarch64; static or dynamically linked) under
+// the Unicorn recorder and writes a UCIR trace of the whole execution.
 #include <iostream>
 #include <memory>
 #include <string>
@@ -22,6 +22,8 @@ struct RecordCliOptions {
   std::vector<std::string> env;      // --env NAME=VALUE
   bool clean_env = false;
   bool verify = false;
+  bool strict = false;
+  std::string sysroot;
   bool quiet = false;
 };
 
@@ -34,6 +36,8 @@ int run_record(const RecordCliOptions& o) {
   ro.argv = o.command;
   ro.max_steps = o.max_steps;
   ro.verify = o.verify;
+  ro.strict = o.strict;
+  ro.sysroot = o.sysroot;
   if (!o.clean_env)
     for (char** e = environ; e && *e; ++e) ro.env.emplace_back(*e);
   ro.env.insert(ro.env.end(), o.env.begin(), o.env.end());
@@ -65,7 +69,8 @@ int run_record(const RecordCliOptions& o) {
 void add_record_command(CLI::App& app, CommandRunner& run) {
   auto o = std::make_shared<RecordCliOptions>();
   auto* sub = app.add_subcommand(
-      "record", "run a static Linux executable (x86-64, aarch64) under emulation and write a UCIR trace");
+      "record", "run a Linux executable (x86-64, aarch64; static or dynamically linked) under emulation and "
+      "write a UCIR trace");
   sub->add_option("-o,--output", o->output, "trace file to write (UCIR)")->required();
   sub->add_option("--max-steps", o->max_steps, "stop after this many steps (default: run to exit)");
   sub->add_option("--env", o->env, "set NAME=VALUE in the program's environment (repeatable)")
@@ -73,11 +78,18 @@ void add_record_command(CLI::App& app, CommandRunner& run) {
   sub->add_flag("--clean-env", o->clean_env, "start the program with an empty environment (plus --env)");
   sub->add_flag("--verify", o->verify,
                 "self-check (slow): compare the trace's effects with the emulator at every step");
+  sub->add_flag("--strict", o->strict,
+                "fail at the first syscall the recorder cannot emulate (default: it returns -ENOSYS to the "
+                "program and is listed in the summary)");
+  sub->add_option("--sysroot", o->sysroot,
+                  "where a foreign architecture's dynamic loader and libraries live (default for aarch64 "
+                  "programs: /usr/aarch64-linux-gnu)");
   sub->add_flag("-q,--quiet", o->quiet, "print nothing on success");
   sub->add_option("command", o->command, "-- PROGRAM [ARGS...]: the program and its arguments")->required();
   sub->footer(
-      "The program's stdin, stdout and stderr are the recorder's. Syscalls the recorder cannot\n"
-      "emulate return -ENOSYS to the program and are listed in the summary.\n"
+      "The program's stdin, stdout and stderr are the recorder's. It opens, reads and writes host\n"
+      "files as it would natively (the recorder is not a sandbox). Syscalls the recorder cannot\n"
+      "emulate return -ENOSYS to the program and are listed in the summary (--strict: fail instead).\n"
       "Exit status: 0 trace complete (program exited or --max-steps reached), 1 recording failed,\n"
       "2 usage error, 3 the program faulted under emulation (the trace ends at the fault).");
   sub->callback([o, &run] { run = [o] { return run_record(*o); }; });

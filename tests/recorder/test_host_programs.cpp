@@ -1,0 +1,206 @@
+// Programs that use the host's files, and dynamically linked programs
+// (Debian's own coreutils among them): recorded, they print what they print
+// natively, and the trace is deterministic.
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "tests/recorder/trace_digest.h"
+#include "tools/recorder/recorder.h"
+
+using namespace ttd;
+using namespace ttd::rec;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// A directory for one test, removed with everything in it.
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& tag) {
+    path = fs::path(test::temp_trace(tag + "-dir"));
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+struct NativeRun {
+  std::string out;
+  int status = -1;
+};
+
+// Runs argv natively (x86-64 host) with only LC_ALL=C in the environment.
+NativeRun run_native(const std::vector<std::string>& argv) {
+  std::string cmd = "env -i LC_ALL=C";
+  for (const auto& a : argv) cmd += " '" + a + "'";
+  NativeRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+Result<RecordSummary> record_capture(const std::vector<std::string>& argv, const std::string& out,
+                                     bool verify = false) {
+  RecordOptions o;
+  o.output = out;
+  o.argv = argv;
+  o.env = {"LC_ALL=C"};
+  o.capture_output = true;
+  o.stdin_data = "";
+  o.verify = verify;
+  return record(o);
+}
+
+void check_clean(const RecordSummary& s) {
+  CHECK(s.exited);
+  CHECK_FALSE(s.fault.has_value());
+  for (const auto& u : s.unsupported) FAIL_CHECK("unsupported syscall " << u.number << " " << u.name);
+  for (const auto& e : s.verify_errors) FAIL_CHECK(e);
+  CHECK(s.verify_register_misses == 0);
+}
+
+// Words in a fixed pseudo-random order.
+std::string word_list(size_t lines) {
+  std::string text;
+  uint64_t x = 88172645463325252ull;
+  for (size_t i = 0; i < lines; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    for (int k = 0; k < 3 + int(x % 9); ++k) text.push_back(char('a' + (x >> (5 * k)) % 26));
+    text.push_back('\n');
+  }
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("files: opening, reading, mapping and listing host files, static and dynamic") {
+  // The expected lines are a native run's (the dynamically linked build).
+  std::string native_prog = test::program_path("x86_64-dyn", "files");
+  if (native_prog.empty()) return;
+  TempDir dir("files");
+  std::ofstream(dir.file("data.txt")) << "0123456789abcdef\n";
+  fs::create_directory(dir.path / "sub");
+  std::string dir_path = fs::canonical(dir.path).string();
+  NativeRun native = run_native({native_prog, dir_path});
+  REQUIRE(native.status == 0);
+  REQUIRE(native.out.find("getcwd 1\nopen 1\nread 5 01234\n") == 0);
+  CHECK(native.out.find("mmap 1 cdef\n") != std::string::npos);
+
+  for (const char* variant : {"x86_64", "x86_64-glibc", "x86_64-dyn", "x86_64-nopie", "aarch64", "aarch64-dyn"}) {
+    std::string prog = test::program_path(variant, "files");
+    if (prog.empty()) continue;
+    INFO(std::string(variant));
+    std::string out = test::temp_trace(std::string("files-") + variant);
+    auto sum = record_capture({prog, dir_path}, out, /*verify=*/true);
+    REQUIRE_MESSAGE(sum.ok(), (sum.ok() ? "" : sum.error().to_string()));
+    check_clean(*sum);
+    CHECK(sum->exit_code == 0);
+    CHECK(sum->captured_stdout == native.out);
+    CHECK(sum->captured_stderr == "");
+    CHECK_FALSE(fs::exists(dir.file("out.txt")));  // the guest's unlink reached the host
+    if (std::string(variant) == "x86_64") {
+      // No time stamp counter in a static musl program: host files and
+      // all, the same run gives the same trace bytes.
+      std::string again = test::temp_trace("files-again");
+      REQUIRE(record_capture({prog, dir_path}, again, /*verify=*/true).ok());
+      CHECK(slurp(out) == slurp(again));
+      fs::remove(again);
+    }
+    fs::remove(out);
+  }
+}
+
+TEST_CASE("Debian's dynamically linked sort and sha256sum print what they print natively") {
+  for (const char* tool : {"/usr/bin/sort", "/usr/bin/sha256sum"}) {
+    if (!fs::exists(tool)) continue;
+    INFO(std::string(tool));
+    TempDir dir("coreutils");
+    std::string words = dir.file("words.txt");
+    std::ofstream(words) << word_list(2000);
+    NativeRun native = run_native({tool, words});
+    REQUIRE(native.status == 0);
+    REQUIRE(native.out.size() > 10);
+
+    std::string out = test::temp_trace("coreutils");
+    auto sum = record_capture({tool, words}, out);
+    REQUIRE_MESSAGE(sum.ok(), (sum.ok() ? "" : sum.error().to_string()));
+    check_clean(*sum);
+    CHECK(sum->exit_code == native.status);
+    CHECK(sum->captured_stdout == native.out);
+    CHECK(sum->captured_stderr == "");
+
+    auto trace = test::read_trace(out);
+    REQUIRE_MESSAGE(trace.ok(), (trace.ok() ? "" : trace.error().to_string()));
+    CHECK(trace->arch == "x86_64");
+    CHECK(trace->steps == sum->steps);
+    CHECK(trace->thread_ended);
+
+    // Recording again runs the same syscalls. (Not the same bytes: ld.so
+    // reads the time stamp counter, which Unicorn takes from the host.)
+    std::string again = test::temp_trace("coreutils-again");
+    auto sum2 = record_capture({tool, words}, again);
+    REQUIRE(sum2.ok());
+    CHECK(sum2->captured_stdout == sum->captured_stdout);
+    auto trace2 = test::read_trace(again);
+    REQUIRE(trace2.ok());
+    CHECK(trace2->steps == trace->steps);
+    REQUIRE(trace2->syscalls.size() == trace->syscalls.size());
+    for (size_t i = 0; i < trace->syscalls.size(); ++i) {
+      CHECK(trace2->syscalls[i].number == trace->syscalls[i].number);
+      CHECK(trace2->syscalls[i].mem_writes == trace->syscalls[i].mem_writes);
+    }
+    fs::remove(out);
+    fs::remove(again);
+  }
+}
+
+TEST_CASE("a missing file is the program's error, as natively") {
+  if (!fs::exists("/usr/bin/sha256sum")) return;
+  std::string out = test::temp_trace("missing");
+  auto sum = record_capture({"/usr/bin/sha256sum", "/nonexistent/ttd-input.txt"}, out);
+  REQUIRE(sum.ok());
+  CHECK(sum->exit_code == 1);
+  CHECK(sum->captured_stderr == "/usr/bin/sha256sum: /nonexistent/ttd-input.txt: No such file or directory\n");
+  fs::remove(out);
+}
+
+TEST_CASE("python3 runs a script that reads a file, as natively") {
+  // -S -E: no site packages, no PYTHON* variables: 20 M steps rather than 46 M.
+  if (!fs::exists("/usr/bin/python3")) return;
+  TempDir dir("python");
+  std::string script = dir.file("count.py"), data = dir.file("data.txt");
+  std::ofstream(data) << word_list(300);
+  std::ofstream(script) << "import sys\nwords = open(sys.argv[1]).read().split()\n"
+                           "print(len(words), sorted(words)[0], max(len(w) for w in words))\n";
+  NativeRun native = run_native({"/usr/bin/python3", "-S", "-E", script, data});
+  REQUIRE(native.status == 0);
+  std::string out = test::temp_trace("python");
+  auto sum = record_capture({"/usr/bin/python3", "-S", "-E", script, data}, out);
+  REQUIRE_MESSAGE(sum.ok(), (sum.ok() ? "" : sum.error().to_string()));
+  CHECK(sum->exited);
+  CHECK_FALSE(sum->fault.has_value());
+  CHECK(sum->exit_code == 0);
+  CHECK(sum->captured_stdout == native.out);
+  CHECK(sum->captured_stderr == "");
+  fs::remove(out);
+}

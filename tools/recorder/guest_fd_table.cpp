@@ -1,0 +1,111 @@
+#include "tools/recorder/guest_fd_table.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace ttd::rec {
+
+GuestFdTable::GuestFdTable() {
+  for (int i = 0; i < 3; ++i) {
+    GuestFd f;
+    f.kind = GuestFd::Kind::StdStream;
+    f.stream = i;
+    f.path = i == 0 ? "[stdin]" : i == 1 ? "[stdout]" : "[stderr]";
+    fds_[i] = f;
+  }
+  cwd_ = ::open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+GuestFdTable::~GuestFdTable() {
+  for (auto& [fd, f] : fds_)
+    if (f.kind == GuestFd::Kind::Host) ::close(f.host);
+  if (cwd_ >= 0) ::close(cwd_);
+}
+
+const GuestFd* GuestFdTable::get(int fd) const {
+  auto it = fds_.find(fd);
+  return it == fds_.end() ? nullptr : &it->second;
+}
+
+int GuestFdTable::add(GuestFd f, int lowest) {
+  int fd = lowest < 0 ? 0 : lowest;
+  while (fd < kMaxFds && fds_.count(fd)) ++fd;
+  if (fd >= kMaxFds) {
+    if (f.kind == GuestFd::Kind::Host) ::close(f.host);
+    return lowest >= kMaxFds ? -EINVAL : -EMFILE;
+  }
+  fds_[fd] = std::move(f);
+  return fd;
+}
+
+int GuestFdTable::close(int fd) {
+  auto it = fds_.find(fd);
+  if (it == fds_.end()) return -EBADF;
+  if (it->second.kind == GuestFd::Kind::Host) ::close(it->second.host);
+  fds_.erase(it);
+  return 0;
+}
+
+int GuestFdTable::copy_of(const GuestFd& f, bool cloexec, GuestFd& out) const {
+  out = f;
+  out.cloexec = cloexec;
+  if (f.kind == GuestFd::Kind::Host) {
+    // A host dup shares the file offset and status flags, as a guest dup does.
+    out.host = ::fcntl(f.host, F_DUPFD_CLOEXEC, 0);
+    if (out.host < 0) return -errno;
+  }
+  return 0;
+}
+
+int GuestFdTable::dup(int fd, int lowest, bool cloexec) {
+  const GuestFd* f = get(fd);
+  if (!f) return -EBADF;
+  if (lowest < 0 || lowest >= kMaxFds) return -EINVAL;
+  GuestFd copy;
+  if (int e = copy_of(*f, cloexec, copy); e < 0) return e;
+  return add(std::move(copy), lowest);
+}
+
+int GuestFdTable::dup_to(int fd, int newfd, bool cloexec) {
+  const GuestFd* f = get(fd);
+  if (!f) return -EBADF;
+  if (newfd < 0 || newfd >= kMaxFds) return -EBADF;
+  if (fd == newfd) return newfd;
+  GuestFd copy;
+  if (int e = copy_of(*f, cloexec, copy); e < 0) return e;
+  close(newfd);
+  fds_[newfd] = std::move(copy);
+  return newfd;
+}
+
+int GuestFdTable::set_cloexec(int fd, bool on) {
+  auto it = fds_.find(fd);
+  if (it == fds_.end()) return -EBADF;
+  it->second.cloexec = on;
+  return 0;
+}
+
+int GuestFdTable::host_dir(int dirfd) const {
+  if (dirfd == kAtFdcwd) return cwd_ >= 0 ? cwd_ : -ENOENT;
+  const GuestFd* f = get(dirfd);
+  if (!f) return -EBADF;
+  if (f->kind != GuestFd::Kind::Host) return -ENOTDIR;
+  return f->host;
+}
+
+int GuestFdTable::chdir_to(int host_dir_fd) {
+  if (cwd_ >= 0) ::close(cwd_);
+  cwd_ = host_dir_fd;
+  return 0;
+}
+
+std::string GuestFdTable::cwd() const {
+  char buf[4096];
+  std::string link = "/proc/self/fd/" + std::to_string(cwd_);
+  ssize_t n = ::readlink(link.c_str(), buf, sizeof buf);
+  return n > 0 ? std::string(buf, size_t(n)) : std::string("/");
+}
+
+}  // namespace ttd::rec

@@ -1,0 +1,58 @@
+// The guest's file descriptors and working directory. Guest fds 0-2 start
+// as the emulated standard streams (pipe-like, see linux_kernel_io.cpp);
+// every other guest fd owns a descriptor of the recorder's process, opened
+// on the host as the program asked. The working directory is a host
+// O_PATH descriptor, so the guest's chdir never moves the recorder's.
+//
+// Contract: the table owns every host descriptor it holds and closes them
+// when destroyed. Calls return a guest fd or 0 on success, -errno on
+// failure (the value the guest sees).
+#pragma once
+#include <map>
+#include <string>
+
+namespace ttd::rec {
+
+struct GuestFd {
+  enum class Kind : unsigned char { StdStream, Host };
+  Kind kind = Kind::Host;
+  int stream = 0;      // StdStream: 0 stdin, 1 stdout, 2 stderr
+  int host = -1;       // Host: the recorder's descriptor
+  bool cloexec = false;
+  std::string path;    // what the guest opened (names file mappings)
+};
+
+class GuestFdTable {
+ public:
+  // Highest guest fd + 1, as RLIMIT_NOFILE's soft limit reports it.
+  static constexpr int kMaxFds = 1024;
+  static constexpr int kAtFdcwd = -100;
+
+  GuestFdTable();
+  ~GuestFdTable();
+  GuestFdTable(const GuestFdTable&) = delete;
+  GuestFdTable& operator=(const GuestFdTable&) = delete;
+
+  const GuestFd* get(int fd) const;
+  // Takes ownership of `f.host`; the lowest free guest fd >= `lowest`.
+  int add(GuestFd f, int lowest = 0);
+  int close(int fd);
+  // dup / F_DUPFD: a copy on the lowest free fd >= lowest.
+  int dup(int fd, int lowest, bool cloexec);
+  // dup2 / dup3: a copy on exactly `newfd`, closing what was there.
+  int dup_to(int fd, int newfd, bool cloexec);
+  int set_cloexec(int fd, bool on);
+
+  // The host directory descriptor for a guest dirfd argument (AT_FDCWD or
+  // an open guest fd): -EBADF, -ENOTDIR for a standard stream.
+  int host_dir(int dirfd) const;
+  int chdir_to(int host_dir_fd);  // takes ownership
+  std::string cwd() const;        // absolute path of the working directory
+
+ private:
+  int copy_of(const GuestFd& f, bool cloexec, GuestFd& out) const;
+  std::map<int, GuestFd> fds_;
+  int cwd_ = -1;
+};
+
+}  // namespace ttd::rec

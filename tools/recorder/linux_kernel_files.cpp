@@ -1,0 +1,243 @@
+// Paths and descriptors on the host: open, stat, access, directories,
+// fcntl, dup, pipes. These act on the host's file system as the program
+// would natively (the recorder is not a sandbox); every result the guest
+// sees in memory goes through copy_to_user and so into the trace, and
+// replay never needs the files again.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "tools/recorder/linux_kernel.h"
+
+namespace ttd::rec {
+
+namespace {
+
+constexpr uint64_t kAtEmptyPath = 0x1000;
+constexpr uint64_t kMaxIo = 1 << 20;
+constexpr uint64_t kStatxSize = 256;  // struct statx, the same on every architecture
+
+// open(2) flag bits where AArch64's values differ from x86-64's (the host).
+struct FlagPair {
+  uint64_t aarch64, x86_64;
+};
+constexpr FlagPair kAarch64OpenFlags[] = {
+    {040000, 0200000},   // O_DIRECTORY
+    {0100000, 0400000},  // O_NOFOLLOW
+    {0200000, 040000},   // O_DIRECT
+    {0400000, 0100000},  // O_LARGEFILE
+};
+
+}  // namespace
+
+int64_t LinuxKernel::read_path(uint64_t addr, std::string& out) {
+  auto s = read_c_string(addr, 4096);
+  if (!s) return mem_.accessible(addr, 4096, kProtRead) ? -ENAMETOOLONG : -EFAULT;
+  out = std::move(*s);
+  if (!cfg_.sysroot.empty() && !out.empty() && out[0] == '/') {
+    std::string under = cfg_.sysroot + out;
+    if (::access(under.c_str(), F_OK) == 0) out = std::move(under);
+  }
+  return 0;
+}
+
+int LinuxKernel::host_open_flags(uint64_t guest_flags) const {
+  if (arch_.id() != ArchId::AArch64) return int(guest_flags);
+  uint64_t out = guest_flags;
+  for (auto [a, x] : kAarch64OpenFlags) out &= ~a;
+  for (auto [a, x] : kAarch64OpenFlags)
+    if (guest_flags & a) out |= x;
+  return int(out);
+}
+
+int64_t LinuxKernel::sys_openat(int dirfd, uint64_t path, uint64_t flags, uint64_t mode) {
+  std::string p;
+  if (int64_t e = read_path(path, p); e < 0) return e;
+  if (p.empty()) return -ENOENT;
+  int dir = fds_.host_dir(dirfd);
+  if (dir < 0 && p[0] != '/') return dir;
+  int host_flags = host_open_flags(flags);
+  // The recorder never execs, but keep its descriptors from leaking anyway;
+  // the guest's own close-on-exec bit is kept in the table.
+  int h = ::openat(dir < 0 ? AT_FDCWD : dir, p.c_str(), host_flags | O_CLOEXEC, mode_t(mode & ~umask_ & 07777));
+  if (h < 0) return -errno;
+  GuestFd f;
+  f.host = h;
+  f.cloexec = (host_flags & O_CLOEXEC) != 0;
+  f.path = p;
+  return fds_.add(std::move(f));
+}
+
+int64_t LinuxKernel::sys_close(int fd) { return fds_.close(fd); }
+
+int64_t LinuxKernel::sys_lseek(int fd, int64_t offset, uint64_t whence) {
+  const GuestFd* f = fds_.get(fd);
+  if (!f) return -EBADF;
+  if (f->kind != GuestFd::Kind::Host) return -ESPIPE;  // the streams are pipes
+  off_t r = ::lseek(f->host, offset, int(whence));
+  return r < 0 ? -errno : int64_t(r);
+}
+
+int64_t LinuxKernel::sys_statx(int dirfd, uint64_t path, uint64_t flags, uint64_t mask, uint64_t buf) {
+  std::string p;
+  if (int64_t e = read_path(path, p); e < 0) return e;
+  uint8_t out[kStatxSize] = {};
+  const GuestFd* f = fds_.get(dirfd);
+  if (p.empty() && (flags & kAtEmptyPath) && f && f->kind == GuestFd::Kind::StdStream) {
+    // The standard streams: a pipe, as fstat says.
+    uint32_t basic = 0x7ff, blksize = 4096, nlink = 1, uid = getuid(), gid = getgid();
+    uint16_t mode = 0010600;
+    std::memcpy(out + 0, &basic, 4);
+    std::memcpy(out + 4, &blksize, 4);
+    std::memcpy(out + 16, &nlink, 4);
+    std::memcpy(out + 20, &uid, 4);
+    std::memcpy(out + 24, &gid, 4);
+    std::memcpy(out + 28, &mode, 2);
+    return copy_to_user(buf, out) ? 0 : -EFAULT;
+  }
+  int dir = fds_.host_dir(dirfd);
+  if (dir < 0 && !(p.size() && p[0] == '/')) return dir;
+  if (::syscall(SYS_statx, dir < 0 ? AT_FDCWD : dir, p.c_str(), int(flags), unsigned(mask), out) < 0) return -errno;
+  return copy_to_user(buf, out) ? 0 : -EFAULT;
+}
+
+int64_t LinuxKernel::sys_faccessat(int dirfd, uint64_t path, uint64_t mode, uint64_t flags) {
+  std::string p;
+  if (int64_t e = read_path(path, p); e < 0) return e;
+  int dir = fds_.host_dir(dirfd);
+  if (dir < 0 && !(p.size() && p[0] == '/')) return dir;
+  int d = dir < 0 ? AT_FDCWD : dir;
+  long r = ::syscall(SYS_faccessat2, d, p.c_str(), int(mode), int(flags));
+  if (r < 0 && errno == ENOSYS && flags == 0) r = ::syscall(SYS_faccessat, d, p.c_str(), int(mode));
+  return r < 0 ? -errno : 0;
+}
+
+int64_t LinuxKernel::sys_getdents64(int fd, uint64_t buf, uint64_t len) {
+  const GuestFd* f = fds_.get(fd);
+  if (!f) return -EBADF;
+  if (f->kind != GuestFd::Kind::Host) return -ENOTDIR;
+  // struct linux_dirent64 is the same on every architecture.
+  std::vector<uint8_t> data(std::min(len, kMaxIo));
+  long n = ::syscall(SYS_getdents64, f->host, data.data(), data.size());
+  if (n < 0) return -errno;
+  data.resize(size_t(n));
+  return copy_to_user(buf, data) ? n : -EFAULT;
+}
+
+int64_t LinuxKernel::sys_getcwd(uint64_t buf, uint64_t size) {
+  std::string cwd = fds_.cwd();
+  if (size < cwd.size() + 1) return -ERANGE;
+  std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(cwd.c_str()), cwd.size() + 1);
+  return copy_to_user(buf, bytes) ? int64_t(bytes.size()) : -EFAULT;
+}
+
+int64_t LinuxKernel::sys_chdir(uint64_t path) {
+  std::string p;
+  if (int64_t e = read_path(path, p); e < 0) return e;
+  if (p.empty()) return -ENOENT;
+  int dir = fds_.host_dir(GuestFdTable::kAtFdcwd);
+  int h = ::openat(dir < 0 ? AT_FDCWD : dir, p.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (h < 0) return -errno;
+  return fds_.chdir_to(h);
+}
+
+int64_t LinuxKernel::sys_fchdir(int fd) {
+  const GuestFd* f = fds_.get(fd);
+  if (!f) return -EBADF;
+  if (f->kind != GuestFd::Kind::Host) return -ENOTDIR;
+  struct stat st {};
+  if (::fstat(f->host, &st) < 0) return -errno;
+  if (!S_ISDIR(st.st_mode)) return -ENOTDIR;
+  int h = ::fcntl(f->host, F_DUPFD_CLOEXEC, 0);
+  if (h < 0) return -errno;
+  return fds_.chdir_to(h);
+}
+
+int64_t LinuxKernel::sys_fcntl(int fd, uint64_t cmd, uint64_t arg) {
+  const GuestFd* f = fds_.get(fd);
+  if (!f) return -EBADF;
+  switch (cmd) {
+    case F_DUPFD: return fds_.dup(fd, int(arg), false);
+    case F_DUPFD_CLOEXEC: return fds_.dup(fd, int(arg), true);
+    case F_GETFD: return f->cloexec ? FD_CLOEXEC : 0;
+    case F_SETFD: return fds_.set_cloexec(fd, arg & FD_CLOEXEC);
+    case F_GETFL: {
+      if (f->kind == GuestFd::Kind::StdStream) return f->stream == 0 ? O_RDONLY : O_WRONLY;
+      int r = ::fcntl(f->host, F_GETFL);
+      if (r < 0) return -errno;
+      if (arch_.id() == ArchId::AArch64) {
+        uint64_t out = uint64_t(r);
+        for (auto [a, x] : kAarch64OpenFlags) out &= ~x;
+        for (auto [a, x] : kAarch64OpenFlags)
+          if (uint64_t(r) & x) out |= a;
+        return int64_t(out);
+      }
+      return r;
+    }
+    case F_SETFL:
+      if (f->kind == GuestFd::Kind::StdStream) return 0;
+      return ::fcntl(f->host, F_SETFL, host_open_flags(arg)) < 0 ? -errno : 0;
+    case F_GETLK:
+    case F_SETLK:
+    case F_SETLKW:
+    case F_OFD_GETLK:
+    case F_OFD_SETLK:
+    case F_OFD_SETLKW: {
+      if (f->kind != GuestFd::Kind::Host) return -EINVAL;
+      // struct flock is the same on 64-bit x86 and AArch64.
+      struct flock fl {};
+      uint8_t raw[sizeof fl];
+      if (!copy_from_user(arg, raw)) return -EFAULT;
+      std::memcpy(&fl, raw, sizeof fl);
+      if (::fcntl(f->host, int(cmd), &fl) < 0) return -errno;
+      if (cmd == F_GETLK || cmd == F_OFD_GETLK) {
+        std::memcpy(raw, &fl, sizeof fl);
+        if (!copy_to_user(arg, raw)) return -EFAULT;
+      }
+      return 0;
+    }
+    default:
+      note_unsupported(current_, "fcntl command " + std::to_string(cmd));
+      return -EINVAL;
+  }
+}
+
+int64_t LinuxKernel::sys_pipe2(uint64_t fds, uint64_t flags) {
+  int host[2];
+  if (::pipe2(host, O_CLOEXEC | int(host_open_flags(flags) & O_NONBLOCK)) < 0) return -errno;
+  GuestFd r, w;
+  r.host = host[0];
+  w.host = host[1];
+  r.cloexec = w.cloexec = (flags & O_CLOEXEC) != 0;
+  r.path = w.path = "[pipe]";
+  int gr = fds_.add(std::move(r));
+  if (gr < 0) {
+    ::close(host[1]);
+    return gr;
+  }
+  int gw = fds_.add(std::move(w));
+  if (gw < 0) {
+    fds_.close(gr);
+    return gw;
+  }
+  if (!put_u32s(fds, {uint32_t(gr), uint32_t(gw)})) {
+    fds_.close(gr);
+    fds_.close(gw);
+    return -EFAULT;
+  }
+  return 0;
+}
+
+int64_t LinuxKernel::sys_unlinkat(int dirfd, uint64_t path, uint64_t flags) {
+  std::string p;
+  if (int64_t e = read_path(path, p); e < 0) return e;
+  int dir = fds_.host_dir(dirfd);
+  if (dir < 0 && !(p.size() && p[0] == '/')) return dir;
+  return ::unlinkat(dir < 0 ? AT_FDCWD : dir, p.c_str(), int(flags & AT_REMOVEDIR)) < 0 ? -errno : 0;
+}
+
+}  // namespace ttd::rec
