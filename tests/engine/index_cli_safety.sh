@@ -50,5 +50,20 @@ expect leftover_removed 0 "" "$TTD" info "$dir/t.ucir"
 
 expect keyframe_interval_range 2 "keyframe-interval" "$TTD" info "$dir/t.ucir" --keyframe-interval 8
 
+# A valid index beside a trace in a read-only folder is used, not rebuilt
+# into the cache: a real read-only bind mount in a private mount namespace
+# (root passes access(W_OK) anywhere else). Skipped where unshare/mount
+# are not allowed.
+mkdir -p "$dir/ro" "$dir/cache"
+"$MAKE" "$dir/ro/t.ucir" 20 >/dev/null && "$TTD" info "$dir/ro/t.ucir" >/dev/null
+if unshare -m sh -c "mount --bind '$dir/ro' '$dir/ro' && mount -o remount,bind,ro '$dir/ro'" 2>/dev/null; then
+  XDG_CACHE_HOME="$dir/cache" unshare -m sh -c "mount --bind '$dir/ro' '$dir/ro' && mount -o remount,bind,ro '$dir/ro' &&
+    exec '$TTD' info '$dir/ro/t.ucir'" >"$dir/out" 2>&1
+  grep -q "index: *$dir/ro/t.ucir.ttdidx (reused" "$dir/out" || fail "read_only_folder: $(cat "$dir/out")"
+  [ -z "$(ls -A "$dir/cache")" ] || fail "read_only_folder: an index was built into the cache"
+else
+  echo "read_only_folder: skipped (no unshare -m / bind mount here)"
+fi
+
 [ "$failures" = 0 ] && echo "all index CLI cases passed"
 exit $((failures > 0))
