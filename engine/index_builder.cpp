@@ -14,35 +14,21 @@
 #include "engine/blob_writer.h"
 #include "engine/chunk_summary_builder.h"
 #include "engine/dedup_store.h"
-#include "engine/index_meta_json.h"
+#include "engine/index_directory_writer.h"
+#include "engine/index_temp_files.h"
 #include "engine/keyframe_codec.h"
 #include "engine/keyframe_page_lists.h"
 #include "engine/state_apply.h"
 #include "engine/step_codec.h"
+#include "engine/trace_text.h"
 
 namespace ttd {
 
-namespace {
-
-void write_list(ByteWriter& w, const std::vector<uint64_t>& v) {
-  w.var(v.size());
-  uint64_t prev = 0;
-  for (uint64_t x : v) {
-    w.var(x - prev);
-    prev = x;
-  }
-}
-void write_ref(ByteWriter& w, const BlobRef& b) {
-  w.var(b.offset);
-  w.var(b.size);
-  w.var(b.raw_size);
-}
-
-}  // namespace
-
 struct IndexBuilder::Impl {
   std::string path, tmp_path;
+  int tmp_fd = -1;  // the temporary file, locked until the index is adopted or removed
   SourceStamp stamp;
+  uint64_t source_path_hash = 0;
   uint32_t chunk_steps;
   FILE* out = nullptr;
   std::unique_ptr<BlobWriter> blobs;
@@ -121,7 +107,7 @@ struct IndexBuilder::Impl {
     auto it = attr_ids.find(k);
     if (it == attr_ids.end()) {
       it = attr_ids.emplace(k, uint32_t(meta.attr_keys.size())).first;
-      meta.attr_keys.push_back(k);
+      meta.attr_keys.push_back(text_from_trace(k));
     }
     slot.key = std::move(k);
     slot.id = it->second;
@@ -201,14 +187,25 @@ struct IndexBuilder::Impl {
 
 };
 
-IndexBuilder::IndexBuilder(std::string index_path, SourceStamp stamp, uint32_t chunk_steps) : impl_(new Impl) {
+IndexBuilder::IndexBuilder(std::string index_path, SourceStamp stamp, uint64_t source_path_hash,
+                           uint32_t chunk_steps)
+    : impl_(new Impl) {
   impl_->path = std::move(index_path);
-  impl_->tmp_path = impl_->path + ".tmp." + std::to_string(::getpid());
   impl_->stamp = stamp;
+  impl_->source_path_hash = source_path_hash;
   impl_->chunk_steps = std::max<uint32_t>(chunk_steps, 1);
-  impl_->out = std::fopen(impl_->tmp_path.c_str(), "wb");
+  auto tmp = create_temp_index(impl_->path);
+  if (tmp) {
+    impl_->tmp_path = tmp->path;
+    impl_->tmp_fd = tmp->fd;
+    // Its own descriptor for the stream: tmp_fd stays open (and locked)
+    // for adopt() after the stream is closed.
+    int w = ::dup(tmp->fd);
+    if (w >= 0) impl_->out = ::fdopen(w, "wb");
+    if (w >= 0 && !impl_->out) ::close(w);
+  }
   if (!impl_->out) {
-    impl_->write_error = "cannot create " + impl_->tmp_path + ": " + std::strerror(errno);
+    impl_->write_error = tmp ? "cannot write " + impl_->tmp_path + ": " + std::strerror(errno) : tmp.error().to_string();
   } else {
     // Blobs are small (a page, a chunk stream): a large buffer turns
     // hundreds of thousands of write(2) calls into a few hundred.
@@ -222,19 +219,31 @@ IndexBuilder::IndexBuilder(std::string index_path, SourceStamp stamp, uint32_t c
 IndexBuilder::~IndexBuilder() {
   impl_->blobs.reset();  // stops the writer thread before the file goes
   if (impl_->out) std::fclose(impl_->out);
-  if (!impl_->finished) std::remove(impl_->tmp_path.c_str());
+  if (!impl_->finished && !impl_->tmp_path.empty()) {
+    ::unlink(impl_->tmp_path.c_str());
+    forget_temp_index(impl_->tmp_path);
+  }
+  if (impl_->tmp_fd >= 0) ::close(impl_->tmp_fd);
 }
+
+void IndexBuilder::set_source_content_hash(uint64_t h) { impl_->stamp.content_hash = h; }
 
 void IndexBuilder::begin(const fmt::TraceInfo& info) {
   auto& I = *impl_;
   I.meta.info = info;
+  make_text_valid(I.meta.info);
   I.arch = &arch_desc(info.arch);
   I.live = MachineState(*I.arch);
   I.applier.emplace(I.live, I.slots);
   I.enc.emplace(*I.arch);
 }
 
-void IndexBuilder::revise(const fmt::TraceInfo& info) { impl_->meta.info.properties = info.properties; }
+void IndexBuilder::revise(const fmt::TraceInfo& info) {
+  fmt::TraceInfo valid;
+  valid.properties = info.properties;
+  make_text_valid(valid);
+  impl_->meta.info.properties = std::move(valid.properties);
+}
 
 void IndexBuilder::step(const fmt::StepInfo& s) {
   auto& I = *impl_;
@@ -291,6 +300,10 @@ void IndexBuilder::step(const fmt::StepInfo& s) {
 void IndexBuilder::attr(std::string_view key, const fmt::AttrValue& v) {
   auto& I = *impl_;
   if (!I.in_step) return;
+  if (const auto* text = std::get_if<std::string>(&v); text && !is_valid_utf8(*text)) {
+    I.enc->attr(I.attr_id(key), fmt::AttrValue(text_from_trace(*text)));
+    return;
+  }
   I.enc->attr(I.attr_id(key), v);
 }
 
@@ -357,8 +370,11 @@ void IndexBuilder::mem_unknown(uint64_t pid, uint64_t addr, uint64_t size) {
   I.applier->mem_unknown(pid, addr, size);
 }
 
-void IndexBuilder::mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot, std::string_view name) {
+void IndexBuilder::mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot, std::string_view raw_name) {
   auto& I = *impl_;
+  std::string escaped;
+  std::string_view name = raw_name;
+  if (!is_valid_utf8(raw_name)) name = escaped = text_from_trace(raw_name);
   if (I.in_step) {
     I.enc->mem_map(pid, addr, size, prot, name);
     I.summary.write(addr, size);
@@ -407,7 +423,8 @@ void IndexBuilder::end() {
   }
 }
 
-Result<std::unique_ptr<IndexFile>> IndexBuilder::finish(std::chrono::steady_clock::time_point started) {
+Result<std::unique_ptr<IndexFile>> IndexBuilder::finish(std::chrono::steady_clock::time_point started,
+                                                        const std::function<Status()>& may_replace) {
   auto& I = *impl_;
   if (!I.arch) return make_error(I.path, "the trace reader produced no trace");
   if (I.chunk_open || I.chunks.empty()) end();
@@ -422,42 +439,11 @@ Result<std::unique_ptr<IndexFile>> IndexBuilder::finish(std::chrono::steady_cloc
     I.chunks[i].keyframe = refs[I.chunk_tickets[i].keyframe];
   }
 
-  // Sized once: doubling a directory of tens of MB copies it several times.
-  size_t listed = 0;
-  for (const auto& c : I.chunks) {
-    const ChunkSummary& m = c.summary;
-    listed += m.pcs.size() + m.pages_read.size() + m.pages_written.size() + m.threads.size() + 2 * m.lines_read.size() +
-              2 * m.lines_written.size() + m.pages_read_coarse.size() + m.pages_written_coarse.size();
-  }
-  ByteWriter dir;
-  dir.reserve(listed * 3 + I.chunks.size() * 96 + (I.pages.tickets().size() + I.segments.tickets().size()) * 12 +
-              4096);
-  dir.str(meta_to_json(I.meta));
-  dir.var(I.chunks.size());
-  for (const auto& c : I.chunks) {
-    dir.var(c.steps);
-    write_ref(dir, c.stream);
-    write_ref(dir, c.keyframe);
-    write_list(dir, c.summary.pcs);
-    write_list(dir, c.summary.pages_read);
-    write_list(dir, c.summary.pages_written);
-    std::vector<uint64_t> t(c.summary.threads.begin(), c.summary.threads.end());
-    write_list(dir, t);
-    write_list(dir, c.summary.lines_read);
-    dir.bytes(c.summary.line_slots_read.data(), c.summary.line_slots_read.size());
-    write_list(dir, c.summary.lines_written);
-    dir.bytes(c.summary.line_slots_written.data(), c.summary.line_slots_written.size());
-    write_list(dir, c.summary.pages_read_coarse);
-    write_list(dir, c.summary.pages_written_coarse);
-    for (uint64_t w : c.summary.regs_written) dir.fixed64(w);
-  }
   std::vector<BlobRef> page_refs, segment_refs;  // by page and segment id
   for (uint64_t t : I.pages.tickets()) page_refs.push_back(refs[t]);
   for (uint64_t t : I.segments.tickets()) segment_refs.push_back(refs[t]);
-  for (const auto* table : {&page_refs, &segment_refs}) {
-    dir.var(table->size());
-    for (const BlobRef& r : *table) write_ref(dir, r);
-  }
+  ByteWriter dir;
+  write_index_directory(dir, I.meta, I.chunks, page_refs, segment_refs);
 
   IndexHeader h{};
   std::memcpy(h.magic, kIndexMagic, 8);
@@ -465,7 +451,9 @@ Result<std::unique_ptr<IndexFile>> IndexBuilder::finish(std::chrono::steady_cloc
   h.chunk_steps = I.chunk_steps;
   h.source_size = I.stamp.size;
   h.source_mtime_ns = I.stamp.mtime_ns;
-  h.source_fingerprint = I.stamp.fingerprint;
+  h.source_identity = I.stamp.identity;
+  h.source_content_hash = I.stamp.content_hash;
+  h.source_path_hash = I.source_path_hash;
   h.dir_offset = I.blobs->end_offset();
   h.dir_size = dir.size();
   h.dir_checksum = XXH3_64bits(dir.data(), dir.size());
@@ -480,11 +468,17 @@ Result<std::unique_ptr<IndexFile>> IndexBuilder::finish(std::chrono::steady_cloc
   std::fclose(I.out);
   I.out = nullptr;
   if (!I.write_error.empty()) return make_error(I.tmp_path, "writing the index failed: " + I.write_error);
+  // Checked again at the last moment: the build may have taken minutes.
+  if (may_replace)
+    if (auto s = may_replace(); !s) return s.error();
   if (std::rename(I.tmp_path.c_str(), I.path.c_str()) != 0)
     return make_error(I.path, std::string("cannot move the index into place: ") + std::strerror(errno));
   I.finished = true;
-  return IndexFile::adopt(I.path, {I.chunk_steps, std::move(I.meta), std::move(I.chunks), std::move(page_refs),
-                                   std::move(segment_refs)});
+  forget_temp_index(I.tmp_path);
+  int fd = I.tmp_fd;
+  I.tmp_fd = -1;
+  return IndexFile::adopt(fd, {I.chunk_steps, std::move(I.meta), std::move(I.chunks), std::move(page_refs),
+                               std::move(segment_refs)});
 }
 
 }  // namespace ttd

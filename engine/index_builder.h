@@ -5,6 +5,7 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -18,8 +19,11 @@ namespace ttd {
 // process 1 before the first step.
 class IndexBuilder : public fmt::TraceSink {
  public:
-  // Writes to `index_path` (through a temporary file) once finish() is called.
-  IndexBuilder(std::string index_path, SourceStamp stamp, uint32_t chunk_steps);
+  // Writes to `index_path` (through a locked temporary file,
+  // engine/index_temp_files.h) once finish() is called. Text from the
+  // trace (TraceInfo, attribute keys and strings, mapping names) is made
+  // valid UTF-8 here (engine/trace_text.h).
+  IndexBuilder(std::string index_path, SourceStamp stamp, uint64_t source_path_hash, uint32_t chunk_steps);
   ~IndexBuilder() override;
 
   void begin(const fmt::TraceInfo& info) override;
@@ -41,11 +45,17 @@ class IndexBuilder : public fmt::TraceSink {
   void revise(const fmt::TraceInfo& info) override;
   void end() override;
 
+  // The whole-trace hash (SourceStamp::content_hash), when it is known
+  // only after the build started.
+  void set_source_content_hash(uint64_t h);
+
   // Writes the index file (atomically) and returns it opened. Call after
   // the reader succeeded; if it is never called the temporary file is
   // removed. The build time recorded is from `started` until every blob is
-  // written.
-  Result<std::unique_ptr<IndexFile>> finish(std::chrono::steady_clock::time_point started);
+  // written. `may_replace`, if given, is asked just before the rename and
+  // stops it with its error.
+  Result<std::unique_ptr<IndexFile>> finish(std::chrono::steady_clock::time_point started,
+                                            const std::function<Status()>& may_replace = {});
 
  private:
   struct Impl;

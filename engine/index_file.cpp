@@ -9,58 +9,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 
 #include "engine/byte_codec.h"
 #include "engine/index_meta_json.h"
 
 namespace ttd {
-
-namespace fs = std::filesystem;
-
-Result<SourceStamp> stamp_source(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return make_error(path, std::string("cannot open: ") + std::strerror(errno));
-  SourceStamp s;
-  s.mtime_ns = uint64_t(st.st_mtim.tv_sec) * 1000000000ull + uint64_t(st.st_mtim.tv_nsec);
-  XXH3_state_t* h = XXH3_createState();
-  XXH3_64bits_reset(h);
-  if (S_ISDIR(st.st_mode)) {
-    std::error_code ec;
-    std::vector<std::string> names;
-    for (auto& e : fs::directory_iterator(path, ec)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    for (auto& n : names) {
-      struct stat fst {};
-      std::string p = path + "/" + n;
-      if (::stat(p.c_str(), &fst) != 0 || !S_ISREG(fst.st_mode)) continue;
-      XXH3_64bits_update(h, n.data(), n.size());
-      uint64_t v[2] = {uint64_t(fst.st_size), uint64_t(fst.st_mtim.tv_sec) * 1000000000ull + uint64_t(fst.st_mtim.tv_nsec)};
-      XXH3_64bits_update(h, v, sizeof v);
-      s.size += uint64_t(fst.st_size);
-    }
-  } else {
-    s.size = uint64_t(st.st_size);
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      XXH3_freeState(h);
-      return make_error(path, std::string("cannot open: ") + std::strerror(errno));
-    }
-    // Head and tail: enough to notice a rewritten trace without reading it all.
-    std::vector<uint8_t> buf(1 << 16);
-    ssize_t n = ::pread(fd, buf.data(), buf.size(), 0);
-    if (n > 0) XXH3_64bits_update(h, buf.data(), size_t(n));
-    if (s.size > buf.size()) {
-      n = ::pread(fd, buf.data(), buf.size(), off_t(s.size - buf.size()));
-      if (n > 0) XXH3_64bits_update(h, buf.data(), size_t(n));
-    }
-    ::close(fd);
-  }
-  XXH3_64bits_update(h, &s.size, sizeof s.size);
-  s.fingerprint = XXH3_64bits_digest(h);
-  XXH3_freeState(h);
-  return s;
-}
 
 IndexFile::~IndexFile() {
   if (fd_ >= 0) ::close(fd_);
@@ -100,16 +53,18 @@ bool data_hash_matches(int fd, const IndexHeader& h) {
 }
 }  // namespace
 
-Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, const SourceStamp& expect) {
+Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, const SourceStamp& now,
+                                                   const ContentHash& content_hash) {
   // Blobs are read with pread rather than through a mapping: a seek then
   // costs two small reads, and the process's RSS stays its own working set
-  // instead of growing to the whole index as seeks touch it.
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // instead of growing to the whole index as seeks touch it. O_NONBLOCK:
+  // opening a FIFO must not wait for a writer (it is refused below).
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return make_error(path, "no index yet");
   std::unique_ptr<IndexFile> f(new IndexFile());
   f->fd_ = fd;
   struct stat st {};
-  ::fstat(fd, &st);
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return make_error(path, "the index is not a regular file");
   uint64_t size = uint64_t(st.st_size);
   if (size < kIndexHeaderSize) return make_error_at(path, 0, "index file too short");
   f->size_ = size;
@@ -117,16 +72,32 @@ Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, cons
   IndexHeader h;
   if (!pread_all(fd, &h, sizeof h, 0)) return make_error_at(path, 0, "cannot read the index header");
   if (std::memcmp(h.magic, kIndexMagic, 8) != 0) return make_error_at(path, 0, "not a ttd index (bad magic)");
-  if (XXH3_64bits(&h, offsetof(IndexHeader, header_checksum)) != h.header_checksum)
-    return make_error_at(path, 0, "index header checksum mismatch");
+  // The version before the checksum: an older header has another size.
   if (h.version != kIndexVersion)
     return make_error_at(path, 8, "index version " + std::to_string(h.version) + ", this ttd writes " +
                                       std::to_string(kIndexVersion));
-  SourceStamp got{h.source_size, h.source_mtime_ns, h.source_fingerprint};
-  if (!(got == expect)) return make_error(path, "index is stale: the trace changed since it was built");
+  if (XXH3_64bits(&h, offsetof(IndexHeader, header_checksum)) != h.header_checksum)
+    return make_error_at(path, 0, "index header checksum mismatch");
+  SourceStamp recorded{h.source_size, h.source_mtime_ns, h.source_identity, h.source_content_hash};
+  switch (judge_freshness(recorded, now)) {
+    case Freshness::Fresh:
+      break;
+    case Freshness::Stale:
+      return make_error(path, "index is stale: the trace changed since it was built");
+    case Freshness::ContentCheckNeeded: {
+      // Same size and mtime, another file or a changed ctime: a copy, or
+      // an edit with its mtime put back. Only the content can tell.
+      if (!content_hash) return make_error(path, "index is stale: the trace's identity changed");
+      auto got = content_hash();
+      if (!got) return got.error();
+      if (*got != h.source_content_hash)
+        return make_error(path, "index is stale: the trace's content changed (same size and mtime)");
+      break;
+    }
+  }
   if (h.dir_offset < kIndexHeaderSize || h.dir_offset > size || h.dir_size > size - h.dir_offset)
-    return make_error_at(path, 48, "index directory out of bounds");
-  if (h.chunk_steps == 0) return make_error_at(path, 12, "index chunk size is 0");
+    return make_error_at(path, offsetof(IndexHeader, dir_offset), "index directory out of bounds");
+  if (h.chunk_steps == 0) return make_error_at(path, offsetof(IndexHeader, chunk_steps), "index chunk size is 0");
   std::vector<uint8_t> dir(h.dir_size);
   if (!pread_all(fd, dir.data(), dir.size(), h.dir_offset) || XXH3_64bits(dir.data(), dir.size()) != h.dir_checksum)
     return make_error_at(path, h.dir_offset, "index directory checksum mismatch");
@@ -136,9 +107,7 @@ Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, cons
   return f;
 }
 
-Result<std::unique_ptr<IndexFile>> IndexFile::adopt(const std::string& path, Parts parts) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return make_error(path, std::string("cannot open the index just built: ") + std::strerror(errno));
+Result<std::unique_ptr<IndexFile>> IndexFile::adopt(int fd, Parts parts) {
   std::unique_ptr<IndexFile> f(new IndexFile());
   f->fd_ = fd;
   struct stat st {};

@@ -3,24 +3,19 @@
 // summaries, page table) and decompressed blobs.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/index_layout.h"
+#include "engine/source_stamp.h"
 #include "engine/state_apply.h"
 #include "engine/trace.h"
 #include "state/error.h"
 
 namespace ttd {
 
-struct SourceStamp {
-  uint64_t size = 0, mtime_ns = 0, fingerprint = 0;
-  bool operator==(const SourceStamp&) const = default;
-};
-// Size, mtime and an xxh3 of the head and tail of a trace file (for a
-// directory: of its files' names, sizes and mtimes).
-Result<SourceStamp> stamp_source(const std::string& path);
 
 // Everything the directory holds besides the chunk and page tables.
 struct IndexMeta {
@@ -35,9 +30,13 @@ struct IndexMeta {
 class IndexFile {
  public:
   // Opens and validates; an Error explains why the index cannot be used
-  // (missing, other version, stale against `expect`, bad checksum of the
-  // header, the directory or the data).
-  static Result<std::unique_ptr<IndexFile>> open(const std::string& path, const SourceStamp& expect);
+  // (missing, not a regular file, other version, stale against `now`, bad
+  // checksum of the header, the directory or the data). Freshness is
+  // judge_freshness(): when it needs the trace's content, content_hash()
+  // is called (empty: the index counts as stale). Never blocks on a FIFO.
+  using ContentHash = std::function<Result<uint64_t>()>;
+  static Result<std::unique_ptr<IndexFile>> open(const std::string& path, const SourceStamp& now,
+                                                 const ContentHash& content_hash = {});
   // The index its builder has just written and renamed into place, from
   // the builder's own directory (parsing the file back would only rebuild
   // the same tables; the reuse path parses and checks it on the next open).
@@ -47,7 +46,9 @@ class IndexFile {
     std::vector<ChunkEntry> chunks;
     std::vector<BlobRef> pages, segments;
   };
-  static Result<std::unique_ptr<IndexFile>> adopt(const std::string& path, Parts parts);
+  // Takes ownership of `fd`, open on the file just built (not reopened by
+  // name: another build may have renamed its own file onto the path since).
+  static Result<std::unique_ptr<IndexFile>> adopt(int fd, Parts parts);
   ~IndexFile();
 
   const IndexMeta& meta() const { return meta_; }

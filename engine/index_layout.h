@@ -1,17 +1,21 @@
 // On-disk layout of a trace index (.ttdidx):
 //
-//   [0, 80)        header (IndexHeader), checksummed
+//   [0, 96)        header (IndexHeader), checksummed
 //   [80, dir)      data: chunk step streams, keyframes, pages and page-map
 //                  segments, each snappy-compressed, referenced by offset
 //                  from the directory
 //   [dir, end)     directory: metadata JSON, chunk table with summaries,
 //                  page table, segment table
 //
-// The header records the source trace's size, mtime and a fingerprint so a
-// changed trace is detected, and xxh3 checksums of the directory and of
-// the data region so a corrupt index is detected and rebuilt. The index is
-// written to a temporary file and renamed into place: it is never seen
-// half-written.
+// The header records the source trace's stamp (engine/source_stamp.h:
+// size, mtime, identity, whole-content xxh3) so a changed trace is
+// detected, the xxh3 of the trace's absolute path so another trace's index
+// is told apart, and xxh3 checksums of the directory and of the data
+// region so a corrupt index is detected and rebuilt. The index is written
+// to a temporary file and renamed into place: it is never seen
+// half-written. The magic and version come first and stay where they are
+// in every version, so an index of another version is recognised as one
+// (and rebuilt) rather than misread.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -25,9 +29,12 @@ constexpr char kIndexMagic[8] = {'T', 'T', 'D', 'I', 'N', 'D', 'E', 'X'};
 // differences from the key's last value; 6: memory accesses as one tag
 // byte (kind, size, nearest recent access) and small written values as
 // varints, registers 0-127 with the number in the tag; 7: 8-byte slots of
-// the lines in chunk summaries
-constexpr uint32_t kIndexVersion = 7;
-constexpr uint64_t kIndexHeaderSize = 80;
+// the lines in chunk summaries; 8: the source stamp holds the trace's
+// identity (dev, inode, ctime) and whole-content xxh3 instead of a
+// head-and-tail fingerprint, and the trace's path hash (header 80 -> 96
+// bytes)
+constexpr uint32_t kIndexVersion = 8;
+constexpr uint64_t kIndexHeaderSize = 96;
 
 struct IndexHeader {
   char magic[8];
@@ -35,12 +42,14 @@ struct IndexHeader {
   uint32_t chunk_steps;
   uint64_t source_size;
   uint64_t source_mtime_ns;
-  uint64_t source_fingerprint;
+  uint64_t source_identity;
+  uint64_t source_content_hash;
+  uint64_t source_path_hash;  // xxh3 of the trace's absolute path when it was built
   uint64_t dir_offset;
   uint64_t dir_size;
   uint64_t dir_checksum;
   uint64_t data_checksum;
-  uint64_t header_checksum;  // xxh3 of the 72 bytes before it
+  uint64_t header_checksum;  // xxh3 of the 88 bytes before it
 };
 static_assert(sizeof(IndexHeader) == kIndexHeaderSize);
 

@@ -26,7 +26,9 @@ std::string meta_to_json(const IndexMeta& m) {
   j["step_count"] = m.step_count;
   j["unique_pages"] = m.unique_pages;
   j["build_seconds"] = m.build_seconds;
-  return j.dump();
+  // Text is valid UTF-8 already (IndexBuilder, engine/trace_text.h);
+  // `replace` keeps a string that slipped past it from throwing here.
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 bool meta_from_json(const std::string& text, IndexMeta& m) {

@@ -25,19 +25,37 @@ class PageCache;
 // loop, 2048 -> 3072 took the one-core build from 5.2 to 4.9 s and seek
 // p50 from 55 to 72 us (docs/performance.md).
 constexpr uint32_t kDefaultKeyframeInterval = 3072;
+// The range Trace::open accepts (every front end: CLI, Python, DAP). Below
+// 16 the index grows to many times the trace (a keyframe per step or two).
+constexpr uint32_t kMinKeyframeInterval = 16;
+constexpr uint32_t kMaxKeyframeInterval = 1u << 24;
 
 struct OpenOptions {
   std::string format;             // force a format ("" = sniff)
   fmt::ReaderOptions reader;
-  std::string index_path;         // explicit index file ("" = next to trace or in cache_dir)
-  std::string cache_dir;          // used when the trace's folder is not writable
+  // Explicit index file ("" = next to the trace or in cache_dir). An
+  // existing file there is replaced only if it is this trace's index (or
+  // a damaged / older ttd index, or empty): never a non-index file, a
+  // device, FIFO or directory, or a valid index of another trace.
+  std::string index_path;
+  // Used when the trace's folder is not writable and holds no valid index
+  // of the trace (a valid one beside the trace is used even then).
+  std::string cache_dir;
   bool rebuild = false;           // ignore an existing index
-  uint32_t keyframe_interval = kDefaultKeyframeInterval;  // steps per chunk (a keyframe starts each chunk)
+  // Steps per chunk (a keyframe starts each chunk), kMinKeyframeInterval..kMaxKeyframeInterval.
+  uint32_t keyframe_interval = kDefaultKeyframeInterval;
   fmt::Progress progress;         // import progress (bytes of the source)
   // Supplies the reader instead of probing the registry (tests, tools that
   // produce a step stream themselves).
   std::function<Result<std::unique_ptr<fmt::TraceReader>>()> reader_factory;
+  // Whether a folder can take the index ("" = access(W_OK)); tests make a
+  // folder read-only with it (as root, access() says yes to any folder not
+  // on a read-only mount).
+  std::function<bool(const std::string& folder)> folder_writable;
 };
+
+// The error Trace::open returns for options out of range ("" = none).
+Status check_open_options(const OpenOptions& o);
 
 struct ThreadInfo {
   uint64_t tid = 0, pid = 0;

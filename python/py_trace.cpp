@@ -59,10 +59,15 @@ pyb::list threads_list(const Trace& t) {
 }  // namespace
 
 TraceClass bind_trace(pyb::module_& m) {
+  // The default and the range come from the engine (the CLI shows the same).
+  static const std::string open_doc =
+      "Opens a trace, building its index on first use (next to the trace, or in cache_dir).\n"
+      "keyframe_interval: steps per chunk when building the index, " +
+      std::to_string(kMinKeyframeInterval) + ".." + std::to_string(kMaxKeyframeInterval) + " (default " +
+      std::to_string(kDefaultKeyframeInterval) + "). Errors raise ttd.Error.";
   m.def("open", &open_trace, pyb::arg("path"), pyb::kw_only(), pyb::arg("format") = "", pyb::arg("index") = "",
-        pyb::arg("cache_dir") = "", pyb::arg("rebuild") = false, pyb::arg("keyframe_interval") = 4096,
-        pyb::arg("instr_map") = "",
-        "Opens a trace, building its index on first use (next to the trace, or in cache_dir).");
+        pyb::arg("cache_dir") = "", pyb::arg("rebuild") = false,
+        pyb::arg("keyframe_interval") = kDefaultKeyframeInterval, pyb::arg("instr_map") = "", open_doc.c_str());
 
   TraceClass cls(m, "Trace", "An opened, indexed trace. Positions (EIDs) run from 0 to step_count.");
   cls.def_property_readonly("path", &Trace::path)

@@ -4,6 +4,10 @@
 // here, at the Python boundary and nowhere else.
 #include <Python.h>
 
+#include <exception>
+#include <new>
+#include <string>
+
 #include "py_support.h"
 
 namespace ttd::py {
@@ -36,6 +40,23 @@ PYBIND11_MODULE(ttd, m) {
       PyErr_NewExceptionWithDoc("ttd.Error", "A trace could not be opened or a query was malformed or failed.",
                                 PyExc_ValueError, nullptr));
   m.attr("Error") = error_type();
+  // A C++ exception that escapes the engine (it should return an Error
+  // value) is still an engine error to Python: ttd.Error, not
+  // RuntimeError. pybind11's own exceptions (StopIteration, IndexError,
+  // casts) and bad_alloc (MemoryError) pass to its translators.
+  pyb::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const pyb::builtin_exception&) {
+      throw;
+    } catch (const pyb::error_already_set&) {
+      throw;
+    } catch (const std::bad_alloc&) {
+      throw;
+    } catch (const std::exception& e) {
+      PyErr_SetString(error_type().ptr(), (std::string("internal error: ") + e.what()).c_str());
+    }
+  });
   bind_hits(m);
   TraceClass trace = bind_trace(m);
   bind_cursor(m, trace);

@@ -122,7 +122,7 @@ TEST_CASE("a reader error leaves no index behind") {
 
 TEST_CASE("steps decode with their attributes and effects") {
   TempTrace tt(40, 1, 9);
-  auto t = Trace::open(tt.path, tt.options(8));
+  auto t = Trace::open(tt.path, tt.options(16));
   REQUIRE(t.ok());
   std::vector<StepRecord> got;
   REQUIRE((*t)->for_each_step(10, 20, [&](const StepRecord& r) {

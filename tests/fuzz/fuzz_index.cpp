@@ -39,7 +39,7 @@ SourceStamp fix_up(std::vector<uint8_t>& f) {
   h.version = kIndexVersion;
   h.header_checksum = XXH3_64bits(&h, offsetof(IndexHeader, header_checksum));
   std::memcpy(f.data(), &h, sizeof h);
-  return SourceStamp{h.source_size, h.source_mtime_ns, h.source_fingerprint};
+  return SourceStamp{h.source_size, h.source_mtime_ns, h.source_identity, h.source_content_hash};
 }
 
 }  // namespace

@@ -135,6 +135,29 @@ class ModuleTest(unittest.TestCase):
                     fn()
         self.assertTrue(issubclass(ttd.Error, ValueError))
 
+    def test_open_options_checked_by_the_engine(self):
+        # The CLI refuses --keyframe-interval below 16; so must the module
+        # (1 made the index 67 times the trace).
+        for k in (0, 1, 15):
+            with self.subTest(keyframe_interval=k):
+                with self.assertRaisesRegex(ttd.Error, "keyframe_interval: %d is out of range 16" % k):
+                    ttd.open(TRACE, keyframe_interval=k, rebuild=True)
+        self.assertIn("default 3072", ttd.open.__doc__)  # kDefaultKeyframeInterval
+        self.assertIn("keyframe_interval: int = 3072", ttd.open.__doc__)
+
+    def test_index_path_that_is_not_an_index_is_kept(self):
+        import os
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as d:
+            notes = os.path.join(d, "x.txt")
+            with open(notes, "w") as f:
+                f.write("notes\n")
+            with self.assertRaisesRegex(ttd.Error, "not a ttd index"):
+                ttd.open(TRACE, index=notes)
+            with open(notes) as f:
+                self.assertEqual(f.read(), "notes\n")
+
 
 if __name__ == "__main__":
     TRACE = sys.argv.pop(1)

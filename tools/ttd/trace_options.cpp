@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "engine/index_temp_files.h"
+
 namespace ttd::cli {
 
 void add_trace_options(CLI::App& sub, TraceOptions& o) {
@@ -24,10 +26,13 @@ void add_trace_options(CLI::App& sub, TraceOptions& o) {
   sub.add_option("--keyframe-interval", o.keyframe_interval,
                  "steps between keyframes when building the index (default " +
                      std::to_string(kDefaultKeyframeInterval) + ")")
-      ->check(CLI::Range(16u, 1u << 24));
+      ->check(CLI::Range(kMinKeyframeInterval, kMaxKeyframeInterval));
 }
 
 std::shared_ptr<Trace> open_trace_or_report(const TraceOptions& o) {
+  // An index build killed by Ctrl-C, kill or a closed terminal removes
+  // its temporary file on the way out.
+  remove_temp_files_on_signals();
   OpenOptions opts;
   opts.format = o.format;
   opts.index_path = o.index_path;
