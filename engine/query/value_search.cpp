@@ -66,8 +66,9 @@ bool search_state(const MachineState& st, const PatternFinder& finder, const Sea
 
 }  // namespace
 
-Status scan_memory(std::shared_ptr<const Trace> t, const SpaceSearch& q, const std::function<bool(const ValueMatch&)>& fn) {
-  auto b = bounds_of(q.within, q.pattern.size(), q.max_pattern);
+Status scan_memory(std::shared_ptr<const Trace> t, const SpaceSearch& q, const std::function<bool(const ValueMatch&)>& fn,
+                   const SearchControl& control) {
+  auto b = bounds_of(q.within, q.pattern.size(), control.max_pattern);
   if (!b) return b.error();
   if (auto s = check_position(*t, q.at, "at"); !s) return s.error();
   Cursor c(t);
@@ -78,17 +79,18 @@ Status scan_memory(std::shared_ptr<const Trace> t, const SpaceSearch& q, const s
   bool done = search_state(c.state(), finder, *b, q.pid, [&](uint64_t pid, uint64_t addr) {
     fn_stopped = !fn(ValueMatch{pid, addr}) || (q.limit != 0 && ++found >= q.limit);
     return !fn_stopped;
-  }, q.cancel);
+  }, control.cancel);
   if (!done && !fn_stopped) return interrupted_error();
   return {};
 }
 
-Result<std::vector<ValueMatch>> search_memory(std::shared_ptr<const Trace> t, const SpaceSearch& q) {
+Result<std::vector<ValueMatch>> search_memory(std::shared_ptr<const Trace> t, const SpaceSearch& q,
+                                              const SearchControl& control) {
   std::vector<ValueMatch> out;
   Status s = scan_memory(t, q, [&](const ValueMatch& m) {
     out.push_back(m);
     return true;
-  });
+  }, control);
   if (!s) return s.error();
   return out;
 }

@@ -43,14 +43,20 @@ struct SpaceSearch {
   std::optional<AddressRange> within;  // the whole pattern must lie inside
   std::optional<uint64_t> pid;
   size_t limit = 0;                    // 0 = all matches
-  CancelCheck cancel;                  // polled every few pages
+};
+// How a search in space may be stopped and how long a pattern it takes
+// (apart from SpaceSearch, whose callers fill it positionally).
+struct SearchControl {
+  CancelCheck cancel;  // polled every few pages
   size_t max_pattern = kDefaultMaxPattern;
 };
 // Matches in address order (per process, by pid).
-Result<std::vector<ValueMatch>> search_memory(std::shared_ptr<const Trace> t, const SpaceSearch& q);
+Result<std::vector<ValueMatch>> search_memory(std::shared_ptr<const Trace> t, const SpaceSearch& q,
+                                              const SearchControl& control = {});
 // The same, each match handed to fn as it is found (fn returns false to
 // stop); nothing is collected, so memory does not grow with the matches.
-Status scan_memory(std::shared_ptr<const Trace> t, const SpaceSearch& q, const std::function<bool(const ValueMatch&)>& fn);
+Status scan_memory(std::shared_ptr<const Trace> t, const SpaceSearch& q, const std::function<bool(const ValueMatch&)>& fn,
+                   const SearchControl& control = {});
 
 struct TimeSearch {
   std::vector<uint8_t> pattern;

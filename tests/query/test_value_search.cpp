@@ -173,8 +173,9 @@ TEST_CASE("pattern size: longer than the limit is an error that names both, and 
   CHECK(r.error().message.find(std::to_string(kDefaultMaxPattern + 1) + " bytes is longer than the limit of " +
                                std::to_string(kDefaultMaxPattern)) != std::string::npos);
   CHECK(r.error().message.find("--max-pattern") != std::string::npos);
-  q.max_pattern = kDefaultMaxPattern + 1;
-  CHECK(search_memory(f.trace, q).ok());
+  SearchControl raised;
+  raised.max_pattern = kDefaultMaxPattern + 1;
+  CHECK(search_memory(f.trace, q, raised).ok());
   TimeSearch t;
   t.pattern = std::vector<uint8_t>(kDefaultMaxPattern + 1, 0xab);
   t.window = {0, 50};

@@ -44,19 +44,16 @@ int run_search(const SearchOptions& o) {
     auto at = query::parse_number(o.at, "--at");
     if (!at) return usage_error("--at: expected an EID (decimal or 0x-hex), got '" + o.at + "'");
     if (auto s = query::check_position(*t, *at, "--at"); !s) return usage_error(s.error().to_string());
-    query::SpaceSearch q;
-    q.pattern = *pattern;
-    q.at = *at;
-    q.within = within;
-    q.limit = o.limit;
-    q.max_pattern = o.max_pattern;
+    query::SpaceSearch q{*pattern, *at, within, std::nullopt, o.limit};
+    query::SearchControl control;
+    control.max_pattern = o.max_pattern;
     // Printed as found: a pattern matching everywhere must not pile up matches.
     uint64_t found = 0;
     Status s = query::scan_memory(t, q, [&](const query::ValueMatch& m) {
       ++found;
       std::cout << (o.json ? query::to_json(m) : query::hex(m.addr) + "  (pid " + std::to_string(m.pid) + ")") << "\n";
       return bool(std::cout);
-    });
+    }, control);
     if (!s) return usage_error(s.error().to_string());
     if (!o.json && found == 0) std::cout << "not found at EID " << *at << "\n";
     return 0;

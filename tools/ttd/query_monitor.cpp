@@ -385,20 +385,15 @@ gdb::MonitorReply search(const std::shared_ptr<const Trace>& t, uint64_t here, s
   if (auto s = query::check_position(*t, at, "--at"); !s) return failure(cmd, s.error());
   auto limit = limit_of(*a, kDefaultLimit);
   if (!limit) return failure(cmd, limit.error());
-  query::SpaceSearch q;
-  q.pattern = *pattern;
-  q.at = at;
-  q.within = within;
-  q.limit = *limit;
-  q.cancel = io.interrupted;
-  q.max_pattern = max_pattern;
+  query::SpaceSearch q{*pattern, at, within, std::nullopt, *limit};
+  query::SearchControl control{io.interrupted, max_pattern};
   uint64_t found = 0;
   bool refused = false;
   Status s = query::scan_memory(t, q, [&](const query::ValueMatch& m) {
     ++found;
     refused = !io.out((json ? query::to_json(m) : query::hex(m.addr) + "  (pid " + std::to_string(m.pid) + ")") + "\n");
     return !refused;
-  });
+  }, control);
   if (!s) return failure(cmd, s.error());
   if (json) return {};
   if (refused) return {"(interrupted after " + std::to_string(found) + " matches)\n"};
