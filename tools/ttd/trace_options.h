@@ -1,5 +1,5 @@
 // Options every subcommand that opens a trace shares (--format, --index,
-// --cache-dir, --instr-map, --rebuild), and opening with them.
+// --cache-dir, --instr-map, --program, --rebuild), and opening with them.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <memory>
@@ -15,6 +15,7 @@ struct TraceOptions {
   std::string index_path;
   std::string cache_dir;
   std::string instr_map;
+  std::string program;  // the traced program's ELF, for code bytes the trace lacks
   bool rebuild = false;
   uint32_t keyframe_interval = kDefaultKeyframeInterval;
   bool progress = false;  // show a progress bar on a terminal while importing
