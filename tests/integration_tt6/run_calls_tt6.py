@@ -35,11 +35,34 @@ def json_lines(out):
     return [json.loads(l) for l in out.splitlines() if l.strip()]
 
 
+def check_python(module_dir, files, unlock_pc, n):
+    """The Python module: ttd.open(program=) finds the calls; without it
+    the iterator's stats name the gap and exhausting it warns."""
+    import warnings
+    sys.path.insert(0, module_dir)
+    import ttd
+    t = ttd.open(files["tt6"], program=files["elf"])
+    it = t.calls(function=unlock_pc)
+    calls = list(it)
+    check(len(calls) == n and it.stats["incomplete"] is None, "python: ttd.open(program=) finds every call", it.stats)
+    check(files["elf"] in t.code_source, "python: code_source names the program", t.code_source)
+    bare = ttd.open(files["tt6"])
+    it = bare.calls(function=unlock_pc)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        list(it)
+    check(isinstance(it.stats["incomplete"], str) and it.stats["unclassified_steps"] > 0,
+          "python: stats say incomplete without the program", it.stats)
+    check(any(issubclass(w.category, RuntimeWarning) and "incomplete" in str(w.message) for w in caught),
+          "python: exhausting the iterator warns", [str(w.message) for w in caught])
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--ttd", required=True)
     p.add_argument("--make-fixtures", required=True)
     p.add_argument("--work", required=True)
+    p.add_argument("--python-module", help="folder holding the ttd Python module (checks ttd.open(program=))")
     a = p.parse_args()
     work = os.path.join(a.work, "calls")
     shutil.rmtree(work, ignore_errors=True)
@@ -97,6 +120,9 @@ def main():
 
             rc, out, err = run(a.ttd, "calls", trace, "--function", unlock)
             check(rc == 0 and "incomplete" in err, kind + ": text output warns too", err)
+
+        if a.python_module:
+            check_python(a.python_module, files, unlock_pc, n)
 
         rc, out, err = run(a.ttd, "calls", files["tt6"], "--program", files["full"])
         check(rc != 0 and files["full"] in err and "ELF" in err, "a --program that is not an ELF is refused by name", err)
