@@ -88,8 +88,7 @@ Result<std::shared_ptr<Trace>> Trace::open(const std::string& path, const OpenOp
   t->stats_.build_seconds = reused ? 0 : index->meta().build_seconds;
   t->stats_.reused = reused;
   t->stats_.index_path = ipath;
-  auto program = choose_program_image(
-      opts.program, t->info_.format.rfind("xray", 0) == 0 ? std::string() : t->info_.exec_path, t->info_.arch, *index, t->info_.caps.code_bytes);
+  auto program = choose_program_image(opts.program, t->info_.exec_path, t->info_.arch, *index, t->info_.caps.code_bytes);
   if (!program) return program.error();
   t->program_ = std::move(program->image);
   t->code_source_ = std::move(program->source);

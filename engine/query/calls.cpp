@@ -1,14 +1,25 @@
 #include "engine/query/calls.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
+#include "engine/index_file.h"
 #include "engine/query/call_walkers.h"
 
 namespace ttd::query {
 
 namespace {
-// XRay traces record function events, not instructions.
-bool is_function_event_trace(const Trace& t) { return t.info().format.rfind("xray", 0) == 0; }
+// A trace of function events (XRay) rather than instructions: its steps
+// carry the "function" attribute, and it has no instruction-level state
+// (neither registers nor code bytes) to pair instructions with. Decided
+// from what the trace holds, not from its format's name.
+bool is_function_event_trace(const Trace& t) {
+  const auto& caps = t.info().caps;
+  if (caps.registers || caps.code_bytes) return false;
+  const auto& keys = t.index().meta().attr_keys;
+  return std::find(keys.begin(), keys.end(), "function") != keys.end();
+}
 }  // namespace
 
 Result<std::unique_ptr<CallWalker>> CallWalker::create(std::shared_ptr<const Trace> t, CallQuery q) {

@@ -2,11 +2,12 @@
 // Instruction traces pair call and return instructions (classified with
 // Capstone from the code bytes in memory, else from the program image,
 // with link-register/stack heuristics where the code is unknown) through
-// per-thread shadow stacks; traces of function events (XRay, the
-// function_events capability) pair their native enter / exit / tail-exit
-// events. A walk that met steps without code bytes says so
-// (incomplete_reason): its calls there are guesses, maybe too few. Chunks that hold no call
-// or return instruction (by their pc summaries) are skipped undecoded.
+// per-thread shadow stacks; traces of function events (XRay: steps with a
+// "function" attribute, no registers, no code bytes) pair their native
+// enter / exit / tail-exit events. A walk that met steps without code
+// bytes says so (incomplete_reason): its calls there are guesses, maybe
+// too few. Chunks that hold no call or return instruction (by their pc
+// summaries) are skipped undecoded.
 #pragma once
 #include <cstdint>
 #include <functional>
