@@ -109,13 +109,16 @@ void resume_and_report(SessionState& s, Outbox& out, Motion motion, Direction di
     }
     case StopCause::HistoryStart:
       out.output("Reached the start of the recorded history (EID 0): nothing happened before this point.\n");
-      send_stopped(s, out, "start of history", st.tid, "Start of history: EID 0 is the first recorded step", {});
+      send_stopped(s, out, "start of history", st.tid,
+                   "Start of history: EID 0 is the first recorded step" + (st.detail.empty() ? "" : "; " + st.detail), {});
       break;
     case StopCause::HistoryEnd:
       out.output("Reached the end of the recorded history (EID " + std::to_string(st.eid) +
                  "): the trace ends here. Step back or reverse-continue to go back.\n");
       send_stopped(s, out, "end of history", st.tid,
-                   "End of history: EID " + std::to_string(st.eid) + " is after the last recorded step", {});
+                   "End of history: EID " + std::to_string(st.eid) + " is after the last recorded step" +
+                       (st.detail.empty() ? "" : "; " + st.detail),
+                   {});
       break;
     case StopCause::Interrupted:
       send_stopped(s, out, "pause", st.tid, "Paused" + at, {});

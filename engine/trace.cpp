@@ -12,6 +12,7 @@
 #include "engine/index_location.h"
 #include "engine/index_temp_files.h"
 #include "engine/page_cache.h"
+#include "engine/program_image.h"
 #include "engine/step_codec.h"
 #include "state/host_cpus.h"
 
@@ -128,6 +129,10 @@ Result<std::shared_ptr<Trace>> Trace::open(const std::string& path, const OpenOp
   t->stats_.build_seconds = reused ? 0 : index->meta().build_seconds;
   t->stats_.reused = reused;
   t->stats_.index_path = ipath;
+  auto program = choose_program_image(opts.program, t->info_.exec_path, t->info_.arch, *index, t->info_.caps.code_bytes);
+  if (!program) return program.error();
+  t->program_ = std::move(program->image);
+  t->code_source_ = std::move(program->source);
   t->pages_ = std::make_unique<PageCache>(*index);
   t->index_ = std::move(index);
   return t;

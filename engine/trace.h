@@ -18,6 +18,7 @@ namespace ttd {
 
 class IndexFile;
 class PageCache;
+class ProgramImage;
 
 // Steps per chunk when the caller does not say. Seek cost grows with it
 // (up to K steps replayed from a keyframe) and build cost shrinks (a
@@ -52,6 +53,10 @@ struct OpenOptions {
   // folder read-only with it (as root, access() says yes to any folder not
   // on a read-only mount).
   std::function<bool(const std::string& folder)> folder_writable;
+  // The traced program's ELF: code bytes where the trace holds none
+  // ("" = the program the trace names, if it exists and fits; see
+  // engine/program_image.h).
+  std::string program;
 };
 
 // The error Trace::open returns for options out of range ("" = none).
@@ -102,6 +107,11 @@ class Trace {
   // Decodes steps [from, to) in order; fn returns false to stop early.
   Status for_each_step(uint64_t from, uint64_t to, const std::function<bool(const StepRecord&)>& fn) const;
 
+  // The program image serving code bytes the trace lacks (null: none), and
+  // where code bytes come from, for output.
+  const ProgramImage* program() const { return program_.get(); }
+  const std::string& code_source() const { return code_source_; }
+
   // Internal: the index (used by Cursor and queries).
   const IndexFile& index() const { return *index_; }
   PageCache& pages() const { return *pages_; }
@@ -114,6 +124,8 @@ class Trace {
   IndexStats stats_;
   std::unique_ptr<IndexFile> index_;
   std::unique_ptr<PageCache> pages_;
+  std::shared_ptr<const ProgramImage> program_;
+  std::string code_source_;
 };
 
 }  // namespace ttd

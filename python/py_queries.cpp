@@ -81,6 +81,7 @@ struct ToRegisterChange {
 // Calls come from a walker rather than a batch iterator; same protocol.
 struct CallIter {
   std::unique_ptr<query::CallWalker> walker;
+  std::shared_ptr<const Trace> trace;  // for the incomplete note
   Result<std::optional<query::Call>> next() { return walker->next(); }
 };
 
@@ -97,7 +98,18 @@ void bind_queries(pyb::module_& m, TraceClass& trace) {
   bind_iterator<query::Executions, Identity>(m, "ExecutionIterator");
   pyb::class_<CallHits>(m, "CallIterator")
       .def("__iter__", [](CallHits& p) -> CallHits& { return p; })
-      .def("__next__", &CallHits::next)
+      .def("__next__",
+           [](CallHits& p) {
+             try {
+               return p.next();
+             } catch (pyb::stop_iteration&) {
+               // The walk is over: a list that may be short says so.
+               if (auto why = query::incomplete_reason(*p.it.trace, p.it.walker->stats()))
+                 if (PyErr_WarnEx(PyExc_RuntimeWarning, ("ttd calls incomplete: " + *why).c_str(), 1) != 0)
+                   throw pyb::error_already_set();
+               throw;
+             }
+           })
       .def_property_readonly("stats", [](const CallHits& p) {
         const query::CallStats& s = p.it.walker->stats();
         pyb::dict d;
@@ -107,6 +119,10 @@ void bind_queries(pyb::module_& m, TraceClass& trace) {
         d["chunks_skipped"] = s.chunks_skipped;
         d["pcs_classified"] = s.pcs_classified;
         d["pcs_unknown"] = s.pcs_unknown;
+        d["pcs_from_program"] = s.pcs_from_program;
+        d["unclassified_steps"] = s.unclassified_steps;
+        auto why = query::incomplete_reason(*p.it.trace, s);
+        d["incomplete"] = why ? pyb::object(pyb::str(*why)) : pyb::object(pyb::none());
         return d;
       });
 
@@ -188,7 +204,7 @@ void bind_queries(pyb::module_& m, TraceClass& trace) {
         else if (order != "entry")
           raise(make_error("order", "expected 'entry' or 'exit', got '" + order + "'"));
         q.cancel = python_cancel();
-        return CallHits{CallIter{unwrap(query::CallWalker::create(t, std::move(q)))}, {}};
+        return CallHits{CallIter{unwrap(query::CallWalker::create(t, std::move(q))), t}, {}};
       },
       pyb::kw_only(), pyb::arg("start") = pyb::none(), pyb::arg("end") = pyb::none(), pyb::arg("function") = pyb::none(),
       pyb::arg("thread") = pyb::none(), pyb::arg("max_depth") = pyb::none(), pyb::arg("order") = "entry",

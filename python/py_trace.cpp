@@ -11,7 +11,7 @@ namespace {
 
 std::shared_ptr<Trace> open_trace(const std::string& path, const std::string& format, const std::string& index,
                                   const std::string& cache_dir, bool rebuild, uint32_t keyframe_interval,
-                                  const std::string& instr_map) {
+                                  const std::string& instr_map, const std::string& program) {
   OpenOptions o;
   o.format = format;
   o.index_path = index;
@@ -19,6 +19,7 @@ std::shared_ptr<Trace> open_trace(const std::string& path, const std::string& fo
   o.rebuild = rebuild;
   o.keyframe_interval = keyframe_interval;
   o.reader.instr_map_binary = instr_map;
+  o.program = program;
   Result<std::shared_ptr<Trace>> t = [&] {
     pyb::gil_scoped_release nogil;  // importing a large trace takes a while
     return Trace::open(path, o);
@@ -64,10 +65,13 @@ TraceClass bind_trace(pyb::module_& m) {
       "Opens a trace, building its index on first use (next to the trace, or in cache_dir).\n"
       "keyframe_interval: steps per chunk when building the index, " +
       std::to_string(kMinKeyframeInterval) + ".." + std::to_string(kMaxKeyframeInterval) + " (default " +
-      std::to_string(kDefaultKeyframeInterval) + "). Errors raise ttd.Error.";
+      std::to_string(kDefaultKeyframeInterval) + ").\n"
+      "program: the traced ELF, for code bytes the trace lacks (default: the program the trace names, if it\n"
+      "exists and fits). Errors raise ttd.Error.";
   m.def("open", &open_trace, pyb::arg("path"), pyb::kw_only(), pyb::arg("format") = "", pyb::arg("index") = "",
         pyb::arg("cache_dir") = "", pyb::arg("rebuild") = false,
-        pyb::arg("keyframe_interval") = kDefaultKeyframeInterval, pyb::arg("instr_map") = "", open_doc.c_str());
+        pyb::arg("keyframe_interval") = kDefaultKeyframeInterval, pyb::arg("instr_map") = "",
+        pyb::arg("program") = "", open_doc.c_str());
 
   TraceClass cls(m, "Trace", "An opened, indexed trace. Positions (EIDs) run from 0 to step_count.");
   cls.def_property_readonly("path", &Trace::path)
@@ -75,6 +79,7 @@ TraceClass bind_trace(pyb::module_& m) {
       .def_property_readonly("arch", [](const Trace& t) { return t.arch().name; })
       .def_property_readonly("os", [](const Trace& t) { return t.info().os; })
       .def_property_readonly("exec_path", [](const Trace& t) { return t.info().exec_path; })
+      .def_property_readonly("code_source", &Trace::code_source, "Where code bytes come from (trace, program ELF).")
       .def_property_readonly("step_count", &Trace::step_count)
       .def("__len__", &Trace::step_count)
       .def_property_readonly("threads", &threads_list, "Threads: tid, pid, first_eid, last_eid, steps.")

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "dap/model/engine_debuggee.h"
+#include "dap/model/instruction_decoder.h"
 
 namespace ttd::dap {
 

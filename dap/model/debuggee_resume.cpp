@@ -151,7 +151,11 @@ Result<StopInfo> EngineDebuggee::resume_step(const ResumeArgs& args, const Inter
   req.tidx = *tidx;
   req.from = cursor_.eid();
   req.breakpoints = bps;
+  facts_.take_unclassified();
   StepResult r = plan_step(timeline_, facts_, req, interrupted);
+  // Steps over calls count frames: where code bytes were missing the count
+  // is a guess, and the stop says so rather than look certain.
+  uint64_t unclassified = args.motion == Motion::StepIn ? 0 : facts_.take_unclassified();
   uint64_t from = cursor_.eid();
   StopInfo out;
   out.tid = tid;
@@ -179,6 +183,9 @@ Result<StopInfo> EngineDebuggee::resume_step(const ResumeArgs& args, const Inter
   if (out.cause == StopCause::Breakpoint) out.tid = current_thread();
   if (out.cause == StopCause::Watchpoint && out.watch_index < args.watchpoints.size())
     out.detail = watch_detail(out, args.watchpoints[out.watch_index]);
+  else if (unclassified)
+    out.detail = "call structure incomplete: " + std::to_string(unclassified) +
+                 " steps without code bytes (" + trace_->code_source() + "); give the program's ELF as \"program\"";
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "dap/model/frame_scope.h"
+#include "engine/program_image.h"
 
 namespace ttd::dap {
 
@@ -12,10 +13,7 @@ EngineDebuggee::EngineDebuggee(std::shared_ptr<const Trace> trace, std::unique_p
       config_(std::move(config)),
       cursor_(trace_),
       timeline_(*trace_),
-      decoder_(trace_->arch()),
-      facts_(debug_.get(), decoder_) {
-  decoder_.set_reader([this](uint64_t addr, uint8_t* dst, size_t len) { return read_code(current_thread(), addr, dst, len); });
-}
+      facts_(debug_.get(), *trace_) {}
 
 EngineDebuggee::~EngineDebuggee() = default;
 
@@ -77,10 +75,12 @@ size_t EngineDebuggee::read_code(uint64_t tid, uint64_t addr, uint8_t* dst, size
   read_process(tid, addr, dst, known, len);
   size_t n = 0;
   while (n < len && known[n]) ++n;
-  if (n == len || !debug_) return n;
-  // The trace does not hold these code bytes: take them from the program.
-  size_t from_file = debug_->read_code(addr + n, dst + n, len - n);
-  return n + from_file;
+  if (n == len) return n;
+  // The trace does not hold these code bytes: take them from the program
+  // (the engine's image, as the stepper's classes do; else the debug file).
+  if (trace_->program()) return n + trace_->program()->read(addr + n, dst + n, len - n);
+  if (!debug_) return n;
+  return n + debug_->read_code(addr + n, dst + n, len - n);
 }
 
 std::string EngineDebuggee::to_client_path(const std::string& recorded) const {

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "dap/debuggee.h"
-#include "dap/model/instruction_decoder.h"
 #include "dap/model/source_pc_facts.h"
 #include "dap/model/step_timeline.h"
 #include "debuginfo/debug_info.h"
@@ -89,7 +88,6 @@ class EngineDebuggee : public Debuggee {
   Cursor cursor_;
   std::unique_ptr<Cursor> scratch_;  // a second position, for values before a watched write
   StepTimeline timeline_;
-  InstructionDecoder decoder_;
   SourcePcFacts facts_;
   uint64_t frames_eid_ = UINT64_MAX;
   std::map<uint64_t, std::vector<FrameData>> frames_;

@@ -24,37 +24,6 @@ InstructionDecoder::~InstructionDecoder() {
 
 size_t InstructionDecoder::max_length() const { return arch_ == ArchId::X86_64 || arch_ == ArchId::I386 ? 15 : 4; }
 
-namespace {
-bool in_group(const cs_insn* insn, uint8_t group) {
-  if (!insn->detail) return false;
-  for (uint8_t i = 0; i < insn->detail->groups_count; ++i)
-    if (insn->detail->groups[i] == group) return true;
-  return false;
-}
-}  // namespace
-
-Flow InstructionDecoder::flow(uint64_t pc) {
-  if (auto it = flows_.find(pc); it != flows_.end()) return it->second;
-  Flow f = Flow::Unknown;
-  uint8_t buf[16];
-  size_t n = reader_ && handle_ ? reader_(pc, buf, max_length()) : 0;
-  cs_insn* insn = nullptr;
-  if (n > 0 && cs_disasm(handle_, buf, n, pc, 1, &insn) == 1) {
-    f = Flow::Other;
-    if (in_group(insn, CS_GRP_CALL)) f = Flow::Call;
-    else if (in_group(insn, CS_GRP_RET)) f = Flow::Return;
-    else if (arch_ == ArchId::AArch64 || arch_ == ArchId::Arm) {
-      // Capstone 4 does not put bl/blr/ret in the call/ret groups on arm.
-      std::string m = insn->mnemonic;
-      if (m == "bl" || m == "blr" || m == "blx") f = Flow::Call;
-      else if (m == "ret") f = Flow::Return;
-    }
-    cs_free(insn, 1);
-  }
-  flows_.emplace(pc, f);
-  return f;
-}
-
 std::optional<DecodedInstruction> InstructionDecoder::decode(uint64_t pc) {
   uint8_t buf[16];
   size_t n = reader_ && handle_ ? reader_(pc, buf, max_length()) : 0;

@@ -1,20 +1,17 @@
-// Capstone behind two questions: what does the instruction at pc do to the
-// call stack (call, return, neither), and how does it read (disassembly).
+// Capstone behind the disassembly view: how the instruction at pc reads.
 // Code bytes come from a caller-supplied reader (trace memory first, then
-// the program file); decisions are cached per pc since code does not change
-// in the traces we debug (self-modifying code would need a per-EID cache).
+// the program file). What an instruction does to the call stack is the
+// engine's question (engine/query/instruction_class.h via PcClassCache),
+// so the stepper and `ttd calls` agree.
 #pragma once
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
-#include <unordered_map>
 
 #include "state/arch.h"
 
 namespace ttd::dap {
-
-enum class Flow : uint8_t { Other, Call, Return, Unknown };
 
 struct DecodedInstruction {
   uint64_t addr = 0;
@@ -37,7 +34,6 @@ class InstructionDecoder {
   void set_reader(CodeReader r) { reader_ = std::move(r); }
   bool available() const { return handle_ != 0; }
 
-  Flow flow(uint64_t pc);
   // nullopt when the bytes are unknown or do not decode.
   std::optional<DecodedInstruction> decode(uint64_t pc);
   // The longest instruction of the architecture (bytes to read).
@@ -47,7 +43,6 @@ class InstructionDecoder {
   size_t handle_ = 0;  // csh
   ArchId arch_;
   CodeReader reader_;
-  std::unordered_map<uint64_t, Flow> flows_;
 };
 
 }  // namespace ttd::dap

@@ -68,7 +68,7 @@ StepResult step_forward(StepTimeline& tl, PcFacts& facts, const StepRequest& r, 
             return false;
           }
         }
-        Flow f = facts.flow(s.pc);
+        Flow f = facts.flow(eid, s.pc);
         if (f == Flow::Call) {
           ++depth;
           marks.erase(depth);  // a new callee frame
@@ -98,7 +98,7 @@ StepResult step_backward(StepTimeline& tl, PcFacts& facts, const StepRequest& r,
       [&](uint64_t eid, const TimelineStep& s) {
         if (!s.is_code()) return true;
         if (s.tidx == r.tidx) {
-          Flow f = facts.flow(s.pc);
+          Flow f = facts.flow(eid, s.pc);
           if (f == Flow::Return) ++depth;     // going back into the callee
           else if (f == Flow::Call) --depth;  // going back out to the caller
           bool stop = false;

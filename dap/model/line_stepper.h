@@ -28,16 +28,21 @@
 #include <span>
 
 #include "dap/debuggee.h"
-#include "dap/model/instruction_decoder.h"
 #include "dap/model/step_timeline.h"
+#include "engine/query/instruction_class.h"
 
 namespace ttd::dap {
+
+// The engine's instruction classes (call, return, jump, other, unknown):
+// only calls and returns move the stepper's frame depth.
+using Flow = query::InsnClass;
 
 // What the stepper needs to know about a pc.
 class PcFacts {
  public:
   virtual ~PcFacts() = default;
-  virtual Flow flow(uint64_t pc) = 0;
+  // What the instruction step eid runs (at pc) does to the call stack.
+  virtual Flow flow(uint64_t eid, uint64_t pc) = 0;
   virtual bool statement_start(uint64_t pc) = 0;
   // Identifies (file, line); nullopt where the pc has no line information.
   virtual std::optional<uint64_t> line_key(uint64_t pc) = 0;

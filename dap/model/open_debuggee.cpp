@@ -1,35 +1,24 @@
 // open_engine_debuggee: launch configuration -> an EngineDebuggee.
-#include <elf.h>
 #include <unistd.h>
 
 #include "dap/model/engine_debuggee.h"
 #include "dap/protocol/json_args.h"
+#include "engine/program_image.h"
 
 namespace ttd::dap {
-
-namespace {
-
-uint16_t elf_machine_of(ArchId a) {
-  switch (a) {
-    case ArchId::X86_64: return EM_X86_64;
-    case ArchId::I386: return EM_386;
-    case ArchId::AArch64: return EM_AARCH64;
-    case ArchId::Arm: return EM_ARM;
-    case ArchId::Mips: return EM_MIPS;
-    case ArchId::Ppc32: return EM_PPC;
-  }
-  return EM_NONE;
-}
-
-}  // namespace
 
 Result<std::unique_ptr<Debuggee>> open_engine_debuggee(const LaunchConfig& config,
                                                       const std::function<void(const std::string&)>& log) {
   if (config.trace.empty()) return make_error("trace", "no trace given");
-  auto trace = Trace::open(config.trace);
+  // The program serves the engine's code bytes too (where the trace has
+  // none: call structure for stepOut on TT6 traces and the like).
+  OpenOptions opts;
+  opts.program = config.program;
+  auto trace = Trace::open(config.trace, opts);
   if (!trace) return trace.error();
   std::shared_ptr<const Trace> t = *trace;
   if (t->step_count() == 0) return make_error(config.trace, "the trace has no steps");
+  if (log && t->program()) log("ttd: code bytes from " + t->code_source());
 
   // The program: as configured, else the one the trace names (if present).
   std::string program = config.program;

@@ -17,6 +17,15 @@ const SourcePcFacts::Fact& SourcePcFacts::fact(uint64_t pc) {
   return facts_.emplace(pc, f).first->second;
 }
 
+Flow SourcePcFacts::flow(uint64_t eid, uint64_t pc) {
+  auto c = classes_.at_step(eid, pc);
+  // A chunk that cannot be read classifies nothing; the timeline scan
+  // reports the corruption itself.
+  Flow f = c ? *c : Flow::Unknown;
+  if (f == Flow::Unknown) ++unclassified_;
+  return f;
+}
+
 std::optional<uint64_t> SourcePcFacts::line_key(uint64_t pc) {
   const Fact& f = fact(pc);
   if (f.file < 0) return std::nullopt;

@@ -1,9 +1,13 @@
 // Calls: call/return pairing over a window of the trace, in entry order.
 // Instruction traces pair call and return instructions (classified with
-// Capstone from the code bytes in memory, with pc/sp heuristics where the
-// code is unknown) through per-thread shadow stacks; XRay traces pair
-// their native enter / exit / tail-exit events. Chunks that hold no call
-// or return instruction (by their pc summaries) are skipped undecoded.
+// Capstone from the code bytes in memory, else from the program image,
+// with link-register/stack heuristics where the code is unknown) through
+// per-thread shadow stacks; traces of function events (XRay: steps with a
+// "function" attribute, no registers, no code bytes) pair their native
+// enter / exit / tail-exit events. A walk that met steps without code
+// bytes says so (incomplete_reason): its calls there are guesses, maybe
+// too few. Chunks that hold no call or return instruction (by their pc
+// summaries) are skipped undecoded.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -62,7 +66,16 @@ struct CallStats {
   uint64_t orphan_returns = 0;   // returns to frames entered before the window
   uint64_t chunks_decoded = 0, chunks_skipped = 0;
   uint64_t pcs_classified = 0, pcs_unknown = 0;  // unknown: no code bytes, heuristics used
+  uint64_t pcs_from_program = 0;     // classified from the program image (the trace had no bytes)
+  uint64_t unclassified_steps = 0;   // steps in the window at pcs without code bytes
 };
+
+// Why the calls found so far may be too few (steps whose instruction could
+// not be classified), or nullopt when every step was classified.
+std::optional<std::string> incomplete_reason(const Trace& t, const CallStats& s);
+// `{"incomplete":{"reason":"...","unclassified_steps":N,"unknown_pcs":M}}`,
+// the JSON form of the same (one line, for JSON Lines output).
+std::string incomplete_json(const Trace& t, const CallStats& s);
 
 // Pulls calls one at a time in the query's order. In entry order a call is
 // handed out once it and every call entered before it are complete (or

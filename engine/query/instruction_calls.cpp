@@ -121,6 +121,7 @@ class InstructionCallWalker : public CallWalker {
     if (auto s = classes_.prepare(c); !s) return s;
     book_.stats().pcs_classified = classes_.classified();
     book_.stats().pcs_unknown = classes_.unknown();
+    book_.stats().pcs_from_program = classes_.from_program();
     bool first = !started_;
     if (!first && !has_pending_thread(ch.summary) && !classes_.may_call_or_return(c)) {
       ++book_.stats().chunks_skipped;
@@ -149,6 +150,7 @@ class InstructionCallWalker : public CallWalker {
     ThreadTrack& th = tracker_.thread(s.tidx);
     resolve_pending(s, th);
     InsnClass cls = s.size ? classes_.get(s.pc) : InsnClass::Other;
+    if (cls == InsnClass::Unknown) ++book_.stats().unclassified_steps;
     std::optional<uint64_t> ret_before;
     if (cls == InsnClass::Return || cls == InsnClass::Unknown) {
       auto v = return_value(s.tidx, s.tid);

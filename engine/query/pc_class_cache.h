@@ -1,6 +1,9 @@
-// Instruction classes (call / return / other / unknown) per pc, decided
-// once per pc from the code bytes in memory at the start of the first
-// chunk that runs it (the chunk's keyframe), then looked up per step.
+// Instruction classes (call / return / jump / other / unknown) per pc,
+// decided once per pc from the code bytes in memory at the start of the
+// first chunk that runs it (the chunk's keyframe), or from the program
+// image (Trace::program()) where the trace holds none, then looked up per
+// step. Shared by the call query and the DAP stepper (at_step), so both
+// see the same classes.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -26,12 +29,16 @@ class PcClassCache {
     f = Front{pc, c};
     return c;
   }
-  // Whether a chunk can hold a call or return (or a pc classified only by
-  // heuristics); false lets the call walker skip it undecoded.
+  // The class of the instruction step `eid` runs, whose pc is `pc`
+  // (prepares the step's chunk first when its pc is new).
+  Result<InsnClass> at_step(uint64_t eid, uint64_t pc);
+  // Whether a chunk can hold a call or return (or a pc without code
+  // bytes); false lets the call walker skip it undecoded.
   bool may_call_or_return(size_t chunk);
 
   uint64_t classified() const { return classes_.size(); }
-  uint64_t unknown() const { return unknown_; }
+  uint64_t unknown() const { return unknown_; }            // pcs without decodable code bytes
+  uint64_t from_program() const { return from_program_; }  // pcs classified from the program image
 
  private:
   struct Front {
@@ -42,7 +49,7 @@ class PcClassCache {
   InstructionClassifier cls_;
   std::unordered_map<uint64_t, InsnClass> classes_;
   std::array<Front, 4096> front_;
-  uint64_t unknown_ = 0;
+  uint64_t unknown_ = 0, from_program_ = 0;
 };
 
 }  // namespace ttd::query

@@ -36,7 +36,7 @@ const std::map<uint64_t, PcFact> kFacts = {
 const uint64_t kPcs[] = {0x100, 0x104, 0x108, 0x200, 0x204, 0x208, 0x20c, 0x210, 0x10c, 0x110, 0x114, 0x118};
 
 struct FakeFacts : PcFacts {
-  Flow flow(uint64_t pc) override { return kFacts.at(pc).flow; }
+  Flow flow(uint64_t, uint64_t pc) override { return kFacts.at(pc).flow; }
   bool statement_start(uint64_t pc) override { return kFacts.at(pc).stmt; }
   std::optional<uint64_t> line_key(uint64_t pc) override { return uint64_t(kFacts.at(pc).line); }
 };

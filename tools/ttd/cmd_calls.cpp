@@ -1,6 +1,8 @@
 // ttd calls TRACE: the calls of a run with entry and exit EIDs and return
 // values, as an indented tree (or JSON Lines), from call/return pairing
-// (instruction traces) or XRay's function events.
+// (instruction traces) or XRay's function events. A walk that met steps
+// without code bytes says so: a warning on stderr and, with --json, a last
+// line {"incomplete": {...}}, instead of a silently short list.
 #include <iostream>
 
 #include "engine/query/calls.h"
@@ -53,6 +55,7 @@ int run_calls(const CallsOptions& o) {
   q.window = start->window;
   auto walker = query::CallWalker::create(t, q);
   if (!walker) return usage_error(walker.error().to_string());
+  if (t->program()) std::cerr << "ttd calls: code bytes from " << t->code_source() << "\n";
   size_t n = 0;
   for (;;) {
     auto c = (*walker)->next();
@@ -64,12 +67,19 @@ int run_calls(const CallsOptions& o) {
     std::cout << (o.json ? query::to_json(**c) : query::to_text(**c)) << "\n";
     if (o.limit && ++n >= o.limit) break;
   }
+  const auto& st = (*walker)->stats();
+  if (auto why = query::incomplete_reason(*t, st)) {
+    if (o.json) std::cout << query::incomplete_json(*t, st) << "\n";
+    std::cout.flush();
+    std::cerr << "ttd calls: warning: incomplete: " << *why << "\n";
+  }
   if (o.stats) {
     std::cout.flush();
-    const auto& s = (*walker)->stats();
+    const auto& s = st;
     std::cerr << "calls seen " << s.calls << ", orphan returns " << s.orphan_returns << ", chunks decoded "
               << s.chunks_decoded << ", skipped " << s.chunks_skipped << ", pcs classified " << s.pcs_classified
-              << " (" << s.pcs_unknown << " without code bytes)\n";
+              << " (" << s.pcs_unknown << " without code bytes, " << s.pcs_from_program
+              << " from the program), steps without code bytes " << s.unclassified_steps << "\n";
   }
   return 0;
 }

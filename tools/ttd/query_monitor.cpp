@@ -320,9 +320,12 @@ gdb::MonitorReply calls(const std::shared_ptr<const Trace>& t, std::string_view 
       return {a->flag("--json") ? "" : "(interrupted after " + std::to_string(n) + " calls)\n"};
     ++n;
   }
-  if (a->flag("--json")) return {out};
+  // Steps without code bytes: the list may be short, and the reply says so.
+  const auto why = query::incomplete_reason(*t, (*walker)->stats());
+  if (a->flag("--json")) return {why ? out + query::incomplete_json(*t, (*walker)->stats()) + "\n" : out};
   if (n == 0) out += "no calls\n";
   if (more) out += "(the first " + std::to_string(n) + " calls; --limit N for more, --from EID to start later)\n";
+  if (why) out += "incomplete: " + *why + "\n";
   return {out};
 }
 

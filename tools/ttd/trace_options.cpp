@@ -17,6 +17,9 @@ void add_trace_options(CLI::App& sub, TraceOptions& o) {
   sub.add_option("--index", o.index_path, "index file to use (default: TRACE.ttdidx, or the cache dir)");
   sub.add_option("--cache-dir", o.cache_dir, "where to keep the index when the trace's folder is read-only");
   sub.add_option("--instr-map", o.instr_map, "XRay: the instrumented binary, to resolve function ids");
+  sub.add_option("--program", o.program,
+                 "the traced program's ELF: code bytes where the trace has none (default: the program the trace "
+                 "names, if it exists and fits)");
   sub.add_flag("--rebuild", o.rebuild, "rebuild the index even if a valid one exists");
   sub.add_option("--max-steps", o.max_steps,
                  "accept a trace that expands to up to N steps (default: a limit that grows with the file size)")
@@ -42,6 +45,7 @@ std::shared_ptr<Trace> open_trace_or_report(const TraceOptions& o) {
   opts.reader.instr_map_binary = o.instr_map;
   opts.reader.max_steps = o.max_steps;
   opts.reader.backing_files = !o.no_backing_files;
+  opts.program = o.program;
   bool bar = o.progress && ::isatty(2);
   auto last = std::chrono::steady_clock::now();
   if (bar) {

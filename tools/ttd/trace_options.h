@@ -1,6 +1,6 @@
 // Options every subcommand that opens a trace shares (--format, --index,
-// --cache-dir, --instr-map, --rebuild, --max-steps, --no-backing-files), and
-// opening with them.
+// --cache-dir, --instr-map, --program, --rebuild, --max-steps,
+// --no-backing-files), and opening with them.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <memory>
@@ -16,6 +16,7 @@ struct TraceOptions {
   std::string index_path;
   std::string cache_dir;
   std::string instr_map;
+  std::string program;  // the traced program's ELF, for code bytes the trace lacks
   bool rebuild = false;
   uint64_t max_steps = 0;        // 0 = the readers' automatic limit (formats/common/step_limit.h)
   bool no_backing_files = false;  // UCIR: do not read trimmed mappings' backing files

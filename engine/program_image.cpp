@@ -1,0 +1,169 @@
+#include "engine/program_image.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "engine/index_file.h"
+
+namespace ttd {
+
+namespace {
+
+// Closes the descriptor and the libelf handle on every path.
+struct ElfHandle {
+  int fd = -1;
+  Elf* elf = nullptr;
+  ~ElfHandle() {
+    if (elf) elf_end(elf);
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// A program's file bytes beyond this are refused (a hostile header could
+// otherwise ask for any size; real programs' loadable bytes are far below).
+constexpr uint64_t kMaxImageBytes = 1ull << 30;
+
+}  // namespace
+
+uint16_t elf_machine_of(ArchId a) {
+  switch (a) {
+    case ArchId::X86_64: return EM_X86_64;
+    case ArchId::I386: return EM_386;
+    case ArchId::AArch64: return EM_AARCH64;
+    case ArchId::Arm: return EM_ARM;
+    case ArchId::Mips: return EM_MIPS;
+    case ArchId::Ppc32: return EM_PPC;
+  }
+  return EM_NONE;
+}
+
+Result<std::shared_ptr<const ProgramImage>> ProgramImage::open(const std::string& path) {
+  if (elf_version(EV_CURRENT) == EV_NONE) return make_error(path, "libelf is too old");
+  ElfHandle h;
+  h.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (h.fd < 0) return make_error(path, std::string("cannot open the program: ") + std::strerror(errno));
+  struct stat sb {};
+  if (::fstat(h.fd, &sb) != 0 || !S_ISREG(sb.st_mode)) return make_error(path, "the program is not a regular file");
+  h.elf = elf_begin(h.fd, ELF_C_READ, nullptr);
+  if (!h.elf || elf_kind(h.elf) != ELF_K_ELF) return make_error(path, "the program is not an ELF file");
+  GElf_Ehdr eh;
+  if (!gelf_getehdr(h.elf, &eh)) return make_error(path, std::string("bad ELF header: ") + elf_errmsg(-1));
+  size_t phnum = 0;
+  if (elf_getphdrnum(h.elf, &phnum) != 0) return make_error(path, std::string("bad program header table: ") + elf_errmsg(-1));
+  std::shared_ptr<ProgramImage> img(new ProgramImage());
+  img->path_ = path;
+  img->machine_ = eh.e_machine;
+  img->entry_ = eh.e_entry;
+  uint64_t total = 0;
+  for (size_t i = 0; i < phnum; ++i) {
+    GElf_Phdr ph;
+    if (!gelf_getphdr(h.elf, int(i), &ph))
+      return make_error(path, "program header " + std::to_string(i) + ": " + elf_errmsg(-1));
+    if (ph.p_type != PT_LOAD || ph.p_filesz == 0) continue;
+    const std::string where = "program header " + std::to_string(i) + " (file offset " + std::to_string(ph.p_offset) + ")";
+    if (ph.p_offset > uint64_t(sb.st_size) || ph.p_filesz > uint64_t(sb.st_size) - ph.p_offset)
+      return make_error(path, where + ": segment bytes run past the end of the file");
+    if (ph.p_vaddr + ph.p_filesz < ph.p_vaddr) return make_error(path, where + ": segment wraps the address space");
+    total += ph.p_filesz;
+    if (total > kMaxImageBytes) return make_error(path, where + ": loadable bytes exceed 1 GiB");
+    Segment s;
+    s.vaddr = ph.p_vaddr;
+    s.exec = ph.p_flags & PF_X;
+    s.bytes.resize(ph.p_filesz);
+    size_t got = 0;
+    while (got < s.bytes.size()) {
+      ssize_t n = ::pread(h.fd, s.bytes.data() + got, s.bytes.size() - got, off_t(ph.p_offset + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return make_error(path, where + ": cannot read the segment: " + (n < 0 ? std::strerror(errno) : "short file"));
+      got += size_t(n);
+    }
+    img->segments_.push_back(std::move(s));
+  }
+  std::sort(img->segments_.begin(), img->segments_.end(), [](const Segment& a, const Segment& b) { return a.vaddr < b.vaddr; });
+  if (img->segments_.empty()) return make_error(path, "the program has no loadable segments");
+  return std::shared_ptr<const ProgramImage>(std::move(img));
+}
+
+const ProgramImage::Segment* ProgramImage::segment_at(uint64_t addr) const {
+  auto it = std::upper_bound(segments_.begin(), segments_.end(), addr, [](uint64_t a, const Segment& s) { return a < s.vaddr; });
+  if (it == segments_.begin()) return nullptr;
+  --it;
+  return addr - it->vaddr < it->bytes.size() ? &*it : nullptr;
+}
+
+size_t ProgramImage::read(uint64_t addr, uint8_t* dst, size_t len) const {
+  size_t n = 0;
+  while (n < len) {
+    const Segment* s = segment_at(addr + n);
+    if (!s) break;
+    size_t off = size_t(addr + n - s->vaddr);
+    size_t k = std::min(len - n, s->bytes.size() - off);
+    std::memcpy(dst + n, s->bytes.data() + off, k);
+    n += k;
+  }
+  return n;
+}
+
+bool ProgramImage::executable(uint64_t addr) const {
+  const Segment* s = segment_at(addr);
+  return s && s->exec;
+}
+
+namespace {
+
+// Whether the image's executable segments hold pcs the trace runs (the
+// pcs of its first chunks: enough to tell a different program apart).
+bool runs_in(const ProgramImage& img, const IndexFile& index) {
+  size_t chunks = std::min<size_t>(index.chunks().size(), 64);
+  for (size_t c = 0; c < chunks; ++c)
+    for (uint64_t pc : index.chunks()[c].summary.pcs)
+      if (img.executable(pc)) return true;
+  return false;
+}
+
+// Opens and checks a candidate; the error says why it does not fit.
+Result<std::shared_ptr<const ProgramImage>> fitting(const std::string& path, ArchId arch, const IndexFile& index) {
+  auto img = ProgramImage::open(path);
+  if (!img) return img.error();
+  if ((*img)->machine() != elf_machine_of(arch))
+    return make_error(path, "the program is for ELF machine " + std::to_string((*img)->machine()) + ", the trace is " +
+                                arch_desc(arch).name + " (machine " + std::to_string(elf_machine_of(arch)) + ")");
+  if (!runs_in(**img, index))
+    return make_error(path, "none of the pcs the trace runs lies in the program's executable segments "
+                            "(a different program, or one loaded at another address)");
+  return *img;
+}
+
+}  // namespace
+
+Result<ProgramChoice> choose_program_image(const std::string& explicit_path, const std::string& exec_path, ArchId arch,
+                                           const IndexFile& index, bool trace_has_code) {
+  ProgramChoice c;
+  const std::string trace_part = trace_has_code ? "trace memory, then " : "";
+  if (!explicit_path.empty()) {
+    auto img = fitting(explicit_path, arch, index);
+    if (!img) return img.error();
+    c.image = *img;
+    c.source = trace_part + "program " + explicit_path;
+    return c;
+  }
+  if (!exec_path.empty() && ::access(exec_path.c_str(), R_OK) == 0) {
+    if (auto img = fitting(exec_path, arch, index)) {
+      c.image = *img;
+      c.source = trace_part + "program " + exec_path + " (named by the trace)";
+      return c;
+    }
+  }
+  c.source = trace_has_code ? "trace memory" : "none (the trace holds no code bytes; give --program ELF)";
+  return c;
+}
+
+}  // namespace ttd
