@@ -17,7 +17,9 @@ from dap_test_support import adapter, check, parse_args, recorded
 def expect_error(c, command, arguments=None, contains=None):
     r = c.call_raw(command, arguments)
     ok = r.get("success") is False and (contains is None or contains in r.get("message", ""))
-    check(ok, "%s %s -> error" % (command, arguments if arguments is not None else ""), r.get("message"))
+    shown = str(arguments) if arguments is not None else ""
+    shown = shown if len(shown) <= 100 else shown[:100] + "... (%d characters)" % len(shown)
+    check(ok, "%s %s -> error" % (command, shown), r.get("message"))
 
 
 def hostile(c):
