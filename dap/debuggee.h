@@ -126,6 +126,10 @@ struct GotoTarget {
 
 using InterruptCheck = std::function<bool()>;
 
+// Bounds of a disassemble request (DAP clients ask for a few hundred).
+constexpr size_t kMaxDisassembleCount = 10000;
+constexpr int64_t kMaxDisassembleOffset = 1 << 16;
+
 class Debuggee {
  public:
   virtual ~Debuggee() = default;
@@ -153,7 +157,9 @@ class Debuggee {
   // Reads memory of the thread's process; known[i] = 1 where byte i is known.
   virtual Status read_memory(uint64_t tid, uint64_t addr, std::span<uint8_t> data, std::span<uint8_t> known) = 0;
   // count instructions starting instruction_offset instructions from addr
-  // (negative: before it). Always returns exactly count lines.
+  // (negative: before it). Always returns exactly count lines. Refuses
+  // (an error) count > kMaxDisassembleCount and |instruction_offset| >
+  // kMaxDisassembleOffset, so the work is bounded by what was asked.
   virtual Result<std::vector<DisassembledLine>> disassemble(uint64_t tid, uint64_t addr, int64_t instruction_offset,
                                                             size_t count) = 0;
 

@@ -42,11 +42,12 @@ class IncomingQueue {
   std::deque<Incoming> q_;
 };
 
-// Commands that must cut a running resume short.
+// Commands that must cut a running resume short. `cancel` stops whatever
+// runs (DAP allows cancelling any request; the only long ones are runs).
 bool interrupts(const json& msg) {
   if (!msg.is_object()) return false;
   auto c = msg.find("command");
-  return c != msg.end() && c->is_string() && (*c == "pause" || *c == "disconnect" || *c == "terminate");
+  return c != msg.end() && c->is_string() && (*c == "pause" || *c == "disconnect" || *c == "terminate" || *c == "cancel");
 }
 
 void read_loop(Channel& ch, IncomingQueue& q, std::atomic<bool>& interrupt) {
@@ -60,12 +61,18 @@ void read_loop(Channel& ch, IncomingQueue& q, std::atomic<bool>& interrupt) {
     }
     json msg = json::parse(f.body, nullptr, /*allow_exceptions=*/false);
     if (msg.is_discarded()) {
-      q.push({Incoming::Kind::Garbage, {}, "message body is not valid JSON: " + f.body.substr(0, 80)});
+      // Often a wrong Content-Length: rescan the body for the next header
+      // so a request glued behind it is still answered.
+      reader.reject_last_body();
+      q.push({Incoming::Kind::Garbage, {},
+              "message body at byte " + std::to_string(f.offset) + " is not valid JSON: " + f.body.substr(0, 80)});
       continue;
     }
     if (interrupts(msg)) interrupt = true;
     q.push({Incoming::Kind::Message, std::move(msg), {}});
   }
+  // The client is gone: cut short whatever the session thread is running.
+  interrupt = true;
   q.push({Incoming::Kind::End, {}, {}});
 }
 

@@ -1,4 +1,4 @@
-// continue, next, stepIn, stepOut, stepBack, reverseContinue, pause.
+// continue, next, stepIn, stepOut, stepBack, reverseContinue, pause, cancel.
 // Each answers at once and then runs; the stopped event tells the result.
 #include "dap/handlers/handler_args.h"
 #include "dap/stop_report.h"
@@ -43,6 +43,15 @@ Result<json> pause(RequestContext& c) {
   return json(nullptr);
 }
 
+// cancel: the reader raised the interrupt flag when this arrived, which
+// stops a run in progress (the run's stopped event says "pause"); other
+// requests are answered in order and quickly, so there is nothing else to
+// cancel by the time this is handled.
+Result<json> cancel(RequestContext& c) {
+  c.state.interrupt = false;
+  return json(nullptr);
+}
+
 }  // namespace
 
 void register_execution_handlers(Dispatcher& d) {
@@ -53,6 +62,7 @@ void register_execution_handlers(Dispatcher& d) {
   d.add("stepOut", Needs::Launched, mover(Motion::StepOut, Direction::Forward, true));
   d.add("stepBack", Needs::Launched, mover(Motion::StepOver, Direction::Backward, true));
   d.add("pause", Needs::Launched, pause);
+  d.add("cancel", Needs::Nothing, cancel);
 }
 
 }  // namespace ttd::dap

@@ -21,6 +21,7 @@ json capabilities() {
       {"supportsEvaluateForHovers", true},
       {"supportsFunctionBreakpoints", true},
       {"supportsTerminateRequest", true},
+      {"supportsCancelRequest", true},
       {"supportsSetVariable", false},
       {"supportsRestartRequest", false},
       {"supportsConditionalBreakpoints", false},

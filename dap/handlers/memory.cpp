@@ -8,7 +8,6 @@ namespace ttd::dap {
 namespace {
 
 constexpr int64_t kMaxReadBytes = 16 << 20;
-constexpr int64_t kMaxInstructions = 10000;
 
 Result<uint64_t> reference_arg(const json& args) {
   auto ref = req_string(args, "memoryReference");
@@ -47,8 +46,13 @@ Result<json> disassemble(RequestContext& c) {
   auto ioff = opt_int(c.args, "instructionOffset");
   if (!count) return count.error();
   if (!ioff) return ioff.error();
-  if (*count < 0 || *count > kMaxInstructions) return bad_request("instructionCount must be between 0 and 10000");
-  auto lines = c.state.debuggee->disassemble(c.state.stopped_tid, *addr, ioff->value_or(0), size_t(*count));
+  if (*count < 0 || *count > int64_t(kMaxDisassembleCount))
+    return bad_request("instructionCount must be between 0 and " + std::to_string(kMaxDisassembleCount));
+  int64_t off = ioff->value_or(0);
+  if (off < -kMaxDisassembleOffset || off > kMaxDisassembleOffset)
+    return bad_request("instructionOffset must be between -" + std::to_string(kMaxDisassembleOffset) + " and " +
+                       std::to_string(kMaxDisassembleOffset) + "; ask from an address nearer the code wanted");
+  auto lines = c.state.debuggee->disassemble(c.state.stopped_tid, *addr, off, size_t(*count));
   if (!lines) return failed(lines.error().to_string());
   json out = json::array();
   std::string last_path;

@@ -6,6 +6,7 @@
 // re-synchronises — and runs forwards.
 #include <cinttypes>
 #include <cstdio>
+#include <iterator>
 
 #include "dap/model/engine_debuggee.h"
 #include "dap/model/instruction_decoder.h"
@@ -29,10 +30,24 @@ Result<std::vector<DisassembledLine>> EngineDebuggee::disassemble(uint64_t tid, 
   tid = thread_or_current(tid);
   std::vector<DisassembledLine> out;
   if (count == 0) return out;
+  if (count > kMaxDisassembleCount)
+    return make_error("disassemble", "instructionCount " + std::to_string(count) + " is more than the limit of " +
+                                         std::to_string(kMaxDisassembleCount));
+  if (instruction_offset < -kMaxDisassembleOffset || instruction_offset > kMaxDisassembleOffset)
+    return make_error("disassemble", "instructionOffset " + std::to_string(instruction_offset) + " is farther than " +
+                                         std::to_string(kMaxDisassembleOffset) +
+                                         " instructions from the address; ask from an address nearer the code wanted");
+  // Every decode counts against a budget proportional to what was asked
+  // for; past it the remaining lines are placeholders, so no request can
+  // make the walk back over the function(s) before addr run long.
+  uint64_t far = uint64_t(instruction_offset < 0 ? -instruction_offset : instruction_offset);
+  uint64_t budget = 4 * (far + count) + (1u << 16);
   InstructionDecoder dec(trace_->arch());
   dec.set_reader([this, tid](uint64_t a, uint8_t* dst, size_t len) { return read_code(tid, a, dst, len); });
   if (!dec.available()) return make_error("disassemble", "Capstone cannot disassemble " + trace_->arch().name);
   auto line_for = [&](uint64_t a) {
+    if (budget == 0) return invalid_line(a);
+    --budget;
     std::optional<DecodedInstruction> d = dec.decode(a);
     if (!d) return invalid_line(a);
     DisassembledLine l;
@@ -65,7 +80,7 @@ Result<std::vector<DisassembledLine>> EngineDebuggee::disassemble(uint64_t tid, 
     for (int rounds = 0; rounds < 64; ++rounds) {
       std::vector<DisassembledLine> run;
       uint64_t a = start;
-      while (a < addr && run.size() < 100000) {
+      while (a < addr && run.size() < 100000 && budget > 0) {
         run.push_back(line_for(a));
         a += step(run.back());
       }
@@ -91,10 +106,16 @@ Result<std::vector<DisassembledLine>> EngineDebuggee::disassemble(uint64_t tid, 
       if (!prev || prev->addr >= start) break;
       start = prev->addr;
     }
-    // Pad with placeholders when the code before is unknown.
-    while (before.size() < need) {
-      uint64_t a = before.empty() ? addr : before.front().addr;
-      before.insert(before.begin(), invalid_line(a > 0 ? a - 1 : 0));
+    // Pad with placeholders when the code before is unknown (built once
+    // and prepended: inserting one at a time at the front is quadratic).
+    if (before.size() < need) {
+      uint64_t first = before.empty() ? addr : before.front().addr;
+      size_t missing = size_t(need) - before.size();
+      std::vector<DisassembledLine> pad;
+      pad.reserve(missing + before.size());
+      for (size_t i = missing; i > 0; --i) pad.push_back(invalid_line(first >= i ? first - i : 0));
+      pad.insert(pad.end(), std::make_move_iterator(before.begin()), std::make_move_iterator(before.end()));
+      before = std::move(pad);
     }
     size_t drop = before.size() - size_t(need);
     before.erase(before.begin(), before.begin() + int64_t(drop));

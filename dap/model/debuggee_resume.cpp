@@ -13,6 +13,9 @@ namespace ttd::dap {
 
 namespace {
 
+// Watched ranges longer than this get no old/new value in the stop text.
+constexpr uint64_t kMaxWatchDetailBytes = 4096;
+
 WatchKind engine_kind(WatchAccess a) {
   switch (a) {
     case WatchAccess::Read: return WatchKind::Read;
@@ -112,18 +115,11 @@ std::optional<StopInfo> EngineDebuggee::watch_hit_between(uint64_t from, uint64_
 }
 
 std::string EngineDebuggee::watch_detail(const StopInfo& st, const WatchRange& w) {
-  // The new value is what the accessing step wrote; the old value is the
-  // memory just before that step.
-  std::vector<uint8_t> written;
-  bool wrote = false;
-  (void)trace_->for_each_step(st.access_eid, st.access_eid + 1, [&](const StepRecord& rec) {
-    for (const auto& m : rec.mem)
-      if (m.write && m.addr <= w.addr && w.addr + w.len <= m.addr + m.size && !m.value.empty()) {
-        written.assign(m.value.begin() + (w.addr - m.addr), m.value.begin() + (w.addr - m.addr + w.len));
-        wrote = true;
-      }
-    return false;
-  });
+  // The old value is the memory just before the accessing step; the new
+  // value is that memory with every write of the step applied that
+  // overlaps the watched range (a memset that covers part of it, or two
+  // stores that each cover a piece): any overlapping write is a write.
+  if (w.len == 0 || w.len > kMaxWatchDetailBytes) return "";
   std::vector<uint8_t> before(w.len), known(w.len);
   if (cursor_.eid() == st.access_eid) {
     read_process(st.tid, w.addr, before.data(), known.data(), before.size());
@@ -134,8 +130,29 @@ std::string EngineDebuggee::watch_detail(const StopInfo& st, const WatchRange& w
     const ProcessState* p = th ? scratch_->state().find_process(th->pid) : nullptr;
     if (p) p->memory.read(w.addr, before.data(), known.data(), before.size());
   }
+  std::vector<uint8_t> after = before, after_known = known;
+  bool wrote = false;
+  (void)trace_->for_each_step(st.access_eid, st.access_eid + 1, [&](const StepRecord& rec) {
+    for (const auto& m : rec.mem) {
+      if (!m.write || m.value.empty()) continue;
+      uint64_t size = std::min<uint64_t>(m.size, m.value.size());
+      // Overlap of [m.addr, m.addr + size) and [w.addr, w.addr + w.len),
+      // computed without wrapping past the top of the address space.
+      uint64_t lo = std::max(m.addr, w.addr);
+      uint64_t m_end = m.addr + size < m.addr ? UINT64_MAX : m.addr + size;
+      uint64_t w_end = w.addr + w.len < w.addr ? UINT64_MAX : w.addr + w.len;
+      uint64_t hi = std::min(m_end, w_end);
+      if (lo >= hi) continue;
+      for (uint64_t a = lo; a < hi; ++a) {
+        after[a - w.addr] = m.value[a - m.addr];
+        after_known[a - w.addr] = 1;
+      }
+      wrote = true;
+    }
+    return false;
+  });
   if (!wrote) return "value " + bytes_text(before, known) + " read";
-  return "old value " + bytes_text(before, known) + ", new value " + bytes_text(written, std::vector<uint8_t>(written.size(), 1));
+  return "old value " + bytes_text(before, known) + ", new value " + bytes_text(after, after_known) + " (write)";
 }
 
 Result<StopInfo> EngineDebuggee::resume_step(const ResumeArgs& args, const InterruptCheck& interrupted) {

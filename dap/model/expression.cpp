@@ -1,7 +1,9 @@
 #include "dap/model/expression.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <string>
 
 #include "debuginfo/value_render.h"
 
@@ -11,6 +13,10 @@ using K = dbg::TypeDesc::Kind;
 
 namespace {
 Error eval_error(std::string msg) { return make_error("expression", std::move(msg)); }
+
+// Integer arithmetic wraps like the target's two's-complement registers:
+// it is done on uint64_t, where overflow is defined, never on int64_t.
+uint64_t wrap_mul(int64_t a, int64_t b) { return uint64_t(a) * uint64_t(b); }
 }  // namespace
 
 void load_bytes(const TypedValue& v, EvalScope& scope, std::vector<uint8_t>& bytes, std::vector<uint8_t>& known, size_t max) {
@@ -172,7 +178,18 @@ class Parser {
     }
   }
 
+  // Every recursion of the grammar passes through unary(): bounding its
+  // depth bounds the stack (nested parentheses, brackets, unary operators).
   Result<TypedValue> unary() {
+    if (depth_ >= kMaxExpressionDepth)
+      return eval_error("expression nests deeper than " + std::to_string(kMaxExpressionDepth) + " levels");
+    ++depth_;
+    auto v = unary_at_depth();
+    --depth_;
+    return v;
+  }
+
+  Result<TypedValue> unary_at_depth() {
     if (eat("*")) {
       auto v = unary();
       if (!v) return v;
@@ -190,8 +207,8 @@ class Parser {
       if (!v) return v;
       auto n = to_int(*v, scope_);
       if (!n) return n.error();
-      int64_t r = op == '-' ? -*n : op == '~' ? ~*n : int64_t(*n == 0);
-      return with_type(long_type(), uint64_t(r), v->hex && op == '~');
+      uint64_t r = op == '-' ? 0 - uint64_t(*n) : op == '~' ? ~uint64_t(*n) : uint64_t(*n == 0);
+      return with_type(long_type(), r, v->hex && op == '~');
     }
     if (eat("+")) return unary();
     if (eat("[")) {  // [addr]: the pointer-sized word there
@@ -237,9 +254,12 @@ class Parser {
       auto a = to_int(*l, scope_), b = to_int(*r, scope_);
       if (!a) return a.error();
       if (!b) return b.error();
-      if (op != '*' && *b == 0) return eval_error("division by zero");
-      int64_t v = op == '*' ? *a * *b : op == '/' ? *a / *b : *a % *b;
-      l = with_type(long_type(), uint64_t(v), l->hex || r->hex);
+      if (op != '*' && *b == 0) return eval_error(op == '/' ? "division by zero" : "remainder by zero");
+      uint64_t v = 0;
+      if (op == '*') v = wrap_mul(*a, *b);
+      else if (*b == -1) v = op == '/' ? 0 - uint64_t(*a) : 0;  // INT64_MIN / -1 wraps instead of trapping
+      else v = uint64_t(op == '/' ? *a / *b : *a % *b);
+      l = with_type(long_type(), v, l->hex || r->hex);
     }
   }
 
@@ -261,17 +281,19 @@ class Parser {
       if (lp) {  // pointer arithmetic scales by the element size
         dbg::TypeRef elem = l->type->target;
         int64_t scale = elem && elem->size ? int64_t(elem->size) : 1;
-        int64_t v = op == '+' ? *a + *b * scale : *a - *b * scale;
-        l = with_type(pointer_to(elem, scope_.ptr_size()), uint64_t(v), true);
+        uint64_t d = wrap_mul(*b, scale);
+        uint64_t v = op == '+' ? uint64_t(*a) + d : uint64_t(*a) - d;
+        l = with_type(pointer_to(elem, scope_.ptr_size()), v, true);
       } else {
-        int64_t v = op == '+' ? *a + *b : *a - *b;
-        l = with_type(long_type(), uint64_t(v), l->hex || r->hex);
+        uint64_t v = op == '+' ? uint64_t(*a) + uint64_t(*b) : uint64_t(*a) - uint64_t(*b);
+        l = with_type(long_type(), v, l->hex || r->hex);
       }
     }
   }
 
   std::string_view s_;
   size_t i_ = 0;
+  size_t depth_ = 0;
   EvalScope& scope_;
 };
 
@@ -308,8 +330,12 @@ Result<TypedValue> member_of(const TypedValue& v, const std::string& name, EvalS
     load_bytes(v, scope, b, k);
     size_t size = size_t(m.type ? m.type->size : 0);
     if (m.bit_size == 0) {
-      r.bytes.assign(b.begin() + std::min(b.size(), size_t(m.offset)), b.begin() + std::min(b.size(), size_t(m.offset + size)));
-      r.known.assign(k.begin() + std::min(k.size(), size_t(m.offset)), k.begin() + std::min(k.size(), size_t(m.offset + size)));
+      // Clamped to the bytes in hand (hostile DWARF may put a member
+      // beyond its struct, or make offset + size wrap).
+      size_t lo = std::min(b.size(), size_t(m.offset));
+      size_t hi = std::max(lo, std::min(b.size(), size_t(m.offset + size)));
+      r.bytes.assign(b.begin() + int64_t(lo), b.begin() + int64_t(hi));
+      r.known.assign(k.begin() + int64_t(lo), k.begin() + int64_t(hi));
       return r;
     }
     // A bit field: gather the bytes it spans, shift, mask.
@@ -321,6 +347,7 @@ Result<TypedValue> member_of(const TypedValue& v, const std::string& name, EvalS
       if (at >= b.size() || !k[at]) all = false;
       else word |= uint64_t(b[at]) << (8 * i);
     }
+    if (m.bit_offset >= 64) return eval_error("bit field '" + name + "' lies outside its storage");
     uint64_t val = (word >> m.bit_offset) & (m.bit_size >= 64 ? ~0ull : ((1ull << m.bit_size) - 1));
     r = immediate(m.type, val);
     if (!all) r.known.assign(r.known.size(), 0);
@@ -334,7 +361,7 @@ Result<TypedValue> element_of(const TypedValue& v, int64_t index, EvalScope& sco
   if (v.type->kind == K::Pointer) {
     auto base = dereference(v, scope);
     if (!base) return base;
-    base->addr += uint64_t(index * int64_t(base->type->size));
+    base->addr += wrap_mul(index, int64_t(base->type->size));
     return base;
   }
   if (v.type->kind != K::Array) return eval_error("cannot index a value of type " + v.type->name);
@@ -344,16 +371,23 @@ Result<TypedValue> element_of(const TypedValue& v, int64_t index, EvalScope& sco
   r.type = elem;
   if (v.where == TypedValue::Where::Memory) {
     r.where = TypedValue::Where::Memory;
-    r.addr = v.addr + uint64_t(index * int64_t(size));
+    r.addr = v.addr + wrap_mul(index, int64_t(size));
     return r;
   }
-  if (index < 0 || uint64_t(index + 1) * size > v.bytes.size()) return eval_error("index out of range");
-  r.bytes.assign(v.bytes.begin() + index * int64_t(size), v.bytes.begin() + (index + 1) * int64_t(size));
-  r.known.assign(v.known.begin() + index * int64_t(size), v.known.begin() + (index + 1) * int64_t(size));
+  // An array held in hand (a register, a member of one): bounds-checked
+  // without overflow (index * size could wrap for a hostile index).
+  if (index < 0 || size == 0 || uint64_t(index) >= v.bytes.size() / size || v.known.size() < v.bytes.size())
+    return eval_error("index out of range");
+  size_t at = size_t(uint64_t(index) * size);
+  r.bytes.assign(v.bytes.begin() + int64_t(at), v.bytes.begin() + int64_t(at + size));
+  r.known.assign(v.known.begin() + int64_t(at), v.known.begin() + int64_t(at + size));
   return r;
 }
 
 Result<TypedValue> evaluate_expression(std::string_view text, EvalScope& scope) {
+  if (text.size() > kMaxExpressionChars)
+    return eval_error("expression of " + std::to_string(text.size()) + " characters is longer than the " +
+                      std::to_string(kMaxExpressionChars) + "-character limit");
   Parser p(text, scope);
   return p.parse();
 }

@@ -26,6 +26,14 @@ class EvalScope {
   virtual uint8_t ptr_size() const = 0;
 };
 
+// Limits that keep hostile input from exhausting the stack or the CPU:
+// longer or deeper expressions are refused with an error, not evaluated.
+constexpr size_t kMaxExpressionChars = 4096;
+constexpr size_t kMaxExpressionDepth = 256;
+
+// Integer arithmetic is 64-bit two's complement and wraps (INT64_MIN / -1
+// is INT64_MIN, INT64_MIN % -1 is 0); division or remainder by zero is an
+// error. Never traps, never recurses past kMaxExpressionDepth.
 Result<TypedValue> evaluate_expression(std::string_view text, EvalScope& scope);
 
 // The value's bytes (read from memory when it lives there), at most max.

@@ -2,10 +2,14 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 
 namespace ttd::dap {
 
 namespace {
+// The type caches are shared by every session of `ttd dap --listen`.
+std::mutex cache_mutex;
+
 dbg::TypeRef make(dbg::TypeDesc::Kind k, std::string name, uint64_t size, bool is_char = false) {
   auto t = std::make_shared<dbg::TypeDesc>();
   t->kind = k;
@@ -19,6 +23,7 @@ dbg::TypeRef make(dbg::TypeDesc::Kind k, std::string name, uint64_t size, bool i
 dbg::TypeRef builtin_type(std::string_view name, uint8_t p) {
   using K = dbg::TypeDesc::Kind;
   static std::map<std::pair<std::string, int>, dbg::TypeRef> cache;
+  std::lock_guard<std::mutex> lock(cache_mutex);
   auto key = std::make_pair(std::string(name), int(p));
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   struct Known {
@@ -60,6 +65,7 @@ dbg::TypeRef pointer_to(const dbg::TypeRef& target, uint8_t p) {
 
 dbg::TypeRef unsigned_type(uint64_t bytes) {
   static std::map<uint64_t, dbg::TypeRef> cache;
+  std::lock_guard<std::mutex> lock(cache_mutex);
   if (auto it = cache.find(bytes); it != cache.end()) return it->second;
   auto t = make(dbg::TypeDesc::Kind::Unsigned, bytes <= 8 ? "uint" + std::to_string(bytes * 8) + "_t" : "uint" + std::to_string(bytes * 8), bytes);
   cache.emplace(bytes, t);

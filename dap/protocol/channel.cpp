@@ -49,6 +49,15 @@ bool FdChannel::write_all(const void* buf, size_t n) {
   return true;
 }
 
+bool FdChannel::readable_within(int timeout_ms) {
+  for (;;) {
+    pollfd p[2] = {{in_, POLLIN, 0}, {wake_[0], POLLIN, 0}};
+    int r = ::poll(p, wake_[0] >= 0 ? 2 : 1, timeout_ms);
+    if (r < 0 && errno == EINTR) continue;
+    return r != 0;  // ready, or an error read() will report
+  }
+}
+
 void FdChannel::shutdown() {
   if (wake_[1] >= 0) {
     char c = 1;

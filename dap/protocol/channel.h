@@ -18,6 +18,12 @@ class Channel {
   virtual bool write_all(const void* buf, size_t n) = 0;
   // Makes a blocked read() return (used when the session ends).
   virtual void shutdown() {}
+  // True when read() would not block (data, end of input or shutdown)
+  // within timeout_ms. Channels that cannot tell say true.
+  virtual bool readable_within(int timeout_ms) {
+    (void)timeout_ms;
+    return true;
+  }
 };
 
 // Reads from one file descriptor and writes to another (both may be the
@@ -33,6 +39,7 @@ class FdChannel : public Channel {
   long read(void* buf, size_t n) override;
   bool write_all(const void* buf, size_t n) override;
   void shutdown() override;
+  bool readable_within(int timeout_ms) override;
 
  private:
   int in_, out_;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -30,7 +31,7 @@ Result<TcpListener> TcpListener::listen(const std::string& host_port) {
   if (fd < 0) return make_error("--listen", std::string("socket: ") + std::strerror(errno));
   int one = 1;
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd, 4) != 0) {
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd, 16) != 0) {
     std::string msg = std::strerror(errno);
     ::close(fd);
     return make_error("--listen", "cannot listen on " + host_port + ": " + msg);
@@ -42,6 +43,17 @@ Result<TcpListener> TcpListener::listen(const std::string& host_port) {
 
 TcpListener::~TcpListener() {
   if (fd_ >= 0) ::close(fd_);
+}
+
+Result<int> TcpListener::accept_within(int timeout_ms) {
+  for (;;) {
+    pollfd p{fd_, POLLIN, 0};
+    int r = ::poll(&p, 1, timeout_ms);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return make_error("--listen", std::string("poll: ") + std::strerror(errno));
+    if (r == 0) return -1;
+    return accept();
+  }
 }
 
 Result<int> TcpListener::accept() {

@@ -18,6 +18,8 @@ class TcpListener {
   uint16_t port() const { return port_; }
   // Blocks until a client connects; returns the connected socket.
   Result<int> accept();
+  // Like accept(), but returns -1 when no client came within timeout_ms.
+  Result<int> accept_within(int timeout_ms);
 
  private:
   TcpListener(int fd, uint16_t port) : fd_(fd), port_(port) {}

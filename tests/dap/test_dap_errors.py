@@ -1,9 +1,14 @@
 """Malformed and out-of-order requests to the real `ttd dap` process: each
 gets an error response (or, without a request to answer, an output event),
-and the adapter keeps serving; then a TCP session with --listen."""
+and the adapter keeps serving; hostile expressions, frames and disassemble
+offsets (issue 21); then TCP sessions with --listen, concurrent up to
+--max-clients; then `ttd dap` on a terminal."""
+import os
+import pty
 import re
 import subprocess
 import sys
+import time
 
 from dap_client import DapClient
 from dap_test_support import adapter, check, parse_args, recorded
@@ -12,7 +17,86 @@ from dap_test_support import adapter, check, parse_args, recorded
 def expect_error(c, command, arguments=None, contains=None):
     r = c.call_raw(command, arguments)
     ok = r.get("success") is False and (contains is None or contains in r.get("message", ""))
-    check(ok, "%s %s -> error" % (command, arguments if arguments is not None else ""), r.get("message"))
+    shown = str(arguments) if arguments is not None else ""
+    shown = shown if len(shown) <= 100 else shown[:100] + "... (%d characters)" % len(shown)
+    check(ok, "%s %s -> error" % (command, shown), r.get("message"))
+
+
+def hostile(c):
+    """Issue 21: inputs that crashed, hung or ran for minutes."""
+    r = c.call_raw("evaluate", {"expression": "0x8000000000000000/-1", "context": "repl"})
+    check(r["success"] is True, "INT64_MIN / -1 is a value, not SIGFPE", r)
+    r = c.call_raw("evaluate", {"expression": "0x8000000000000000%-1", "context": "repl"})
+    check(r["success"] is True and r["body"]["result"].startswith("0"), "INT64_MIN % -1 is 0", r)
+    expect_error(c, "evaluate", {"expression": "1%0"}, "by zero")
+    expect_error(c, "evaluate", {"expression": "(" * 4000 + "1" + ")" * 4000}, "limit")
+    expect_error(c, "evaluate", {"expression": "(" * 300 + "1" + ")" * 300}, "deeper than 256")
+    expect_error(c, "evaluate", {"expression": "-" * 20000 + "1"}, "limit")
+    t0 = time.monotonic()
+    expect_error(c, "disassemble", {"memoryReference": "0x401000", "instructionOffset": -1000000,
+                                    "instructionCount": 10}, "instructionOffset")
+    r = c.call("disassemble", {"memoryReference": "0x401000", "instructionOffset": -65536, "instructionCount": 50})
+    check(len(r["instructions"]) == 50 and time.monotonic() - t0 < 30, "disassemble far back is bounded",
+          time.monotonic() - t0)
+    # A malformed frame is reported with its offset, and the next request is answered.
+    glued = b'{"seq":900,"type":"request","command":"threads"}'
+    for what, frame in (("negative", b"Content-Length: -5\r\n\r\n" + glued),
+                        ("non-numeric", b"Content-Length: 12abc\r\n\r\n" + glued),
+                        ("missing", b"Content-Type: json\r\n\r\n" + glued),
+                        ("short", b"Content-Length: 10\r\n\r\n" + glued),
+                        ("body shorter than declared", b"Content-Length: 500\r\n\r\n" + glued)):
+        c.drain_events()
+        c.send_raw(frame)
+        r = c.call("threads", timeout=10)
+        check(r["threads"], "after a %s Content-Length the next request is answered" % what)
+        out = c.event("output", timeout=10)["body"]["output"]
+        check("at byte" in out, "the malformed frame is reported with its offset", out)
+
+
+def concurrent_clients(args, trace, program):
+    p = subprocess.Popen([args.ttd, "dap", "--listen", "127.0.0.1:0", "--max-clients", "2"],
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        port = int(re.search(r"127\.0\.0\.1:(\d+)", p.stderr.readline()).group(1))
+        a, b = DapClient(port=port), DapClient(port=port)
+        a.start(trace, program)
+        b.start(trace, program)  # while a is connected: served at once, with its own engine view
+        a.call("configurationDone")
+        b.call("configurationDone")
+        a.event("stopped")
+        b.event("stopped")
+        a.evaluate("seek 7", context="repl")
+        a.event("stopped")
+        check(a.evaluate("eid").startswith("EID 7") and b.evaluate("eid").startswith("EID 0"),
+              "two concurrent sessions, each at its own position")
+        over = DapClient(port=port)
+        out = over.event("output", timeout=10)["body"]["output"]
+        check("--max-clients 2" in out, "the client over --max-clients is told why", out)
+        over.event("terminated", timeout=10)
+        over.close()
+        for c in (a, b):
+            c.call("disconnect")
+            c.close()
+    finally:
+        p.terminate()
+        p.wait(timeout=30)
+
+
+def on_a_terminal(args):
+    """Issue 19: `ttd dap` typed at a shell says what it is; Ctrl-D exits 0."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen([args.ttd, "dap"], stdin=slave, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    os.close(slave)
+    try:
+        line = p.stderr.readline()
+        check("--listen" in line and "stdin" in line, "ttd dap on a terminal explains itself", line)
+        os.write(master, b"\x04")  # end of input, as Ctrl-D
+        check(p.wait(timeout=30) == 0, "ttd dap on a terminal exits 0 at end of input")
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        os.close(master)
 
 
 def main():
@@ -58,6 +142,7 @@ def main():
     check(r["breakpoints"][0]["verified"] is False and r["breakpoints"][0].get("message"), "unknown source -> unverified", r)
     dbi = c.call("dataBreakpointInfo", {"name": "no_such_thing"})
     check(dbi["dataId"] is None, "dataBreakpointInfo for an unknown name -> null dataId", dbi)
+    hostile(c)
     # Still healthy after all that.
     c.call("configurationDone")
     stop = c.event("stopped")
@@ -78,6 +163,8 @@ def main():
     t.call("disconnect")
     t.close()
     check(p.wait(timeout=30) == 0, "--once exits after the session")
+    concurrent_clients(args, trace, program)
+    on_a_terminal(args)
     print("all DAP error cases passed")
 
 

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "dap/protocol/framing.h"
 
@@ -85,5 +87,96 @@ TEST_CASE("framing: a header without an end is cut off") {
   ScriptedChannel ch(std::string(10000, 'a'));
   MessageReader r(ch);
   CHECK(r.next().kind == Frame::Kind::BadHeader);
+  CHECK(r.next().kind == Frame::Kind::End);
+}
+
+namespace {
+const std::string kThreads = R"({"seq":2,"type":"request","command":"threads"})";
+const std::string kInit = R"({"seq":1,"type":"request","command":"initialize"})";
+
+// Reads frames as the session does (a body that is not JSON is rejected)
+// until a JSON message or End; collects the reasons of the bad ones.
+Frame next_message(MessageReader& r, std::vector<std::string>& bad) {
+  for (;;) {
+    Frame f = r.next();
+    if (f.kind == Frame::Kind::Message && nlohmann::json::parse(f.body, nullptr, false).is_discarded()) {
+      r.reject_last_body();
+      bad.push_back("not JSON: " + f.body);
+      continue;
+    }
+    if (f.kind != Frame::Kind::BadHeader) return f;
+    bad.push_back(f.reason);
+  }
+}
+}  // namespace
+
+TEST_CASE("framing: after a malformed frame the next well-formed one is read") {
+  struct Case {
+    const char* name;
+    std::string bad_frame;
+    const char* says;
+  };
+  const Case cases[] = {
+      {"negative", "Content-Length: -5\r\n\r\n" + kInit, "not a number"},
+      {"non-numeric", "Content-Length: 12abc\r\n\r\n" + kInit, "not a number"},
+      {"missing", "Content-Type: application/json\r\n\r\n" + kInit, "without Content-Length"},
+      {"over the limit", "Content-Length: 67108865\r\n\r\n" + kInit, "64 MiB limit"},
+      {"header line too long", "X-Junk: " + std::string(2000, 'a') + "\r\n\r\n" + kInit, "header line longer"},
+      {"two lengths", "Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}", "two different"},
+  };
+  for (const Case& c : cases) {
+    for (size_t piece : {size_t(1), size_t(7), size_t(1) << 20}) {
+      CAPTURE(c.name);
+      CAPTURE(piece);
+      ScriptedChannel ch("\r\n" + c.bad_frame + frame_message(kThreads), piece);
+      MessageReader r(ch);
+      std::vector<std::string> bad;
+      Frame f = next_message(r, bad);
+      REQUIRE(f.kind == Frame::Kind::Message);
+      CHECK(f.body == kThreads);
+      REQUIRE(!bad.empty());
+      CHECK(bad[0].find(c.says) != std::string::npos);
+      CHECK(bad[0].find("at byte 0") != std::string::npos);
+      CHECK(next_message(r, bad).kind == Frame::Kind::End);
+    }
+  }
+}
+
+TEST_CASE("framing: a Content-Length too short: the rejected body is rescanned") {
+  ScriptedChannel ch("Content-Length: 10\r\n\r\n" + kInit + frame_message(kThreads));
+  MessageReader r(ch);
+  Frame f = r.next();
+  REQUIRE(f.kind == Frame::Kind::Message);
+  CHECK(f.body == kInit.substr(0, 10));
+  r.reject_last_body();  // the consumer found it is not JSON
+  std::vector<std::string> bad;
+  f = next_message(r, bad);
+  REQUIRE(f.kind == Frame::Kind::Message);
+  CHECK(f.body == kThreads);
+}
+
+TEST_CASE("framing: a body shorter than declared gives way to the next header") {
+  // The input ends: reported, then the message behind it is still read.
+  std::string declared_long = "Content-Length: 500\r\n\r\n" + kInit;
+  ScriptedChannel ch(declared_long + frame_message(kThreads), 16);
+  MessageReader r(ch);
+  std::vector<std::string> bad;
+  Frame f = next_message(r, bad);
+  REQUIRE(f.kind == Frame::Kind::Message);
+  CHECK(f.body == kThreads);
+  REQUIRE(bad.size() == 1);
+  CHECK(bad[0].find("body shorter than its Content-Length 500") != std::string::npos);
+}
+
+TEST_CASE("framing: offsets of malformed frames count from the stream's start") {
+  std::string good = frame_message("{}");
+  ScriptedChannel ch(good + "Content-Length: x\r\n\r\n" + good, 3);
+  MessageReader r(ch);
+  CHECK(r.next().kind == Frame::Kind::Message);
+  Frame f = r.next();
+  REQUIRE(f.kind == Frame::Kind::BadHeader);
+  CHECK(f.offset == good.size());
+  CHECK(f.reason.find("at byte " + std::to_string(good.size())) != std::string::npos);
+  CHECK(r.next().kind == Frame::Kind::Message);
   CHECK(r.next().kind == Frame::Kind::End);
 }

@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -34,10 +35,19 @@ struct FakeDebuggee : Debuggee {
     return {};
   }
   std::vector<ThreadEntry> threads() const override { return {{1, "main"}}; }
-  Result<StopInfo> resume(const ResumeArgs& a, const InterruptCheck&) override {
+  // spin: a long run, until interrupted (or 5 s, so a broken interrupt
+  // fails a timing check instead of hanging the test).
+  bool spin = false;
+  Result<StopInfo> resume(const ResumeArgs& a, const InterruptCheck& interrupted) override {
     last = a;
     last_bps.assign(a.breakpoints.begin(), a.breakpoints.end());
-    return next_stop;
+    if (!spin) return next_stop;
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!(interrupted && interrupted()) && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    StopInfo s = next_stop;
+    s.cause = StopCause::Interrupted;
+    return s;
   }
   Result<std::vector<FrameEntry>> stack(uint64_t, size_t) override {
     return std::vector<FrameEntry>{{0x1000, "main", SourceRef{"/src/a.c", 7, 1}}, {0x2000, "start", std::nullopt}};
@@ -105,6 +115,9 @@ struct Client {
 
   Client() {
     REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
+    // A silent adapter fails the test after 10 s instead of hanging it.
+    timeval tv{10, 0};
+    ::setsockopt(fds[1], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     server_ch = std::make_unique<FdChannel>(fds[0], fds[0], true);
     client_ch = std::make_unique<FdChannel>(fds[1], fds[1], true);
     reader = std::make_unique<MessageReader>(*client_ch);
@@ -297,4 +310,75 @@ TEST_CASE("session: state queries") {
   c.ok("goto", {{"threadId", 1}, {"targetId", targets["targets"][0]["id"]}});
   c.event("stopped");
   CHECK(c.fake->pos == 77);
+}
+
+TEST_CASE("session: after a malformed frame the adapter tells the client and answers the next request") {
+  const std::string glued = R"({"seq":900,"type":"request","command":"threads"})";
+  const std::pair<const char*, std::string> frames[] = {
+      {"negative Content-Length", "Content-Length: -5\r\n\r\n" + glued},
+      {"non-numeric Content-Length", "Content-Length: 1e3\r\n\r\n" + glued},
+      {"missing Content-Length", "Content-Type: json\r\n\r\n" + glued},
+      {"short Content-Length", "Content-Length: 10\r\n\r\n" + glued},
+      {"body shorter than declared", "Content-Length: 500\r\n\r\n" + glued},
+  };
+  Client c;
+  c.launched();
+  for (const auto& [what, frame] : frames) {
+    CAPTURE(what);
+    c.raw(frame);
+    int s = c.send("threads");
+    json out = c.event("output");
+    std::string text = out["body"]["output"];
+    CHECK((text.find("malformed frame at byte") != std::string::npos || text.find("not valid JSON") != std::string::npos));
+    CHECK(c.response(s)["success"] == true);
+  }
+}
+
+TEST_CASE("session: pause, cancel, disconnect and a closed socket stop a long run quickly") {
+  using clock = std::chrono::steady_clock;
+  auto ms_since = [](clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t).count();
+  };
+  for (const char* how : {"pause", "cancel"}) {
+    CAPTURE(how);
+    Client c;
+    c.launched();
+    c.fake->spin = true;
+    c.fake->next_stop = stop_info(StopCause::Step, 50);
+    c.ok("continue", {{"threadId", 1}});
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the run is under way
+    auto t0 = clock::now();
+    int s = c.send(how, std::string(how) == "cancel" ? json{{"requestId", 1}} : json{{"threadId", 1}});
+    json stop = c.event("stopped");
+    CHECK(ms_since(t0) < 1000);  // within 100 ms in practice; generous for loaded machines
+    CHECK(stop["body"]["reason"] == "pause");
+    CHECK(c.response(s)["success"] == true);
+    // The flag was cleared: the next run is not cut short at once.
+    c.fake->spin = false;
+    c.ok("continue", {{"threadId", 1}});
+    CHECK(c.event("stopped")["body"]["reason"] == "step");
+  }
+  {
+    Client c;
+    c.launched();
+    c.fake->spin = true;
+    c.ok("reverseContinue", {{"threadId", 1}});
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    auto t0 = clock::now();
+    c.send("disconnect");
+    c.server.join();
+    CHECK(ms_since(t0) < 1000);
+    CHECK(c.rc == 0);
+  }
+  {
+    Client c;
+    c.launched();
+    c.fake->spin = true;
+    c.ok("continue", {{"threadId", 1}});
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    auto t0 = clock::now();
+    ::shutdown(c.fds[1], SHUT_RDWR);  // the client goes away mid-run
+    c.server.join();
+    CHECK(ms_since(t0) < 1000);
+  }
 }
