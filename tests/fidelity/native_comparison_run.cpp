@@ -175,6 +175,8 @@ Result<NativeComparison> compare_with_native(const std::string& program, const N
     const ThreadState* th = cursor.state().find_thread(cursor.current_tid());
     if (!th) return make_error(program, "EID " + std::to_string(eid) + ": no thread in the reconstruction");
     res.first = compare_registers(eid, ns, arch, th->regs, RegisterCheck{eid == 0, undefined.mask()}, res.register_comparisons);
+    if (auto flags = arch.find("eflags"); flags && th->regs.valid(*flags))
+      if (((*th->regs.get_u64(*flags) ^ ns.regs.eflags) & kComparedFlags & undefined.mask()) != 0) ++res.undefined_flag_eids;
     if (res.first) break;
     const ProcessState* proc = cursor.state().find_process(th->pid);
     if (!proc) return make_error(program, "EID " + std::to_string(eid) + ": no process in the reconstruction");
@@ -203,7 +205,7 @@ Result<NativeComparison> compare_with_native(const std::string& program, const N
     if (!native.step()) break;
     if (auto err = native.hide_trap_flag({code, code_size}); !err.empty())
       return make_error(program, "EID " + std::to_string(eid) + ": " + err);
-    undefined.after(pc, {code, code_size});
+    undefined.after(pc, {code, code_size}, ns.regs.rcx);
     if (is_rep_string({code, code_size})) {
       NativeState after;
       if (auto err = native.read_state(after); !err.empty()) return make_error(program, err);

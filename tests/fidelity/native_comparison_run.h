@@ -17,6 +17,9 @@ namespace ttd::fidelity {
 struct NativeComparison {
   uint64_t recorded_steps = 0, native_steps = 0;
   uint64_t register_comparisons = 0, memory_comparisons = 0;
+  // EIDs where EFLAGS differed only in architecturally undefined flags
+  // (left out of the comparison; docs/recording.md, "Fidelity").
+  uint64_t undefined_flag_eids = 0;
   std::optional<Difference> first;  // the first difference, if any
   std::string native_stdout, recorded_stdout;
   int native_exit = -1, recorded_exit = -1;

@@ -19,7 +19,8 @@ NativeComparison run(const char* name, const NativeTamper& tamper = {}) {
   auto r = compare_with_native(program(name), tamper);
   REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().to_string()));
   MESSAGE(std::string(name) << ": " << r->native_steps << " native steps, " << r->recorded_steps << " recorded, "
-               << r->register_comparisons << " register and " << r->memory_comparisons << " memory-byte comparisons");
+               << r->register_comparisons << " register and " << r->memory_comparisons << " memory-byte comparisons; "
+               << r->undefined_flag_eids << " EIDs differ only in undefined flags");
   return *r;
 }
 

@@ -4,7 +4,9 @@
 // instruction defines it again. CPUs differ there (AMD and Intel do), and
 // Unicorn follows QEMU's choices, so the native comparison leaves those
 // flags out for exactly that span. What each instruction does to each flag
-// comes from Capstone's x86 eflags detail.
+// comes from Capstone's x86 eflags detail, plus the Intel SDM's undefined
+// flags for the instructions where Capstone says "modified" (mul/imul,
+// div, logic, shifts, rotates, bsf/bsr, bt*, lzcnt/tzcnt).
 #pragma once
 #include <capstone/capstone.h>
 
@@ -20,8 +22,9 @@ class UndefinedFlags {
   UndefinedFlags(const UndefinedFlags&) = delete;
   UndefinedFlags& operator=(const UndefinedFlags&) = delete;
 
-  // Updates the set after the instruction `code` (at `pc`) executed.
-  void after(uint64_t pc, std::span<const uint8_t> code);
+  // Updates the set after the instruction `code` (at `pc`) executed, with
+  // rcx as it was before it (a shift or rotate by cl = 0 changes no flag).
+  void after(uint64_t pc, std::span<const uint8_t> code, uint64_t rcx);
   // EFLAGS bits (CF 0x1, PF 0x4, AF 0x10, ZF 0x40, SF 0x80, OF 0x800)
   // currently undefined.
   uint64_t mask() const { return undefined_; }

@@ -54,6 +54,44 @@ __attribute__((noinline)) void backwards_copy(void) {
   __asm__ volatile("std\n\trep movsb\n\tcld" : "+S"(src), "+D"(dst), "+c"(n) : : "memory", "cc");
 }
 
+__attribute__((noinline)) long mixed_ops(long x, long n) {
+  // xor-zeroing, neg, adc/sbb, imul, variable shifts, bsf, bt, cmov,
+  // lahf/sahf and popf, each followed by flag-neutral instructions.
+  long r = 0;
+  __asm__ volatile(
+      "xor %%eax, %%eax\n\t"
+      "lea 3(%%rax), %%rdx\n\t"
+      "mov %1, %%rax\n\t"
+      "neg %%rax\n\t"
+      "mov %%rax, %%rdx\n\t"
+      "adc $5, %%rdx\n\t"
+      "sbb %%rax, %%rdx\n\t"
+      "lea (%%rdx,%%rdx,2), %%rdx\n\t"
+      "imul %%rdx, %%rax\n\t"
+      "mov %2, %%rcx\n\t"
+      "shl %%cl, %%rdx\n\t"
+      "sub $8, %%rsp\n\t"
+      "add $8, %%rsp\n\t"
+      "bsf %%rdx, %%rcx\n\t"
+      "bt $3, %%rdx\n\t"
+      "cmovc %%rcx, %%rax\n\t"
+      "cmp %%rdx, %%rax\n\t"
+      "lahf\n\t"
+      "xor $0x41, %%ah\n\t"
+      "sahf\n\t"
+      "setp %%cl\n\t"
+      "pushfq\n\t"
+      "xorq $0x85, (%%rsp)\n\t"
+      "popfq\n\t"
+      "setz %%ch\n\t"
+      "add %%rcx, %%rax\n\t"
+      "mov %%rax, %0\n\t"
+      : "=r"(r)
+      : "r"(x), "r"(n)
+      : "rax", "rcx", "rdx", "cc", "memory");
+  return r;
+}
+
 __attribute__((noinline)) long nested(long x) {
   // A call inside a call: the callee's frame setup (`sub $8,%rsp`,
   // `push`) follows the compare that decided to call.
@@ -71,6 +109,7 @@ void fid_main(void) {
   }
   fid_out[40] = parity_walk(acc);
   for (long i = 0; i < 20; ++i) fid_out[41 + i] = flags_image(i * 9 - 50, acc & 31);
+  for (long i = 0; i < 24; ++i) fid_out[62 + i] = mixed_ops(fid_out[i] ^ (i << 7), i & 7);
   backwards_copy();
   fid_out[61] = (long)fid_bytes[40];
 }
