@@ -2,7 +2,8 @@
 //
 // When both operands of a lane are NaN, x86 returns the first source
 // operand (the destination register), quieted. Unicorn 2.0.1 uses QEMU's
-// softfloat choice instead (the NaN with the larger significand), so
+// softfloat rule instead (for x86 targets, the NaN with the larger
+// significand, as the x87 does), so
 // `mulps` could return the source's NaN. The recorder reads both operands
 // before such an instruction runs and, after it, rewrites the lanes where
 // both were NaN in the emulator itself, so the trace and the rest of the
