@@ -81,7 +81,13 @@ SessionResult RecordingSession::run(uint64_t entry) {
 }
 
 void RecordingSession::finish_instruction() {
+  if (pending_->sse.kind != SseNanOp::Kind::None) sse_nan_.after(uc_, pending_->sse);
   emit_.flush_accesses();
+  if (pending_->x87_env_store) {
+    uint8_t image[28];
+    // After the instruction's own writes, so the corrected bytes win.
+    if (auto at = x87_image_.after(uc_, image)) emit_.corrected_memory(*at, image);
+  }
   auto emit_reg = [this](uint16_t index, std::span<const uint8_t> v) { emit_.reg(index, v); };
   if (opts_.verify) res_.register_misses += tracker_.diff_all(pending_, emit_reg);
   else tracker_.diff(*pending_, emit_reg);
@@ -97,7 +103,7 @@ void RecordingSession::on_block(uc_engine*, uint64_t addr, uint32_t size, void* 
   s->emit_.block(addr, size);
 }
 
-void RecordingSession::on_code(uc_engine*, uint64_t addr, uint32_t size, void* p) {
+void RecordingSession::on_code(uc_engine* uc, uint64_t addr, uint32_t size, void* p) {
   auto* s = static_cast<RecordingSession*>(p);
   if (s->stopped_) return;
   if (s->pending_) s->finish_instruction();
@@ -106,6 +112,7 @@ void RecordingSession::on_code(uc_engine*, uint64_t addr, uint32_t size, void* p
     return s->stop();
   }
   s->pending_ = &s->tracker_.lookup(addr, size);
+  if (s->pending_->sse.kind != SseNanOp::Kind::None) s->sse_nan_.before(uc, s->pending_->sse);
   s->pending_pc_ = addr;
   s->pending_size_ = size;
   if (s->mirror_ || s->opts_.on_step) s->view_.at(addr);
@@ -117,8 +124,13 @@ void RecordingSession::on_code(uc_engine*, uint64_t addr, uint32_t size, void* p
 void RecordingSession::on_mem(uc_engine*, uc_mem_type type, uint64_t addr, int size, int64_t value, void* p) {
   auto* s = static_cast<RecordingSession*>(p);
   if (s->stopped_ || !s->pending_) return;
-  if (type == UC_MEM_WRITE) s->emit_.mem_write(addr, uint32_t(size), value);
-  else s->emit_.mem_read(addr, uint32_t(size));
+  if (type == UC_MEM_WRITE) {
+    s->emit_.mem_write(addr, uint32_t(size), value);
+    if (s->pending_->x87_env_store) s->x87_image_.on_write(addr);
+  } else {
+    s->emit_.mem_read(addr, uint32_t(size));
+    if (s->pending_->sse.kind != SseNanOp::Kind::None) s->sse_nan_.on_read(addr);
+  }
 }
 
 bool RecordingSession::on_bad_mem(uc_engine*, uc_mem_type type, uint64_t addr, int, int64_t, void* p) {

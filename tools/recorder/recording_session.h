@@ -18,6 +18,7 @@
 #include "tools/recorder/linux_kernel.h"
 #include "tools/recorder/recorder.h"
 #include "tools/recorder/register_tracker.h"
+#include "tools/recorder/sse_nan_fixup.h"
 #include "tools/recorder/trace_emitter.h"
 #include "tools/recorder/trace_mirror.h"
 
@@ -71,6 +72,8 @@ class RecordingSession {
   TraceMirror* mirror_;
   std::vector<std::string>& verify_errors_;
   EmulatorView view_;
+  SseNanFixup sse_nan_;
+  X87ImageFixup x87_image_;
   std::vector<uc_hook> hooks_;
 
   // The instruction that has started but not been finished.

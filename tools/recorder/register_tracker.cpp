@@ -86,6 +86,10 @@ void RegisterTracker::decode(InsnInfo& info, uint32_t size) {
   std::vector<std::string> names;
   for (const auto& w : written) names.push_back(guest_->parent_register(w));
   guest_->implicit_writes(*insn, written, names);
+  if (arch_->id == ArchId::X86_64) {
+    info.sse = classify_sse_nan(*insn);
+    info.x87_env_store = stores_x87_environment(*insn);
+  }
   cs_free(insn, 1);
   for (const auto& n : names) {
     auto it = slot_by_name_.find(n);

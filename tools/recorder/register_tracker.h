@@ -20,6 +20,8 @@
 #include "state/arch.h"
 #include "state/error.h"
 #include "tools/recorder/guest_arch.h"
+#include "tools/recorder/sse_nan_fixup.h"
+#include "tools/recorder/x87_image_fixup.h"
 
 namespace ttd::rec {
 
@@ -36,6 +38,8 @@ struct InsnInfo {
   bool learned = false;         // first execution (full compare) done
   bool compare_all = false;     // Capstone could not decode it: compare everything
   std::vector<uint16_t> slots;  // into RegisterTracker::regs()
+  SseNanOp sse;                 // x86-64 SSE arithmetic whose NaN result is corrected
+  bool x87_env_store = false;   // fnsave / fnstenv: image corrected (x87_image_fixup.h)
 };
 
 class RegisterTracker {

@@ -10,10 +10,10 @@ constexpr uint64_t kRunLimit = 1 << 20;  // bytes per keyframe memory write
 
 void TraceEmitter::keyframe(const RegisterTracker& regs) {
   w_.begin_keyframe();
-  for (size_t s = 0; s < regs.regs().size(); ++s) {
-    auto v = regs.shadow(s);
-    if (std::any_of(v.begin(), v.end(), [](uint8_t b) { return b != 0; })) reg(regs.regs()[s].index, v);
-  }
+  // Every register the emulator can tell, zeros included: a register left
+  // out stays unknown until it changes (fstat and st1-st7 used to read
+  // <unavailable> after fsave/frstor because they were zero at the start).
+  for (size_t s = 0; s < regs.regs().size(); ++s) reg(regs.regs()[s].index, regs.shadow(s));
   std::vector<uint8_t> page(mem_.page_size());
   for (const auto& [start, r] : mem_.regions().all()) {
     w_.mem_map(start, r.size, r.prot, r.name);

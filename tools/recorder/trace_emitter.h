@@ -21,8 +21,8 @@ class TraceEmitter {
   TraceEmitter(fmt::UcirWriter& writer, const GuestMemory& mem, TraceMirror* mirror)
       : w_(writer), mem_(mem), mirror_(mirror) {}
 
-  // The starting state: every non-zero register and every mapping with
-  // its non-zero pages.
+  // The starting state: every register and every mapping with its non-zero
+  // pages.
   void keyframe(const RegisterTracker& regs);
 
   void block(uint64_t addr, uint32_t size) {
@@ -39,6 +39,9 @@ class TraceEmitter {
   void flush_accesses() {
     if (count_) flush_slow();
   }
+  // Bytes the recorder rewrote after the instruction ran (x87_image_fixup.h);
+  // they follow its own writes.
+  void corrected_memory(uint64_t addr, std::span<const uint8_t> bytes) { write_memory(addr, bytes); }
   void reg(uint16_t index, std::span<const uint8_t> value) {
     w_.reg(index, value);
     if (mirror_) mirror_->reg(index, value);
