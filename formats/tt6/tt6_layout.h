@@ -1,5 +1,6 @@
 // On-disk layout of Amber's TT6, TT6E and FULL PowerPC traces
-// (/work/shared/specs/tt6-amber-trace-format.txt, ERRATA.md). Every field is
+// (Amber's TT6 trace format document and its PowerPC errata, summarised in
+// docs/formats/tt6.md). Every field is
 // a big-endian 32-bit longword. Shared by the readers and the writers so the
 // two cannot drift apart.
 #pragma once

@@ -1,6 +1,6 @@
 // On-disk layout of the UMTracer indexed trace (a directory of tables), as
-// described in shared/specs/umtracer-indexed-trace-format.md with the
-// corrections of shared/specs/ERRATA.md. Shared by the reader and the writer
+// described in the UMTracer indexed trace format document with the
+// corrections of its Pin-tool errata (both summarised in docs/formats/umtrace.md). Shared by the reader and the writer
 // so both agree on every offset; nothing here allocates or reads files.
 #pragma once
 #include <cstdint>
