@@ -159,7 +159,11 @@ void LinuxKernel::note_unsupported(uint64_t number, std::string_view name) {
 
 bool LinuxKernel::copy_to_user(uint64_t addr, std::span<const uint8_t> bytes) {
   if (bytes.empty()) return true;
-  if (!mem_.accessible(addr, bytes.size(), kProtWrite) || !mem_.write(addr, bytes)) return false;
+  return mem_.accessible(addr, bytes.size(), kProtWrite) && write_recorded(addr, bytes);
+}
+
+bool LinuxKernel::write_recorded(uint64_t addr, std::span<const uint8_t> bytes) {
+  if (!mem_.write(addr, bytes)) return false;
   KernelEffect e;
   e.kind = KernelEffect::Kind::MemWrite;
   e.addr = addr;
@@ -193,13 +197,7 @@ bool LinuxKernel::put_u32s(uint64_t addr, std::initializer_list<uint32_t> values
 }
 
 void LinuxKernel::record_raw_write(uint64_t addr, std::span<const uint8_t> bytes) {
-  if (bytes.empty() || !mem_.write(addr, bytes)) return;
-  KernelEffect e;
-  e.kind = KernelEffect::Kind::MemWrite;
-  e.addr = addr;
-  e.size = bytes.size();
-  e.bytes.assign(bytes.begin(), bytes.end());
-  effects_.push_back(std::move(e));
+  if (!bytes.empty()) write_recorded(addr, bytes);
 }
 
 bool LinuxKernel::put_u64s(uint64_t addr, std::initializer_list<uint64_t> values) {

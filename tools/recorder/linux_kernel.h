@@ -83,6 +83,9 @@ class LinuxKernel {
   bool put_u32s(uint64_t addr, std::initializer_list<uint32_t> values);
   // Writes guest memory whatever its protection (file mappings), as effects.
   void record_raw_write(uint64_t addr, std::span<const uint8_t> bytes);
+  // Writes guest memory (no protection check) and records the write as an
+  // effect of the current syscall; false when the memory is not mapped.
+  bool write_recorded(uint64_t addr, std::span<const uint8_t> bytes);
   // The path argument of a *at call, or -EFAULT / -ENAMETOOLONG.
   // Absolute paths found under ProcessConfig::sysroot get it prepended.
   int64_t read_path(uint64_t addr, std::string& out);
