@@ -13,7 +13,10 @@
 #include <algorithm>
 #include <atomic>
 #include <csignal>
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
+#include <string_view>
 #include <unistd.h>
 #include <mutex>
 #include <thread>
@@ -82,6 +85,36 @@ void serve_client(std::shared_ptr<const Trace> trace, int fd, int client, bool l
   std::cerr << "ttd serve: client " << client << " " << end_name(end) << " at eid " << eid << "\n";
 }
 
+// The lldb a user can run here: `lldb` when it is on PATH, else the newest
+// `lldb-NN` (Debian 12 installs lldb-16 without the plain name); "lldb" when
+// none is found, so the line still says what to install.
+std::string lldb_on_path() {
+  const char* path = std::getenv("PATH");
+  std::string best = "lldb";
+  int best_version = -1;
+  std::string_view rest = path ? path : "";
+  while (!rest.empty()) {
+    size_t colon = rest.find(':');
+    std::string dir(rest.substr(0, colon));
+    rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir.empty() ? "." : dir, ec)) {
+      std::string name = entry.path().filename().string();
+      int version = -1;
+      if (name == "lldb")
+        version = 1 << 20;  // the plain name wins
+      else if (name.rfind("lldb-", 0) == 0 && name.size() > 5 &&
+               name.find_first_not_of("0123456789", 5) == std::string::npos && name.size() < 9)
+        version = std::stoi(name.substr(5));
+      if (version > best_version && ::access(entry.path().c_str(), X_OK) == 0) {
+        best_version = version;
+        best = name;
+      }
+    }
+  }
+  return best;
+}
+
 // What a user types to attach; printed on start.
 void print_attach_help(const Trace& trace, const std::string& host, uint16_t port) {
   std::string where = host.find(':') != std::string::npos ? "[" + host + "]:" + std::to_string(port)
@@ -97,7 +130,8 @@ void print_attach_help(const Trace& trace, const std::string& host, uint16_t por
   std::cout << "ttd serve: " << trace.path() << " (" << arch.name << ", " << trace.step_count()
             << " steps) listening on " << where << "\n"
             << "  gdb:  " << gdb_cmd << "\n"
-            << "  lldb: lldb" << (exe.empty() ? "" : " " + exe) << " -o 'gdb-remote " << where << "'\n";
+            << "  lldb: " << lldb_on_path() << (exe.empty() ? "" : " " + exe) << " -o 'gdb-remote " << where
+            << "'\n";
   if (exe.empty()) std::cout << "  (the trace does not name its program: put its path after gdb / lldb for symbols)\n";
   std::cout << "Reverse: gdb reverse-stepi / reverse-continue; LLDB 21+ process continue --reverse;\n"
             << "  lldb-16: process plugin packet monitor reverse on (continue/step then run backwards).\n"
