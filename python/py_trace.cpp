@@ -2,7 +2,7 @@
 // threads, registers) and its index statistics.
 #include <pybind11/stl.h>
 
-#include "engine/index_file.h"
+#include "engine/trace.h"
 #include "py_support.h"
 
 namespace ttd::py {

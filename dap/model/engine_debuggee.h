@@ -12,7 +12,7 @@
 
 #include "dap/debuggee.h"
 #include "dap/model/source_pc_facts.h"
-#include "dap/model/step_timeline.h"
+#include "engine/step_timeline.h"
 #include "debuginfo/debug_info.h"
 #include "engine/cursor.h"
 

@@ -28,7 +28,7 @@
 #include <span>
 
 #include "dap/debuggee.h"
-#include "dap/model/step_timeline.h"
+#include "engine/step_timeline.h"
 #include "engine/query/instruction_class.h"
 
 namespace ttd::dap {

@@ -13,7 +13,7 @@
 
 #include "engine/trace.h"
 
-namespace ttd::dap {
+namespace ttd {
 
 struct TimelineStep {
   uint64_t pc = 0;
@@ -46,4 +46,4 @@ class StepTimeline {
   std::unordered_map<size_t, std::pair<std::vector<TimelineStep>, std::list<size_t>::iterator>> cache_;
 };
 
-}  // namespace ttd::dap
+}  // namespace ttd

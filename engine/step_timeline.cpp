@@ -1,9 +1,9 @@
-#include "dap/model/step_timeline.h"
+#include "engine/step_timeline.h"
 
 #include "engine/index_file.h"
 #include "engine/step_codec.h"
 
-namespace ttd::dap {
+namespace ttd {
 
 bool TimelineStep::is_code() const {
   auto k = fmt::StepKind(kind);
@@ -83,4 +83,4 @@ ScanEnd StepTimeline::backward(uint64_t before, const Visitor& fn, const std::fu
   return ScanEnd::Exhausted;
 }
 
-}  // namespace ttd::dap
+}  // namespace ttd
