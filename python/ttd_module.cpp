@@ -8,6 +8,7 @@
 #include <new>
 #include <string>
 
+#include "py_steps.h"
 #include "py_support.h"
 
 namespace ttd::py {
@@ -33,13 +34,16 @@ query::CancelCheck python_cancel() {
 
 }  // namespace ttd::py
 
-PYBIND11_MODULE(ttd, m) {
+// The extension is ttd._ttd; the package ttd (python/ttd/__init__.py)
+// re-exports it beside pure-Python helpers (ttd.plot) and type stubs.
+PYBIND11_MODULE(_ttd, m) {
   using namespace ttd::py;
   m.doc() = "ttd: time-travel queries over execution traces (UCIR, XRay, REVEN, Tenet, ...)";
   error_type() = pyb::reinterpret_steal<pyb::object>(
       PyErr_NewExceptionWithDoc("ttd.Error", "A trace could not be opened or a query was malformed or failed.",
                                 PyExc_ValueError, nullptr));
   m.attr("Error") = error_type();
+  m.attr("__version__") = TTD_VERSION;  // the project version in CMakeLists.txt
   // A C++ exception that escapes the engine (it should return an Error
   // value) is still an engine error to Python: ttd.Error, not
   // RuntimeError. pybind11's own exceptions (StopIteration, IndexError,
@@ -61,4 +65,5 @@ PYBIND11_MODULE(ttd, m) {
   TraceClass trace = bind_trace(m);
   bind_cursor(m, trace);
   bind_queries(m, trace);
+  bind_steps(m, trace);
 }

@@ -21,7 +21,8 @@ assert t.step_count > 0 and t.arch, (t.step_count, t.arch)
 c = t.cursor(0)
 c.step_forward()
 first = next(iter(t.executions(c.pc, 1)))
-print(f"installed ttd at {where}: {t.format} {t.arch}, {t.step_count} steps, pc {c.pc:#x} first runs at EID {first.eid}")
+assert ttd.__version__, "no ttd.__version__"
+print(f"installed ttd {ttd.__version__} at {where}: {t.format} {t.arch}, {t.step_count} steps, pc {c.pc:#x} first runs at EID {first.eid}")
 """
 
 
@@ -31,9 +32,12 @@ def main():
     subprocess.run([cmake, "--install", build_dir, "--prefix", prefix, "--component", "python"], check=True,
                    timeout=300)
     module_dir = os.path.join(prefix, rel_dir)
-    installed = [f for f in os.listdir(module_dir) if f.startswith("ttd.") and f.endswith(".so")]
-    if len(installed) != 1:
-        print(f"expected one ttd extension in {module_dir}, found {os.listdir(module_dir)}")
+    package = os.path.join(module_dir, "ttd")
+    listing = os.listdir(package) if os.path.isdir(package) else []
+    installed = [f for f in listing if f.startswith("_ttd.") and f.endswith(".so")]
+    if len(installed) != 1 or not {"__init__.py", "_ttd.pyi", "py.typed", "plot.py"} <= set(listing):
+        print(f"expected the ttd package (one _ttd extension, __init__.py, _ttd.pyi, py.typed, plot.py) "
+              f"in {package}, found {listing}")
         return 1
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     env["PYTHONPATH"] = module_dir
