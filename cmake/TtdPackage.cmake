@@ -1,0 +1,30 @@
+# `cpack -G DEB` in the build folder: one ttd_<version>_<arch>.deb with the
+# runtime (stripped ttd, man pages, completions, docs), the Python package
+# and the engine for C++ (headers, static libraries, CMake and pkg-config
+# files), installed under /usr. Its Depends come from dpkg-shlibdeps (the
+# shared libraries ttd and the module really link) plus python3 for the
+# module. The debug component (lib/debug) is left out: gdb finds it by
+# build id when installed from the build with `--component debug`.
+set(CPACK_PACKAGE_NAME ttd)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_VENDOR "ttd")
+set(CPACK_PACKAGE_CONTACT "ttd maintainers <ttd@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "time-travel debugger backend: replay execution traces forwards and backwards")
+set(CPACK_PACKAGE_DESCRIPTION
+    "ttd reads execution traces (usercorn UCIR, LLVM XRay, REVEN, Tenet, PowerPC TT6) or records its own,
+ reconstructs registers and memory at any position, and serves them to gdb and lldb (GDB remote protocol,
+ reverse execution), to IDEs (Debug Adapter Protocol) and to scripts (ttd query, the ttd Python module).")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_GENERATOR DEB)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # ttd_<version>_<arch>.deb
+set(CPACK_DEBIAN_PACKAGE_SECTION devel)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "gdb, lldb-16, python3-matplotlib, python3-numpy")
+set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/ttd/ttd")
+# Every component but debug (Unspecified is the runtime's).
+set(CPACK_INSTALL_CMAKE_PROJECTS
+    "${CMAKE_BINARY_DIR};${PROJECT_NAME};Unspecified;/"
+    "${CMAKE_BINARY_DIR};${PROJECT_NAME};python;/"
+    "${CMAKE_BINARY_DIR};${PROJECT_NAME};devel;/")
+include(CPack)
