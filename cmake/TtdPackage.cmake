@@ -10,16 +10,21 @@ set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_VENDOR "ttd")
 set(CPACK_PACKAGE_CONTACT "ttd maintainers <ttd@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "time-travel debugger backend: replay execution traces forwards and backwards")
-set(CPACK_PACKAGE_DESCRIPTION
-    "ttd reads execution traces (usercorn UCIR, LLVM XRay, REVEN, Tenet, PowerPC TT6) or records its own,
- reconstructs registers and memory at any position, and serves them to gdb and lldb (GDB remote protocol,
- reverse execution), to IDEs (Debug Adapter Protocol) and to scripts (ttd query, the ttd Python module).")
+string(CONCAT CPACK_PACKAGE_DESCRIPTION
+    "ttd reads execution traces (usercorn UCIR, LLVM XRay, REVEN, Tenet, PowerPC TT6) or records its own, "
+    "reconstructs registers and memory at any position, and serves them to gdb and lldb (GDB remote protocol, "
+    "reverse execution), to IDEs (Debug Adapter Protocol) and to scripts (ttd query, the ttd Python module).")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_GENERATOR DEB)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # ttd_<version>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3")
+# The module is built for one interpreter's ABI (python3.X).
+# (python/ sets TTD_PYTHON_INSTALL_DIR, lib/python3.X/..., when it builds the module.)
+if(TTD_PYTHON_INSTALL_DIR MATCHES "python([0-9]+)\\.([0-9]+)")
+  math(EXPR _ttd_py_next "${CMAKE_MATCH_2} + 1")
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3 (>= ${CMAKE_MATCH_1}.${CMAKE_MATCH_2}), python3 (<< ${CMAKE_MATCH_1}.${_ttd_py_next})")
+endif()
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "gdb, lldb-16, python3-matplotlib, python3-numpy")
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/ttd/ttd")
 # Every component but debug (Unspecified is the runtime's).

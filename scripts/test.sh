@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds ttd and runs every test: unit and integration tests (real gdb,
 # gdb-multiarch, lldb-16, lldb-22) through ctest, then each libFuzzer
-# target briefly on its seed corpus. Installs what it needs first.
+# target briefly on its seed corpus; the Debian package from cpack,
+# installed and smoke-tested. Installs what it needs first.
 # Usage: bash scripts/test.sh        (FUZZ_SECONDS=N to change fuzz time)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,10 @@ JOBS=${JOBS:-$(nproc)}
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j"$JOBS"
 (cd build && ctest --output-on-failure -j"$JOBS" --timeout 600)
+
+# The Debian package, installed and smoke-tested (record, query, gdb,
+# man ttd-query, import ttd): scripts/deb-smoke.sh says how it installs.
+bash scripts/deb-smoke.sh build
 
 # Fuzzers: clang-16 with libFuzzer, ASan and UBSan.
 if [ ! -f tests/fuzz/CMakeLists.txt ]; then
