@@ -69,7 +69,17 @@ if "$TTD" serve --help >/dev/null 2>&1; then
 fi
 echo
 echo "== the same trace from Python"
-echo "\$ PYTHONPATH=build/python python3 -c 'import ttd; t = ttd.open(\"$TRACE\"); print(t)'"
-PYTHONPATH=build/python python3 -c "import ttd; t = ttd.open('$TRACE'); print(t)" || echo "(the Python module did not build; see docs/python.md)"
+echo "\$ PYTHONPATH=build/python python3 -c 'import ttd; t = ttd.open(\"$TRACE\"); print(t); list(t.steps(0, 3))'"
+# Debian's python3: the module is built for it (python3 on PATH may be pyenv's).
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+PYTHONPATH=build/python "$PY" -c "
+import ttd
+t = ttd.open('$TRACE')
+print(t, 'ttd', ttd.__version__)
+for s in t.steps(0, 3):
+    print('  step', s['eid'], s['kind'], hex(s['pc']), 'writes', [hex(m['addr']) for m in s['mem'] if m['op'] == 'w'])
+" || { echo "demo: the Python module did not import (docs/python.md says how it is built)"; exit 1; }
+echo "   (pip install --no-build-isolation . installs it in a venv: docs/install.md)"
 echo
 echo "== done. Try it yourself:  $TTD serve $TRACE   (it prints the gdb and lldb commands to attach)"
