@@ -16,6 +16,8 @@ cmake --build build -j"$JOBS"
 # The Debian package, installed and smoke-tested (record, query, gdb,
 # man ttd-query, import ttd): scripts/deb-smoke.sh says how it installs.
 bash scripts/deb-smoke.sh build
+# The VS Code extension as a .vsix (@vscode/vsce from npm; skipped offline).
+bash scripts/build-vsix.sh build
 
 # Fuzzers: clang-16 with libFuzzer, ASan and UBSan.
 if [ ! -f tests/fuzz/CMakeLists.txt ]; then
