@@ -61,6 +61,13 @@ class RegisterTracker {
     return {shadow_.data() + regs_[slot].offset, regs_[slot].bytes};
   }
 
+  // The whole shadow, to park a thread (thread_contexts.h), and back.
+  std::vector<uint8_t> snapshot() const { return shadow_; }
+  void restore(std::span<const uint8_t> shadow) { shadow_.assign(shadow.begin(), shadow.end()); }
+  std::span<const uint8_t> slot_bytes(std::span<const uint8_t> shadow, size_t slot) const {
+    return shadow.subspan(regs_[slot].offset, regs_[slot].bytes);
+  }
+
   // The cached entry for the instruction at pc (decoded on first sight).
   InsnInfo& lookup(uint64_t pc, uint32_t size) {
     Front& f = front_[(pc >> 1) & (kFrontSize - 1)];
