@@ -201,3 +201,41 @@ TEST_CASE("threads: fork and execve are refused by name, -ENOSYS or --strict") {
     CHECK_FALSE(fs::exists(out));
   }
 }
+
+TEST_CASE("threads: Debian's xz -T2 compresses with a worker thread, byte for byte as natively") {
+  // 20 KB of words: below one block, xz -T2 still hands it to one worker
+  // thread (main + 1), and the run stays near 25 M steps.
+  const char* xz = "/usr/bin/xz";
+  if (!fs::exists(xz)) return;
+  const std::string dir = test::temp_trace("xz-dir");
+  fs::create_directories(dir);
+  const std::string input = dir + "/words.txt";
+  {
+    std::ofstream f(input, std::ios::binary);
+    uint64_t x = 88172645463325252ull;
+    for (size_t n = 0; n < 20000;) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      std::string w;
+      for (int k = 0; k < 2 + int(x % 7); ++k) w.push_back(char('a' + (x >> (4 * k)) % 10));
+      f << w << ' ';
+      n += w.size() + 1;
+    }
+  }
+  const std::string native = native_output(xz, "-T2 -c '" + input + "'");
+  REQUIRE(native.size() > 100);
+  const std::string out = test::temp_trace("xz");
+  auto sum = record(options(xz, out, {"-T2", "-c", input}));
+  REQUIRE_MESSAGE(sum.ok(), (sum.ok() ? "" : sum.error().to_string()));
+  CHECK(sum->exited);
+  CHECK(sum->exit_code == 0);
+  CHECK_FALSE(sum->deadlock.has_value());
+  for (const auto& u : sum->unsupported) FAIL_CHECK("unsupported syscall " << u.number << " " << u.name);
+  CHECK(sum->captured_stdout == native);
+  CHECK(sum->threads == 2);
+  auto t = test::read_trace(out);
+  REQUIRE_MESSAGE(t.ok(), (t.ok() ? "" : t.error().to_string()));
+  CHECK(std::set<uint64_t>(t->tids.begin(), t->tids.end()) == std::set<uint64_t>{1, 2});
+  CHECK(t->thread_begins == std::vector<uint64_t>{1, 2});
+  fs::remove(out);
+  fs::remove_all(dir);
+}
