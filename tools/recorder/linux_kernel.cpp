@@ -286,8 +286,9 @@ int64_t LinuxKernel::sys_sysinfo(uint64_t buf, uint64_t steps) {
 int64_t LinuxKernel::sys_sched_getaffinity(uint64_t pid, uint64_t size, uint64_t mask) {
   if (pid != 0 && !threads_.by_tid(pid)) return -ESRCH;
   if (size < 8 || (size & 7)) return -EINVAL;
-  // One CPU: the guest has one thread, and programs that size thread
-  // pools from this (sort, xz) then stay single-threaded.
+  // One CPU: the guest's threads take turns on one emulated CPU, and
+  // programs that size thread pools from this (sort, xz -T0) start one
+  // worker unless told otherwise.
   return put_u64s(mask, {1}) ? 8 : -EFAULT;
 }
 
