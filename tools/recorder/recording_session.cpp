@@ -130,6 +130,7 @@ void RecordingSession::fault(uc_err err) {
 
 void RecordingSession::finish_instruction() {
   if (pending_->sse.kind != SseNanOp::Kind::None) sse_nan_.after(uc_, pending_->sse);
+  if (pending_->tsc) virtual_tsc(pending_->tsc == 2);
   emit_.flush_accesses();
   if (pending_->x87_env_store) {
     uint8_t image[28];
@@ -142,6 +143,17 @@ void RecordingSession::finish_instruction() {
   emit_.step(pending_size_);
   ++res_.steps;
   pending_ = nullptr;
+}
+
+void RecordingSession::virtual_tsc(bool with_aux) {
+  // Unicorn 2.0.1 cannot hook rdtsc (UC_HOOK_INSN refuses it) and returns
+  // the host's counter; the recording counts one tick per step instead,
+  // so it does not depend on when it was made: edx:eax = the EID.
+  const uint64_t tsc = res_.steps;
+  const uint64_t lo = tsc & 0xffffffffu, hi = tsc >> 32, aux = 0;  // rdtscp: TSC_AUX of CPU 0
+  uc_reg_write(uc_, UC_X86_REG_RAX, &lo);
+  uc_reg_write(uc_, UC_X86_REG_RDX, &hi);
+  if (with_aux) uc_reg_write(uc_, UC_X86_REG_RCX, &aux);
 }
 
 void RecordingSession::on_block(uc_engine*, uint64_t addr, uint32_t size, void* p) {

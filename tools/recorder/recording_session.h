@@ -61,6 +61,7 @@ class RecordingSession {
   static void on_interrupt(uc_engine* uc, uint32_t intno, void* self);
 
   void finish_instruction();
+  void virtual_tsc(bool with_aux);
   void syscall();
   void fault(uc_err err);
   // Stops the emulator so run() can give the CPU to another thread; the

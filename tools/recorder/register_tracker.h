@@ -40,6 +40,7 @@ struct InsnInfo {
   std::vector<uint16_t> slots;  // into RegisterTracker::regs()
   SseNanOp sse;                 // x86-64 SSE arithmetic whose NaN result is corrected
   bool x87_env_store = false;   // fnsave / fnstenv: image corrected (x87_image_fixup.h)
+  uint8_t tsc = 0;              // 1 rdtsc, 2 rdtscp: the result is made virtual (recording_session.cpp)
 };
 
 class RegisterTracker {
