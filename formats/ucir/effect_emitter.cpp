@@ -7,40 +7,41 @@
 
 namespace ttd::fmt::ucir {
 
-void EffectEmitter::emit_reg_value(uint16_t reg, uint64_t value) {
+void EffectEmitter::emit_reg_value(uint64_t tid, uint16_t reg, uint64_t value) {
   // OP_REG carries a u64; the sink wants target byte order, register-sized
   // (a wider register is zero-extended, as the value was).
   const uint32_t bytes = arch_.regs[reg].bytes();
   if (arch_.endian == Endian::Little && bytes <= 8 && std::endian::native == std::endian::little) {
     uint8_t le[8];
     std::memcpy(le, &value, 8);
-    return sink_.reg(tid_, reg, {le, bytes});
+    return sink_.reg(tid, reg, {le, bytes});
   }
   uint8_t buf[kMaxSpRegBytes] = {};
   const size_t width = std::min<size_t>(std::max<uint32_t>(arch_.regs[reg].bytes(), 1), sizeof buf);
   for (size_t i = 0; i < 8 && i < width; ++i) buf[i] = uint8_t(value >> (8 * i));
   if (arch_.endian == Endian::Big) std::reverse(buf, buf + width);
-  sink_.reg(tid_, reg, {buf, width});
+  sink_.reg(tid, reg, {buf, width});
 }
 
-void EffectEmitter::emit_spreg(uint16_t reg, const uint8_t* le, size_t n) {
+void EffectEmitter::emit_spreg(uint64_t tid, uint16_t reg, const uint8_t* le, size_t n) {
   // SPREG bytes are little-endian (that is how Unicorn hands out wide
   // registers); convert for big-endian targets.
   const size_t width = std::min<size_t>(n, arch_.regs[reg].bytes());
-  if (arch_.endian == Endian::Little) return sink_.reg(tid_, reg, {le, width});
+  if (arch_.endian == Endian::Little) return sink_.reg(tid, reg, {le, width});
   uint8_t buf[kMaxSpRegBytes] = {};
   const size_t full = std::min<size_t>(arch_.regs[reg].bytes(), sizeof buf);
   std::copy(le, le + std::min(width, full), buf);
   std::reverse(buf, buf + full);
-  sink_.reg(tid_, reg, {buf, full});
+  sink_.reg(tid, reg, {buf, full});
 }
 
-bool EffectEmitter::emit(const EffectGroup& g) {
+bool EffectEmitter::emit(const EffectGroup& g, uint64_t step_tid) {
   bool exited = false;
+  uint64_t tid = step_tid;
   for (const Effect& e : g.effects()) {
     switch (e.op) {
-      case OP_REG: emit_reg_value(e.reg, e.size); break;
-      case OP_SPREG: emit_spreg(e.reg, g.data_of(e), e.len); break;
+      case OP_REG: emit_reg_value(tid, e.reg, e.size); break;
+      case OP_SPREG: emit_spreg(tid, e.reg, g.data_of(e), e.len); break;
       case OP_MEM_READ: sink_.mem_read(pid_, e.addr, uint32_t(e.size), {}); break;
       case OP_MEM_WRITE: sink_.mem_write(pid_, e.addr, {g.data_of(e), e.len}); break;
       case OP_MEM_MAP:
@@ -51,6 +52,19 @@ bool EffectEmitter::emit(const EffectGroup& g) {
       case OP_MEM_PROT: sink_.mem_protect(pid_, e.addr, e.size, e.prot); break;
       case kEffectMemUnknown: sink_.mem_unknown(pid_, e.addr, e.size); break;
       case OP_EXIT: exited = true; break;
+      case kEffectThreadBegin:
+        tid = e.addr;
+        sink_.thread_begin(tid, pid_);
+        break;
+      case kEffectThreadPc: {
+        uint8_t buf[8];
+        const uint32_t n = std::min<uint32_t>(arch_.regs[arch_.pc_index].bytes(), 8);
+        for (uint32_t i = 0; i < n; ++i) buf[i] = uint8_t(e.addr >> (8 * i));
+        if (arch_.endian == Endian::Big) std::reverse(buf, buf + n);
+        sink_.reg(tid, arch_.pc_index, {buf, n});
+        break;
+      }
+      case kEffectThreadDone: tid = step_tid; break;
       default: break;
     }
   }

@@ -15,8 +15,16 @@
 
 namespace ttd::fmt::ucir {
 
-// Effect kinds are UCIR op codes, plus one the keyframe policy synthesises.
+// Effect kinds are UCIR op codes, plus ones the reader synthesises: the
+// keyframe policy's unknown memory, and ttd's thread extension
+// (docs/formats/ucir.md, "Threads"): a thread keyframe becomes
+// kEffectThreadBegin (addr = tid; the register effects after it are that
+// thread's), its OP_JMP kEffectThreadPc (addr = the thread's pc), and
+// kEffectThreadDone (register effects are the step's thread's again).
 constexpr uint8_t kEffectMemUnknown = 0x80;
+constexpr uint8_t kEffectThreadBegin = 0x81;
+constexpr uint8_t kEffectThreadPc = 0x82;
+constexpr uint8_t kEffectThreadDone = 0x83;
 
 struct Effect {
   uint8_t op = 0;      // OP_REG, OP_SPREG, OP_MEM_*, OP_EXIT, kEffectMemUnknown

@@ -168,14 +168,31 @@ bool OpParser::parse_effect(uint8_t op, EffectGroup& g, uint64_t off) {
   return true;
 }
 
-bool OpParser::parse_frame_header(uint8_t op, uint64_t off, uint32_t& count) {
+bool OpParser::parse_frame_header(uint8_t op, uint64_t off, uint32_t& count, uint64_t& pid) {
   if (!need(13, op, off)) return false;
+  pid = ld64(w_.cur() + 1);
   count = ld32(w_.cur() + 9);
   w_.advance(13);
   return true;
 }
 
-bool OpParser::parse_keyframe_body(uint32_t count, uint64_t frame_off, EffectGroup& g) {
+uint64_t OpParser::thread_of(uint8_t op, uint64_t pid, uint64_t off) {
+  if (pid >= kMaxUcirThreads) {
+    fail(off, str(op_name(op)) + "'s pid field " + std::to_string(pid) + " names thread " +
+                  (pid == UINT64_MAX ? std::string("2^64") : std::to_string(pid + 1)) +
+                  "; a trace may name at most " + std::to_string(kMaxUcirThreads) + " threads");
+    return 0;
+  }
+  const uint64_t tid = pid + 1;
+  if (!steps_.seen(tid) && steps_.threads_seen() >= kMaxUcirThreads) {
+    fail(off, str(op_name(op)) + " names a thread beyond the limit of " + std::to_string(kMaxUcirThreads) +
+                  " threads per trace");
+    return 0;
+  }
+  return tid;
+}
+
+bool OpParser::parse_keyframe_body(uint32_t count, uint64_t frame_off, EffectGroup& g, bool thread_keyframe) {
   for (uint32_t i = 0; i < count; ++i) {
     const uint64_t off = w_.offset();
     bool got = false;
@@ -188,6 +205,12 @@ bool OpParser::parse_keyframe_body(uint32_t count, uint64_t frame_off, EffectGro
       return fail(off, str(op_name(op)) + " inside OP_KEYFRAME (keyframe at op stream offset " +
                            std::to_string(frame_off) + " declared " + std::to_string(count) + " ops, " +
                            std::to_string(i) + " read)");
+    if (thread_keyframe && (op == OP_JMP || op == OP_EXIT)) {
+      if (!need(1 + kFixedBody[op], op, off)) return false;
+      if (op == OP_JMP) g.add(kEffectThreadPc).addr = ld64(w_.cur() + 1);
+      w_.advance(1 + kFixedBody[op]);
+      continue;
+    }
     if (!parse_effect(op, g, off)) return false;
   }
   return true;
@@ -199,7 +222,8 @@ Result<bool> OpParser::read_keyframe(EffectGroup& kf) {
   if (!got || *w_.cur() != OP_KEYFRAME) return false;
   const uint64_t off = w_.offset();
   uint32_t count = 0;
-  if (!parse_frame_header(OP_KEYFRAME, off, count) || !parse_keyframe_body(count, off, kf))
+  uint64_t pid = 0;  // the first keyframe is the process's, whatever it says
+  if (!parse_frame_header(OP_KEYFRAME, off, count, pid) || !parse_keyframe_body(count, off, kf))
     return take_error().error();
   return true;
 }
@@ -266,7 +290,17 @@ Status OpParser::run(const Progress& progress) {
         return take_error();
       }
       uint32_t count = 0;
-      if (!parse_frame_header(op, off, count)) return take_error();
+      uint64_t pid = 0;
+      if (!parse_frame_header(op, off, count, pid)) return take_error();
+      if (op == OP_KEYFRAME && pid != 0) {
+        // ttd's thread keyframe: a new thread's registers and pc.
+        const uint64_t tid = thread_of(op, pid, off);
+        kf_scratch_.clear();
+        if (!tid || !parse_keyframe_body(count, off, kf_scratch_, true)) return take_error();
+        ++thread_keyframes_;
+        steps_.on_thread_keyframe(tid, kf_scratch_);
+        continue;
+      }
       if (op == OP_KEYFRAME) {
         // Only the first keyframe is state; later ones repeat what the
         // frames already say.
@@ -274,6 +308,11 @@ Status OpParser::run(const Progress& progress) {
         kf_scratch_.clear();
         if (!parse_keyframe_body(count, off, kf_scratch_)) return take_error();
         continue;
+      }
+      if (pid != 0 || steps_.threads_seen() > 1) {
+        const uint64_t tid = thread_of(op, pid, off);
+        if (!tid) return take_error();
+        steps_.set_thread(tid);
       }
       ++frames_;
       frame_left = frame_count = count;

@@ -28,6 +28,7 @@ class OpParser {
 
   uint64_t frames() const { return frames_; }
   uint64_t extra_keyframes() const { return extra_keyframes_; }
+  uint64_t thread_keyframes() const { return thread_keyframes_; }
   uint64_t ignored_registers() const { return ignored_regs_; }
 
  private:
@@ -42,9 +43,13 @@ class OpParser {
     return index >= 0 || register_miss(num, op, off, index);
   }
   bool register_miss(uint16_t num, uint8_t op, uint64_t off, int32_t index);
-  bool parse_frame_header(uint8_t op, uint64_t off, uint32_t& count);
-  // Parses a keyframe body of `count` ops into g.
-  bool parse_keyframe_body(uint32_t count, uint64_t off, EffectGroup& g);
+  bool parse_frame_header(uint8_t op, uint64_t off, uint32_t& count, uint64_t& pid);
+  // Parses a keyframe body of `count` ops into g. In a thread keyframe
+  // OP_JMP is the thread's pc (kEffectThreadPc) and OP_EXIT means nothing.
+  bool parse_keyframe_body(uint32_t count, uint64_t off, EffectGroup& g, bool thread_keyframe = false);
+  // A frame's pid field names its thread (ttd's extension): checks it and
+  // returns the thread id, or 0 after fail().
+  uint64_t thread_of(uint8_t op, uint64_t pid, uint64_t off);
   bool parse_syscall(uint64_t off, EffectGroup& sys);
   bool check_range(uint64_t addr, uint64_t size, uint8_t op, uint64_t off) {
     return size == 0 || addr + (size - 1) >= addr || range_error(size, op, off);
@@ -60,7 +65,7 @@ class OpParser {
   StepAssembler& steps_;
   EffectGroup sys_scratch_;
   EffectGroup kf_scratch_;
-  uint64_t frames_ = 0, extra_keyframes_ = 0, ignored_regs_ = 0;
+  uint64_t frames_ = 0, extra_keyframes_ = 0, thread_keyframes_ = 0, ignored_regs_ = 0;
   std::optional<Error> error_;
 };
 

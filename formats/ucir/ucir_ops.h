@@ -56,4 +56,9 @@ constexpr std::string_view op_name(uint8_t op) {
 // register is 64 bytes); anything bigger is corrupt input.
 constexpr uint16_t kMaxSpRegBytes = 64;
 
+// ttd's thread extension: a frame's pid field is its thread - 1 (usercorn
+// writes 0: everything is thread 1). A trace may name at most this many
+// threads; more is corrupt input (each costs the consumer a register file).
+constexpr uint64_t kMaxUcirThreads = 4096;
+
 }  // namespace ttd::fmt::ucir

@@ -5,29 +5,76 @@
 namespace ttd::fmt::ucir {
 
 StepAssembler::StepAssembler(TraceSink& sink, const ArchDesc& arch, uint64_t tid, uint64_t pid)
-    : sink_(sink), emitter_(sink, arch, tid, pid), tid_(tid), pid_(pid) {}
+    : sink_(sink), emitter_(sink, arch, tid, pid), tid_(tid), pid_(pid), alive_{tid}, seen_{tid} {}
+
+bool StepAssembler::seen(uint64_t tid) const {
+  for (uint64_t t : seen_)
+    if (t == tid) return true;
+  return false;
+}
+
+bool StepAssembler::alive(uint64_t tid) const {
+  for (uint64_t t : alive_)
+    if (t == tid) return true;
+  return false;
+}
+
+void StepAssembler::set_alive(uint64_t tid, bool on) {
+  for (auto it = alive_.begin(); it != alive_.end(); ++it)
+    if (*it == tid) {
+      if (!on) alive_.erase(it);
+      return;
+    }
+  if (on) alive_.push_back(tid);
+}
 
 void StepAssembler::emit_step(StepInfo info, const EffectGroup& g) {
   if (end_owed_) {
-    sink_.thread_end(tid_);
+    sink_.thread_end(end_tid_);
+    set_alive(end_tid_, false);
     end_owed_ = false;
-    thread_ended_ = true;
   }
   if (g.syscall && info.kind != StepKind::Marker) info.kind = StepKind::Syscall;
   sink_.step(info);
   ++steps_;
-  if (thread_ended_) {
-    // Ops after OP_EXIT: usercorn would call it a new process; we keep
-    // the one thread and say it began again.
-    sink_.thread_begin(tid_, pid_);
-    thread_ended_ = false;
+  if (!alive(info.tid)) {
+    // A thread without a keyframe, or ops after its OP_EXIT (usercorn
+    // would call that a new process; we say the thread began again).
+    sink_.thread_begin(info.tid, pid_);
+    set_alive(info.tid, true);
   }
   if (g.syscall) {
     sink_.attr("syscall", AttrValue(uint64_t(g.sys_num)));
     sink_.attr("args", AttrValue(g.sys_args));
     sink_.attr("ret", AttrValue(g.sys_ret));
   }
-  if (emitter_.emit(g)) end_owed_ = true;
+  if (emitter_.emit(g, info.tid)) {
+    end_owed_ = true;
+    end_tid_ = info.tid;
+  }
+}
+
+void StepAssembler::switch_thread(uint64_t tid) {
+  // ttd's writer order: an exit syscall right after its thread's step
+  // belongs to that step (the usercorn quirk puts it on the next step,
+  // which here would be another thread's).
+  if (floating_exit_ && has_held_) {
+    groups_[held_].append(groups_[pending_]);
+    groups_[pending_].clear();
+  }
+  floating_exit_ = false;
+  attach_open_ = false;  // a SYSCALL after the switch is not the other thread's
+  tid_ = tid;
+  note_seen(tid);
+}
+
+void StepAssembler::on_thread_keyframe(uint64_t tid, const EffectGroup& kf) {
+  EffectGroup& g = has_held_ ? groups_[held_] : groups_[pending_];
+  g.add(kEffectThreadBegin).addr = tid;
+  g.append(kf);
+  g.add(kEffectThreadDone);
+  note_seen(tid);
+  set_alive(tid, true);
 }
 
 void StepAssembler::flush_held() {
@@ -74,7 +121,11 @@ void StepAssembler::finish() {
     pending.clear();
   }
   if (end_owed_) {
-    sink_.thread_end(tid_);
+    // The last step exited: the process is gone, and every thread with it.
+    sink_.thread_end(end_tid_);
+    set_alive(end_tid_, false);
+    for (uint64_t t : alive_) sink_.thread_end(t);
+    alive_.clear();
     end_owed_ = false;
   }
   sink_.end();

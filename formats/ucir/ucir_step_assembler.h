@@ -14,8 +14,15 @@
 // instruction's registers and OP_STEP, so a SYSCALL holding OP_EXIT right
 // after an OP_STEP goes to the next step if one follows; if the stream
 // ends first (ttd's writer order) it joins the held step.
-// OP_EXIT ends thread 1 (thread_end) after the last effect of its step.
+// OP_EXIT ends the step's thread (thread_end) after the last effect of its
+// step; if it was the last step of the trace, every other thread ends with
+// it (the process is gone).
+// Threads (ttd's extension, docs/formats/ucir.md "Threads"): set_thread()
+// says whose steps follow (a frame's pid field); a thread keyframe's
+// effects join the held step (the clone that made the thread).
 #pragma once
+#include <vector>
+
 #include "formats/ucir/effect_emitter.h"
 #include "formats/ucir/ucir_effects.h"
 
@@ -29,6 +36,16 @@ class StepAssembler {
   EffectGroup& pending() { return groups_[pending_]; }
   EffectEmitter& emitter() { return emitter_; }
   void set_pc(uint64_t pc) { pc_ = pc; }
+  // The thread whose ops follow (OP_FRAME's pid field + 1).
+  void set_thread(uint64_t tid) {
+    if (tid != tid_) switch_thread(tid);
+  }
+  // A thread keyframe: `tid` begins with the registers (and pc) in `kf`,
+  // as an effect of the step before it.
+  void on_thread_keyframe(uint64_t tid, const EffectGroup& kf);
+  // Threads named so far (by a frame or a thread keyframe), thread 1 included.
+  size_t threads_seen() const { return seen_.size(); }
+  bool seen(uint64_t tid) const;
   // Any op other than NOP, a frame header or an attached SYSCALL: after it
   // a SYSCALL no longer belongs to the held step.
   void note_op() { attach_open_ = false; }
@@ -42,6 +59,12 @@ class StepAssembler {
  private:
   void flush_held();
   void emit_step(StepInfo info, const EffectGroup& g);
+  void switch_thread(uint64_t tid);
+  bool alive(uint64_t tid) const;
+  void note_seen(uint64_t tid) {
+    if (!seen(tid)) seen_.push_back(tid);
+  }
+  void set_alive(uint64_t tid, bool on);
 
   TraceSink& sink_;
   EffectEmitter emitter_;
@@ -54,8 +77,10 @@ class StepAssembler {
   bool has_held_ = false;
   bool attach_open_ = false;
   bool floating_exit_ = false;  // pending_ starts with an exit syscall that came right after the held step
-  bool end_owed_ = false;       // thread_end due after the current step's effects
-  bool thread_ended_ = false;
+  bool end_owed_ = false;       // thread_end(end_tid_) due after the current step's effects
+  uint64_t end_tid_ = 0;
+  std::vector<uint64_t> alive_;  // threads begun and not ended (few: a linear search)
+  std::vector<uint64_t> seen_;
   uint64_t pc_ = 0;
   uint64_t steps_ = 0;
 };

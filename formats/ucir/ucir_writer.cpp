@@ -45,6 +45,17 @@ class UcirFileWriter final : public UcirWriter {
     finish_frame();
     open(OP_FRAME);
   }
+  void set_thread(uint32_t thread) override {
+    const uint64_t field = thread ? thread - 1 : 0;
+    if (field == thread_field_) return;
+    finish_frame();  // the open frame is the old thread's
+    thread_field_ = field;
+  }
+  void begin_thread_keyframe(uint32_t thread) override {
+    finish_frame();
+    open(OP_KEYFRAME, thread ? thread - 1 : 0);
+    kf_maps_.clear();
+  }
   void jmp(uint64_t addr, uint32_t block_size) override {
     end_syscall();
     ensure_frame();
@@ -168,8 +179,11 @@ class UcirFileWriter final : public UcirWriter {
 
   OpEncoder enc() { return OpEncoder(frame_); }
 
-  void open(uint8_t kind) {
+  // Frames carry the current thread; the process keyframe says 0.
+  void open(uint8_t kind) { open(kind, kind == OP_FRAME ? thread_field_ : 0); }
+  void open(uint8_t kind, uint64_t pid_field) {
     kind_ = kind;
+    open_pid_ = pid_field;
     frame_.clear();
     frame_ops_ = 0;
   }
@@ -228,7 +242,7 @@ class UcirFileWriter final : public UcirWriter {
     if (kind_ == 0) return;
     if (kind_ == OP_KEYFRAME) fix_keyframe_writes();
     std::vector<uint8_t> head;
-    OpEncoder(head).frame_header(kind_, 0, frame_ops_);
+    OpEncoder(head).frame_header(kind_, open_pid_, frame_ops_);
     out_.write(head);
     out_.write(frame_);
     kind_ = 0;
@@ -243,6 +257,8 @@ class UcirFileWriter final : public UcirWriter {
   Uc1RegisterMap regs_;
   Status status_;
   uint8_t kind_ = 0;  // 0: no frame open, else OP_FRAME / OP_KEYFRAME
+  uint64_t open_pid_ = 0;      // pid field of the open frame
+  uint64_t thread_field_ = 0;  // pid field of the frames to come (set_thread)
   std::vector<uint8_t> frame_;
   uint32_t frame_ops_ = 0;
   bool in_syscall_ = false;

@@ -37,6 +37,15 @@ class UcirWriter {
   virtual void begin_keyframe() = 0;
   virtual void end_keyframe() = 0;
   virtual void begin_frame() = 0;  // ends the open frame, if any
+  // ttd's thread extension (docs/formats/ucir.md, "Threads"). The thread
+  // (1 = the first) whose ops follow: frames carry thread - 1 in their pid
+  // field, so a trace that never calls this is what usercorn writes. Ends
+  // the open frame when the thread changes.
+  virtual void set_thread(uint32_t thread) = 0;
+  // A keyframe (pid field thread - 1) holding a thread's starting pc (as
+  // jmp(pc, 0)) and registers, right after the step that created it;
+  // closed by end_keyframe().
+  virtual void begin_thread_keyframe(uint32_t thread) = 0;
   virtual void jmp(uint64_t addr, uint32_t block_size) = 0;
   virtual void step(uint8_t size) = 0;
   // Register by index into arch_desc(arch).regs; written with the Unicorn

@@ -61,12 +61,14 @@ void RecordingSink::attr(std::string_view key, const fmt::AttrValue& v) {
 void RecordingSink::reg(uint64_t tid, uint16_t reg, std::span<const uint8_t> value) {
   const auto& a = arch_desc(info.arch);
   std::string name = reg < a.regs.size() ? a.regs[reg].name : "#" + std::to_string(reg);
+  // Thread 1 (every usercorn trace) is left out of the line.
+  const std::string thread = tid == 1 ? "" : " tid=" + std::to_string(tid);
   if (value.size() <= 8 && a.endian == Endian::Little) {
     uint64_t v = 0;
     for (size_t i = 0; i < value.size(); ++i) v |= uint64_t(value[i]) << (8 * i);
-    log.push_back("reg " + name + "=" + hex(v));
+    log.push_back("reg " + name + "=" + hex(v) + thread);
   } else {
-    log.push_back("reg " + name + "=bytes:" + hex_bytes(value));
+    log.push_back("reg " + name + "=bytes:" + hex_bytes(value) + thread);
   }
 }
 void RecordingSink::reg_unknown(uint64_t, uint16_t reg) { log.push_back("reg_unknown " + std::to_string(reg)); }

@@ -22,6 +22,7 @@
 #include "tests/fuzz/fuzz_support.h"
 #include "formats/ucir/crc32c.h"
 #include "formats/ucir/ucir_format.h"
+#include "formats/ucir/ucir_ops.h"
 #include "formats/ucir/ucir_reader.h"
 
 namespace {
@@ -35,12 +36,15 @@ class CheckingSink : public fuzz::ContractSink {
  public:
   void step(const fmt::StepInfo& s) override {
     note_step();
-    if (s.tid != 1 || s.pid != 1) fuzz::fail("bad step thread");
+    // Threads (ttd's extension): a frame's pid field + 1, at most 4096.
+    if (s.tid < 1 || s.tid > fmt::ucir::kMaxUcirThreads || s.pid != 1) fuzz::fail("bad step thread");
   }
-  void reg(uint64_t, uint16_t reg, std::span<const uint8_t> value) override {
+  void reg(uint64_t tid, uint16_t reg, std::span<const uint8_t> value) override {
     if (!began_ || reg >= arch_->regs.size() || value.empty() || value.size() > arch_->regs[reg].bytes())
       fuzz::fail("bad reg");
-    if (reg == arch_->pc_index) fuzz::fail("pc sent as a register effect");
+    // Only a thread keyframe sets a pc: a new thread's (never thread 1's).
+    if (reg == arch_->pc_index && tid == 1) fuzz::fail("pc sent as a register effect");
+    if (tid < 1 || tid > fmt::ucir::kMaxUcirThreads) fuzz::fail("bad reg thread");
   }
   void mem_write(uint64_t, uint64_t addr, std::span<const uint8_t> bytes) override {
     if (!began_ || (!bytes.empty() && addr + (bytes.size() - 1) < addr)) fuzz::fail("bad write");

@@ -141,6 +141,11 @@ class Context:
         `ttd record` running it with `args`: (executable, trace), or None
         when the compiler or the recorder is not available."""
         source = os.path.join(self.source_dir, "examples", example + ".c")
+        return self.recorded_program(source, args, compiler, name)
+
+    def recorded_program(self, source, args, compiler, name, cflags=(), record_flags=()):
+        """`source` built static with -g -O0 (plus `cflags`) and recorded with
+        `ttd record` (plus `record_flags`) running it with `args`."""
         if not shutil.which(compiler) or not os.path.exists(source):
             return None
         probe = subprocess.run([self.ttd, "record", "--help"], capture_output=True, timeout=60)
@@ -149,10 +154,10 @@ class Context:
         os.makedirs(self.work, exist_ok=True)
         exe = os.path.join(self.work, name)
         trace = os.path.join(self.work, "-".join([name, *args]) + ".ucir")
-        subprocess.run([compiler, "-static", "-g", "-O0", "-fno-omit-frame-pointer", "-o", exe, source], check=True,
-                       timeout=120)
-        rec = subprocess.run([self.ttd, "record", "-q", "-o", trace, "--", exe, *args], capture_output=True,
-                             text=True, timeout=300)
+        subprocess.run([compiler, "-static", "-g", "-O0", "-fno-omit-frame-pointer", *cflags, "-o", exe, source],
+                       check=True, timeout=120)
+        rec = subprocess.run([self.ttd, "record", "-q", *record_flags, "-o", trace, "--", exe, *args],
+                             capture_output=True, text=True, timeout=300)
         if rec.returncode != 0:
             print("ttd record failed:\n" + rec.stdout + rec.stderr)
             return None

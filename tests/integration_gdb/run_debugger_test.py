@@ -16,7 +16,10 @@ The trace (see make_loop_trace.cpp):
   401011 mov [rbx],rax | 401014 cmp rax,5 | 401018 jne 40100e | 40101a nop
 """
 import argparse
+import os
+import re
 import shutil
+import subprocess
 import sys
 import threading
 
@@ -237,6 +240,48 @@ def lldb16_recorded_program(ctx):
                  r"main\(argc=2, argv=0x[0-9a-f]+\) at loop\.c:19", r"detached"]
 
 
+def gdb_recorded_threads(ctx):
+    """A pthread program recorded by `ttd record` (tests/recorder/programs/
+    threads.c, five threads, a quantum of 2000 instructions): `ttd info`
+    lists the threads; gdb sees them; reverse-continue from main (thread 1,
+    after the joins) to a breakpoint only the consumer thread runs stops in
+    thread 2, at the EID of that line's last execution before (which the
+    index's `ttd executions` names independently of the stub)."""
+    source = os.path.join(ctx.source_dir, "tests", "recorder", "programs", "threads.c")
+    recorded = ctx.recorded_program(source, [], "gcc", "threads", cflags=["-pthread"],
+                                    record_flags=["--quantum", "2000"])
+    if not recorded:
+        return SKIP
+    exe, trace = recorded
+    lines = open(source).read().split("\n")
+    consume = next(i + 1 for i, l in enumerate(lines) if "consumed_sum += slot;" in l)
+    report = next(i + 1 for i, l in enumerate(lines) if 'printf("counter' in l)
+    work = next(i + 1 for i, l in enumerate(lines) if "counter += id;" in l)
+    info = subprocess.run([ctx.ttd, "info", trace], capture_output=True, text=True, timeout=300).stdout
+
+    s = ctx.server(["--once"], trace)
+    out = gdb(s.address, f"break threads.c:{work}", "continue", "info threads", "delete 1",
+              f"break threads.c:{report}", "continue", "monitor when", f"break threads.c:{consume}",
+              "reverse-continue", "monitor when", "info threads", "p slot", "detach", pre=[f"file {exe}"])
+    m_end = re.search(r"^eid (\d+) of \d+: thread 1 pc", out, re.M)
+    m_hit = re.search(r"^eid (\d+) of \d+: thread 2 pc (0x[0-9a-f]+)", out, re.M)
+    if not m_end or not m_hit:
+        return out + "\n(no 'monitor when' answer for thread 1, then thread 2)"
+    execs = subprocess.run([ctx.ttd, "executions", trace, "--pc", m_hit.group(2), "--at", m_end.group(1),
+                            "--backward", "--limit", "1"], capture_output=True, text=True, timeout=300).stdout
+    out = "### ttd info\n" + info + out + "### ttd executions\n" + execs
+    return out, [r"^threads:\s+5$", r"^  thread 5 \(process 1\): \d+ steps",
+                 # a worker (tid 3: the second thread made) hits the first
+                 # breakpoint; gdb lists the threads alive then (gdb's own
+                 # numbers are in order of discovery, the target ids are ours)
+                 r"hit Breakpoint 1, worker", r"^\s+1\s+Thread 1\.1 ", r"^\* \d+\s+Thread 1\.3\s+worker",
+                 r"^\s+\d+\s+Thread 1\.2 ",
+                 r"Breakpoint 2, main \(", rf"threads\.c:{report}", r"^eid \d+ of \d+: thread 1 pc",
+                 r"\[Switching to Thread 1\.2\]", rf"Thread \d+ hit Breakpoint 3, consumer \(arg=0x0\) at \S*threads\.c:{consume}",
+                 r"^eid \d+ of \d+: thread 2 pc", r"^\* \d+\s+Thread 1\.2\s+consumer", r"^\$1 = 200$",
+                 r"detached", rf"^EID {m_hit.group(1)}  thread 2  pc {m_hit.group(2)}$"]
+
+
 def gdb_aarch64_watch_timing(ctx):
     """aarch64: watchpoints fire before the access; gdb-multiarch steps over
     it itself (z2, s / bs, Z2). Values must chain in both directions."""
@@ -262,7 +307,8 @@ CASES = {f.__name__: f for f in [gdb_connect_registers, gdb_step_reverse_step, g
                                  gdb_watchpoint_both_ways, gdb_history_boundaries, gdb_monitor_commands,
                                  gdb_memory, gdb_stdio, lldb16_connect_step, lldb16_breakpoint_watchpoint,
                                  lldb16_reverse_switch, lldb22_reverse_continue, serve_several_clients,
-                                 gdb_recorded_program, lldb16_recorded_program, gdb_aarch64_watch_timing]}
+                                 gdb_recorded_program, lldb16_recorded_program, gdb_aarch64_watch_timing,
+                                 gdb_recorded_threads]}
 CASES.update(query_monitor_cases.CASES)
 CASES.update(lldb_attach_cases.CASES)
 CASES.update(gdb_mi_cases.CASES)

@@ -155,8 +155,8 @@ TEST_CASE("Debian's dynamically linked sort and sha256sum print what they print 
     CHECK(trace->steps == sum->steps);
     CHECK(trace->thread_ended);
 
-    // Recording again runs the same syscalls. (Not the same bytes: ld.so
-    // reads the time stamp counter, which Unicorn takes from the host.)
+    // Recording again runs the same syscalls (and, with the virtual time
+    // stamp counter, writes the same bytes: test_threads.cpp checks that).
     std::string again = test::temp_trace("coreutils-again");
     auto sum2 = record_capture({tool, words}, again);
     REQUIRE(sum2.ok());

@@ -14,9 +14,13 @@ namespace {
 class DigestSink final : public fmt::TraceSink {
  public:
   explicit DigestSink(TraceDigest& d) : d_(d) {}
-  void begin(const fmt::TraceInfo& info) override { d_.arch = arch_desc(info.arch).name; }
+  void begin(const fmt::TraceInfo& info) override {
+    d_.arch = arch_desc(info.arch).name;
+    pc_index_ = arch_desc(info.arch).pc_index;
+  }
   void step(const fmt::StepInfo& s) override {
     d_.pcs.push_back(s.pc);
+    d_.tids.push_back(s.tid);
     in_syscall_ = s.kind == fmt::StepKind::Syscall;
     if (in_syscall_) d_.syscalls.push_back({d_.steps});
     ++d_.steps;
@@ -28,15 +32,22 @@ class DigestSink final : public fmt::TraceSink {
     if (key == "ret") r.ret = std::get<uint64_t>(v);
     if (key == "args") r.args = std::get<std::vector<uint64_t>>(v);
   }
-  void reg(uint64_t, uint16_t, std::span<const uint8_t>) override {}
+  void reg(uint64_t tid, uint16_t r, std::span<const uint8_t>) override {
+    if (r == pc_index_) d_.pc_registers.push_back(tid);
+  }
+  void thread_begin(uint64_t tid, uint64_t) override { d_.thread_begins.push_back(tid); }
   void mem_write(uint64_t, uint64_t, std::span<const uint8_t>) override {
     if (in_syscall_) ++d_.syscalls.back().mem_writes;
   }
-  void thread_end(uint64_t) override { d_.thread_ended = true; }
+  void thread_end(uint64_t tid) override {
+    d_.thread_ended = true;
+    d_.thread_ends.push_back(tid);
+  }
 
  private:
   TraceDigest& d_;
   bool in_syscall_ = false;
+  uint16_t pc_index_ = 0xffff;
 };
 
 }  // namespace

@@ -21,6 +21,9 @@ struct TraceDigest {
   std::string arch;
   uint64_t steps = 0;
   std::vector<uint64_t> pcs;  // pc of every step
+  std::vector<uint64_t> tids;  // thread of every step
+  std::vector<uint64_t> thread_begins, thread_ends;  // thread ids, in the order the reader said so
+  std::vector<uint64_t> pc_registers;  // threads whose pc a thread keyframe set
   std::vector<SyscallRecord> syscalls;
   bool thread_ended = false;
 };

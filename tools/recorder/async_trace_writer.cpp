@@ -8,7 +8,7 @@ namespace {
 
 enum Tag : uint8_t {
   kBeginKeyframe, kEndKeyframe, kBeginFrame, kJmp, kStep, kReg, kMemRead, kMemWrite,
-  kMemMap, kMemUnmap, kMemProtect, kBeginSyscall, kEndSyscall, kExit,
+  kMemMap, kMemUnmap, kMemProtect, kBeginSyscall, kEndSyscall, kExit, kSetThread, kBeginThreadKeyframe,
 };
 
 // Reads back what put() wrote.
@@ -81,6 +81,8 @@ void AsyncTraceWriter::replay(const Buffer& b) {
       case kBeginKeyframe: w.begin_keyframe(); break;
       case kEndKeyframe: w.end_keyframe(); break;
       case kBeginFrame: w.begin_frame(); break;
+      case kSetThread: w.set_thread(c.get<uint32_t>()); break;
+      case kBeginThreadKeyframe: w.begin_thread_keyframe(c.get<uint32_t>()); break;
       case kJmp: {
         uint64_t a = c.get<uint64_t>();
         w.jmp(a, c.get<uint32_t>());
@@ -144,6 +146,10 @@ void AsyncTraceWriter::replay(const Buffer& b) {
 void AsyncTraceWriter::begin_keyframe() { *reserve(1) = kBeginKeyframe; }
 void AsyncTraceWriter::end_keyframe() { *reserve(1) = kEndKeyframe; }
 void AsyncTraceWriter::begin_frame() { *reserve(1) = kBeginFrame; }
+void AsyncTraceWriter::set_thread(uint32_t thread) { put(put(reserve(5), uint8_t(kSetThread)), thread); }
+void AsyncTraceWriter::begin_thread_keyframe(uint32_t thread) {
+  put(put(reserve(5), uint8_t(kBeginThreadKeyframe)), thread);
+}
 void AsyncTraceWriter::jmp(uint64_t addr, uint32_t block_size) {
   put(put(put(reserve(13), kJmp), addr), block_size);
 }

@@ -27,6 +27,8 @@ class AsyncTraceWriter final : public fmt::UcirWriter {
   void begin_keyframe() override;
   void end_keyframe() override;
   void begin_frame() override;
+  void set_thread(uint32_t thread) override;
+  void begin_thread_keyframe(uint32_t thread) override;
   void jmp(uint64_t addr, uint32_t block_size) override;
   void step(uint8_t size) override;
   void reg(uint16_t reg_index, std::span<const uint8_t> value_le) override;

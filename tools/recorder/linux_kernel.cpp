@@ -79,26 +79,40 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::Getresuid: r = put_u32s(a[0], {getuid()}) && put_u32s(a[1], {geteuid()}) && put_u32s(a[2], {getuid()}) ? 0 : -EFAULT; break;
     case Sys::Getresgid: r = put_u32s(a[0], {getgid()}) && put_u32s(a[1], {getegid()}) && put_u32s(a[2], {getgid()}) ? 0 : -EFAULT; break;
     case Sys::SchedGetaffinity: r = sys_sched_getaffinity(a[0], a[1], a[2]); break;
-    case Sys::Exit:
+    case Sys::Exit: r = sys_exit_thread(int(a[0] & 0xff), out); break;
     case Sys::ExitGroup:
       out.exited = true;
       out.exit_code = int(a[0] & 0xff);
       break;
+    // A signal to any of our threads acts on the process (default actions only).
     case Sys::Kill: r = a[0] == kPid ? signal_self(a[1], out) : -ESRCH; break;
-    case Sys::Tkill: r = a[0] == kPid ? signal_self(a[1], out) : -ESRCH; break;
-    case Sys::Tgkill: r = (a[0] == kPid && a[1] == kPid) ? signal_self(a[2], out) : -ESRCH; break;
+    case Sys::Tkill: r = threads_.by_tid(a[0]) ? signal_self(a[1], out) : -ESRCH; break;
+    case Sys::Tgkill: r = (a[0] == kPid && threads_.by_tid(a[1])) ? signal_self(a[2], out) : -ESRCH; break;
     case Sys::Brk: r = sys_brk(a[0]); break;
     case Sys::Mmap: r = sys_mmap(a, out); break;
     case Sys::Munmap: r = sys_munmap(a[0], a[1]); break;
     case Sys::Mprotect: r = sys_mprotect(a[0], a[1], a[2]); break;
     case Sys::Madvise: r = 0; break;  // advice only; nothing to do without real paging
     case Sys::ArchPrctl: r = sys_arch_prctl(a[0], a[1]); break;
-    case Sys::SetTidAddress: r = kPid; break;
+    case Sys::SetTidAddress:
+      threads_.current().clear_child_tid = a[0];
+      r = int64_t(threads_.current().tid);
+      break;
     case Sys::SetRobustList: r = 0; break;
     // glibc registers rseq when the kernel has it; ENOSYS makes it do without.
     case Sys::Rseq: r = -ENOSYS; break;
-    // One thread: nobody else can hold or wake a futex.
-    case Sys::Futex: r = 0; break;
+    case Sys::Futex: r = sys_futex(a); break;
+    // x86-64: clone(flags, stack, parent_tid, child_tid, tls); the generic
+    // table (AArch64): clone(flags, stack, parent_tid, tls, child_tid).
+    case Sys::Clone:
+      r = arch_.id() == ArchId::X86_64 ? sys_clone(a[0], a[1], a[2], a[3], a[4], out)
+                                       : sys_clone(a[0], a[1], a[2], a[4], a[3], out);
+      break;
+    case Sys::Clone3: r = sys_clone3(a[0], a[1], out); break;
+    case Sys::Fork:
+    case Sys::Vfork:
+    case Sys::Execve:
+    case Sys::Execveat: r = refuse_new_process(number, e.name); break;
     case Sys::Uname: r = sys_uname(a[0]); break;
     case Sys::Readlink: r = sys_readlink(kAtFdcwd, a[0], a[1], a[2]); break;
     case Sys::Readlinkat: r = sys_readlink(fd(0), a[1], a[2], a[3]); break;
@@ -117,15 +131,18 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     }
     // Virtual time: sleeping takes no steps.
     case Sys::Nanosleep:
-    case Sys::ClockNanosleep:
-    case Sys::SchedYield: r = 0; break;
+    case Sys::ClockNanosleep: r = 0; break;
+    case Sys::SchedYield:
+      r = 0;
+      out.yield = true;
+      break;
     case Sys::Ioctl: r = sys_ioctl(fd(0), a[1], a[2]); break;
     case Sys::Prlimit64:
       r = (a[0] != 0 && a[0] != kPid) ? -ESRCH : sys_prlimit(a[1], a[2], a[3]);
       break;
     case Sys::Getrlimit: r = sys_prlimit(a[0], 0, a[1]); break;
-    case Sys::Getpid:
-    case Sys::Gettid: r = kPid; break;
+    case Sys::Getpid: r = kPid; break;
+    case Sys::Gettid: r = int64_t(threads_.current().tid); break;
     case Sys::Getppid: r = 1; break;
     case Sys::Getuid: r = getuid(); break;
     case Sys::Geteuid: r = geteuid(); break;
@@ -267,10 +284,11 @@ int64_t LinuxKernel::sys_sysinfo(uint64_t buf, uint64_t steps) {
 }
 
 int64_t LinuxKernel::sys_sched_getaffinity(uint64_t pid, uint64_t size, uint64_t mask) {
-  if (pid != 0 && pid != kPid) return -ESRCH;
+  if (pid != 0 && !threads_.by_tid(pid)) return -ESRCH;
   if (size < 8 || (size & 7)) return -EINVAL;
-  // One CPU: the guest has one thread, and programs that size thread
-  // pools from this (sort, xz) then stay single-threaded.
+  // One CPU: the guest's threads take turns on one emulated CPU, and
+  // programs that size thread pools from this (sort, xz -T0) start one
+  // worker unless told otherwise.
   return put_u64s(mask, {1}) ? 8 : -EFAULT;
 }
 

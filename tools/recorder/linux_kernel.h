@@ -1,4 +1,4 @@
-// A small Linux kernel for one single-threaded guest process: answers its
+// A small Linux kernel for one guest process and its threads: answers its
 // syscalls against GuestMemory, emulated stdin/stdout/stderr and the
 // host's files (opened, read and written on the host as the program asks:
 // the recorder is not a sandbox), and
@@ -20,6 +20,7 @@
 #include "tools/recorder/guest_arch.h"
 #include "tools/recorder/guest_fd_table.h"
 #include "tools/recorder/guest_memory.h"
+#include "tools/recorder/guest_threads.h"
 
 namespace ttd::rec {
 
@@ -41,9 +42,20 @@ struct ProcessConfig {
   std::string sysroot;                  // absolute paths found under it are opened there
 };
 
+// clone/clone3 made a thread: the caller gives it the parent's CPU state
+// with the result register 0, this stack pointer (if not 0) and TLS base.
+struct NewThread {
+  uint32_t number = 0;  // GuestThread::number
+  uint64_t stack = 0;
+  std::optional<uint64_t> tls;
+};
+
 struct SyscallOutcome {
   int64_t ret = 0;
   bool exited = false;        // the process is gone (exit, exit_group, fatal signal)
+  bool thread_exited = false; // only the calling thread ended (exit while others live)
+  bool yield = false;         // run another thread now if one can run (sched_yield)
+  std::optional<NewThread> new_thread;
   int exit_code = 0;
   int signal = 0;             // fatal signal, when killed
   bool unsupported = false;   // answered -ENOSYS because we cannot emulate it
@@ -56,6 +68,12 @@ class LinuxKernel {
 
   // Runs syscall `number`; `steps` (steps so far) drives the virtual clock.
   SyscallOutcome call(uint64_t number, const uint64_t args[6], uint64_t steps);
+  // Asked before call(): true if the call must wait (a futex wait whose
+  // word still holds the expected value); the current thread is then
+  // parked, nothing has happened, and the caller runs the syscall
+  // instruction again once the thread is woken.
+  bool blocks(uint64_t number, const uint64_t args[6]);
+  GuestThreads& threads() { return threads_; }
   // What the last call changed in memory (registers are the caller's).
   const std::vector<KernelEffect>& effects() const { return effects_; }
   // True if the last call unmapped, replaced or re-protected memory, so
@@ -72,7 +90,7 @@ class LinuxKernel {
   const std::string& captured_stdout() const { return out_[0]; }
   const std::string& captured_stderr() const { return out_[1]; }
 
-  static constexpr uint64_t kPid = 4242;  // also the tid: one thread
+  static constexpr uint64_t kPid = 4242;  // also the main thread's tid; thread n has tid 4241 + n
 
  private:
   // Memory access on behalf of the guest: false = EFAULT.
@@ -131,6 +149,13 @@ class LinuxKernel {
   int64_t sys_rt_sigprocmask(uint64_t how, uint64_t set, uint64_t oset, uint64_t setsize);
   int64_t sys_arch_prctl(uint64_t code, uint64_t addr);
   int64_t signal_self(uint64_t sig, SyscallOutcome& out);
+  // linux_kernel_threads.cpp.
+  int64_t sys_futex(const uint64_t a[6]);
+  int64_t sys_clone(uint64_t flags, uint64_t stack, uint64_t parent_tid, uint64_t child_tid, uint64_t tls,
+                    SyscallOutcome& out);
+  int64_t sys_clone3(uint64_t args, uint64_t size, SyscallOutcome& out);
+  int64_t sys_exit_thread(int code, SyscallOutcome& out);
+  int64_t refuse_new_process(uint64_t number, std::string_view name);
   void note_unsupported(uint64_t number, std::string_view name);
 
   uc_engine* uc_;
@@ -153,6 +178,7 @@ class LinuxKernel {
   bool unsupported_now_ = false;    // the current call hit something unsupported
   std::string unsupported_what_;    // ... what it was
   std::string out_[2];
+  GuestThreads threads_{kPid};
 };
 
 }  // namespace ttd::rec

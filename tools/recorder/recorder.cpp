@@ -150,6 +150,8 @@ Result<RecordSummary> record(const RecordOptions& opts) {
   sum.signal = res.signal;
   sum.hit_max_steps = res.hit_max_steps;
   sum.fault = res.fault;
+  sum.deadlock = res.deadlock;
+  sum.threads = res.threads;
   for (const auto& [num, u] : kernel.unsupported()) sum.unsupported.push_back({num, u.name, u.count});
   sum.captured_stdout = kernel.captured_stdout();
   sum.captured_stderr = kernel.captured_stderr();
@@ -163,7 +165,8 @@ Result<RecordSummary> record(const RecordOptions& opts) {
 
 std::string describe(const RecordSummary& s) {
   std::string out = "recorded " + std::to_string(s.steps) + " steps (" + std::to_string(s.syscalls) +
-                    " syscalls, " + arch_desc(s.arch).name + ")";
+                    " syscalls, " + arch_desc(s.arch).name +
+                    (s.threads > 1 ? ", " + std::to_string(s.threads) + " threads" : std::string()) + ")";
   if (s.seconds > 0) {
     char buf[64];
     std::snprintf(buf, sizeof buf, " in %.2f s (%.1f M steps/s; emulator thread %.2f s CPU)", s.seconds,
@@ -172,6 +175,7 @@ std::string describe(const RecordSummary& s) {
   }
   out += "\n";
   if (s.fault) out += "stopped: emulator fault: " + *s.fault + "\n";
+  else if (s.deadlock) out += "stopped: deadlock: " + *s.deadlock + "\n";
   else if (s.signal) out += "program killed by signal " + std::to_string(s.signal) + "\n";
   else if (s.exited) out += "program exited with status " + std::to_string(s.exit_code) + "\n";
   else if (s.hit_max_steps) out += "stopped at the --max-steps limit; the program had not exited\n";

@@ -3,7 +3,8 @@
 // writes a usercorn-compatible UCIR trace of every instruction, its memory
 // accesses and register changes, and the kernel effects of its syscalls.
 //
-// The recorder emulates a single-threaded Linux process: the program's
+// The recorder emulates one Linux process and its threads (run in turns
+// in one emulator, deterministically): the program's
 // syscalls are answered by a small in-process kernel (tools/recorder/
 // linux_*.cpp); syscalls it does not know return -ENOSYS and are listed in
 // the summary, never dropped silently.
@@ -63,6 +64,12 @@ struct RecordOptions {
   // like qemu-user's -L). Empty: /usr/aarch64-linux-gnu for dynamically
   // linked aarch64 programs on a non-aarch64 host, else none.
   std::string sysroot;
+  // Threads take turns: one runs at most this many instructions before
+  // the next runnable one gets the CPU (it also yields at a blocking futex
+  // wait, sched_yield and exit). Part of what makes a recording
+  // reproducible: the same quantum gives the same interleaving.
+  uint64_t quantum = kDefaultQuantum;
+  static constexpr uint64_t kDefaultQuantum = 100000;
 };
 
 struct UnsupportedSyscall {
@@ -80,6 +87,10 @@ struct RecordSummary {
   int signal = 0;         // the signal that killed it (fault: SIGSEGV / SIGILL / SIGTRAP), else 0
   bool hit_max_steps = false;
   std::optional<std::string> fault;  // emulator fault that ended the run, with the pc
+  // Every thread waited for another (futex waits without a timeout): the
+  // trace ends there; which thread waited on what.
+  std::optional<std::string> deadlock;
+  uint32_t threads = 1;  // threads the program ran, the main one included
   std::vector<UnsupportedSyscall> unsupported;
   std::string captured_stdout, captured_stderr;  // with capture_output
   double seconds = 0;      // wall time of the emulation loop

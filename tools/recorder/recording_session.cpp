@@ -31,7 +31,8 @@ RecordingSession::RecordingSession(uc_engine* uc, const ArchDesc& arch, const Gu
                                    const RecordOptions& opts, TraceMirror* mirror,
                                    std::vector<std::string>& verify_errors)
     : uc_(uc), arch_(arch), guest_(guest), mem_(mem), kernel_(kernel), tracker_(tracker), emit_(emitter),
-      opts_(opts), mirror_(mirror), verify_errors_(verify_errors), view_(uc, arch, tracker, mem) {}
+      opts_(opts), mirror_(mirror), verify_errors_(verify_errors), view_(uc, arch, tracker, mem),
+      contexts_(uc, guest, tracker), quantum_(opts.quantum ? opts.quantum : 1) {}
 
 RecordingSession::~RecordingSession() {
   for (uc_hook h : hooks_) uc_hook_del(uc_, h);
@@ -58,30 +59,78 @@ Status RecordingSession::install_hooks() {
 }
 
 SessionResult RecordingSession::run(uint64_t entry) {
-  uc_err err = uc_emu_start(uc_, entry, ~0ull, 0, 0);
-  if (err != UC_ERR_OK && !stopped_) {
-    // The pending instruction did not complete: nothing of it goes out.
-    emit_.drop_accesses();
-    uint64_t pc = pending_pc_;
-    if (!pending_) uc_reg_read(uc_, arch_.pc().unicorn_id, &pc);
-    std::string msg = std::string(uc_strerror(err)) + " at pc " + hex(pc);
-    if (bad_access_) msg += std::string(" (") + access_kind(bad_access_->first) + " address " + hex(bad_access_->second) + ")";
-    res_.fault = msg;
-    pending_ = nullptr;
-    // Linux would kill the process with SIGSEGV (or SIGILL).
-    res_.exited = true;
-    res_.signal = err == UC_ERR_INSN_INVALID ? 4 : 11;
-    res_.exit_code = 128 + res_.signal;
-    // No OP_EXIT: readers would make it a step of its own, and the trace's
-    // step count must stay the number of instructions that completed.
-  } else if (pending_) {
-    finish_instruction();
+  uint64_t pc = entry;
+  for (;;) {
+    stopped_ = switch_requested_ = false;
+    uc_err err = uc_emu_start(uc_, pc, ~0ull, 0, 0);
+    if (err != UC_ERR_OK && !stopped_) {
+      fault(err);
+      break;
+    }
+    if (!switch_requested_) {
+      if (pending_) finish_instruction();
+      break;
+    }
+    auto next = switch_threads();
+    if (!next) break;
+    pc = *next;
   }
+  res_.threads = uint32_t(kernel_.threads().count());
   return res_;
+}
+
+std::optional<uint64_t> RecordingSession::switch_threads() {
+  GuestThreads& threads = kernel_.threads();
+  const uint32_t cur = threads.current().number;
+  const bool gone = threads.current().state == GuestThread::State::Exited;
+  const auto next = threads.pick_next();
+  if (!next) {
+    res_.deadlock = "every thread is blocked: " + threads.describe_blocked();
+    return std::nullopt;
+  }
+  slice_left_ = threads.live() > 1 ? quantum_ + 1 : 0;
+  if (*next == cur) return switch_pc_;  // nobody else can run
+  Status st = gone ? Status() : contexts_.save(cur, switch_pc_);
+  if (gone) contexts_.drop(cur);
+  Result<uint64_t> pc = st ? contexts_.load(*next) : Result<uint64_t>(st.error());
+  if (!pc) {
+    res_.fault = pc.error().message;
+    return std::nullopt;
+  }
+  threads.make_current(*next);
+  emit_.set_thread(*next);
+  return *pc;
+}
+
+void RecordingSession::new_thread(const NewThread& t, uint64_t pc) {
+  if (Status st = contexts_.create(t.number, pc, t.stack, t.tls); !st) {
+    res_.fault = st.error().message;
+    return stop();
+  }
+  emit_.thread_keyframe(t.number, pc, tracker_, contexts_.shadow_of(t.number));
+  if (!slice_left_) slice_left_ = quantum_ + 1;
+}
+
+void RecordingSession::fault(uc_err err) {
+  // The pending instruction did not complete: nothing of it goes out.
+  emit_.drop_accesses();
+  uint64_t pc = pending_pc_;
+  if (!pending_) uc_reg_read(uc_, arch_.pc().unicorn_id, &pc);
+  std::string msg = std::string(uc_strerror(err)) + " at pc " + hex(pc);
+  if (bad_access_) msg += std::string(" (") + access_kind(bad_access_->first) + " address " + hex(bad_access_->second) + ")";
+  res_.fault = msg;
+  pending_ = nullptr;
+  // Linux would kill the process with SIGSEGV (or SIGILL).
+  res_.exited = true;
+  res_.signal = err == UC_ERR_INSN_INVALID ? 4 : 11;
+  res_.exit_code = 128 + res_.signal;
+  // No OP_EXIT: readers would make it a step of its own, and the trace's
+  // step count must stay the number of instructions that completed.
 }
 
 void RecordingSession::finish_instruction() {
   if (pending_->sse.kind != SseNanOp::Kind::None) sse_nan_.after(uc_, pending_->sse);
+  if (pending_->tsc) virtual_tsc(pending_->tsc == 2);
   emit_.flush_accesses();
   if (pending_->x87_env_store) {
     uint8_t image[28];
@@ -94,6 +143,17 @@ void RecordingSession::finish_instruction() {
   emit_.step(pending_size_);
   ++res_.steps;
   pending_ = nullptr;
+}
+
+void RecordingSession::virtual_tsc(bool with_aux) {
+  // Unicorn 2.0.1 cannot hook rdtsc (UC_HOOK_INSN refuses it) and returns
+  // the host's counter; the recording counts one tick per step instead,
+  // so it does not depend on when it was made: edx:eax = the EID.
+  const uint64_t tsc = res_.steps;
+  const uint64_t lo = tsc & 0xffffffffu, hi = tsc >> 32, aux = 0;  // rdtscp: TSC_AUX of CPU 0
+  uc_reg_write(uc_, UC_X86_REG_RAX, &lo);
+  uc_reg_write(uc_, UC_X86_REG_RDX, &hi);
+  if (with_aux) uc_reg_write(uc_, UC_X86_REG_RCX, &aux);
 }
 
 void RecordingSession::on_block(uc_engine*, uint64_t addr, uint32_t size, void* p) {
@@ -110,6 +170,11 @@ void RecordingSession::on_code(uc_engine* uc, uint64_t addr, uint32_t size, void
   if (s->opts_.max_steps && s->res_.steps >= s->opts_.max_steps) {
     s->res_.hit_max_steps = true;
     return s->stop();
+  }
+  if (s->slice_left_ && --s->slice_left_ == 0) {
+    // The thread's turn is over; this instruction runs when it is back.
+    if (s->kernel_.threads().other_runnable()) return s->request_switch(addr);
+    s->slice_left_ = s->quantum_;
   }
   s->pending_ = &s->tracker_.lookup(addr, size);
   if (s->pending_->sse.kind != SseNanOp::Kind::None) s->sse_nan_.before(uc, s->pending_->sse);
@@ -162,11 +227,18 @@ void RecordingSession::syscall() {
   // The trapping instruction itself is done: its step comes first, the
   // kernel's effects after it.
   uint64_t next_pc = pending_pc_ + pending_size_;
-  if (pending_) finish_instruction();
   const SyscallAbi& abi = guest_.syscall_abi();
   uint64_t number = 0, args[6] = {};
   uc_reg_read(uc_, abi.number, &number);
   for (int i = 0; i < 6; ++i) uc_reg_read(uc_, abi.args[i], &args[i]);
+  if (kernel_.blocks(number, args)) {
+    // A futex wait that must wait: the instruction has not happened yet.
+    // It runs again (and is recorded then) once the thread is woken.
+    emit_.drop_accesses();
+    pending_ = nullptr;
+    return request_switch(pending_pc_);
+  }
+  if (pending_) finish_instruction();
 
   SyscallOutcome out = kernel_.call(number, args, res_.steps);
   if (out.unsupported && opts_.strict) {
@@ -189,6 +261,14 @@ void RecordingSession::syscall() {
     res_.signal = out.signal;
     return stop();
   }
+  if (out.thread_exited) {
+    // Only this thread ends (its OP_EXIT); the others go on.
+    emit_.begin_syscall(uint32_t(number), 0, args);
+    emit_.kernel_effects(kernel_.effects());
+    emit_.exit();
+    emit_.end_syscall();
+    return request_switch(next_pc);
+  }
   uc_reg_write(uc_, abi.ret, &out.ret);
   for (auto [reg, value] : guest_.syscall_clobbers(uc_, next_pc)) uc_reg_write(uc_, reg, &value);
   emit_.begin_syscall(uint32_t(number), uint64_t(out.ret), args);
@@ -197,6 +277,8 @@ void RecordingSession::syscall() {
   tracker_.diff_all(nullptr, [this](uint16_t index, std::span<const uint8_t> v) { emit_.reg(index, v); });
   emit_.end_syscall();
   if (kernel_.code_may_have_changed()) tracker_.invalidate_cache();
+  if (out.new_thread) new_thread(*out.new_thread, next_pc);
+  if (out.yield && kernel_.threads().other_runnable() && !stopped_) request_switch(next_pc);
 }
 
 }  // namespace ttd::rec

@@ -19,6 +19,7 @@
 #include "tools/recorder/recorder.h"
 #include "tools/recorder/register_tracker.h"
 #include "tools/recorder/sse_nan_fixup.h"
+#include "tools/recorder/thread_contexts.h"
 #include "tools/recorder/trace_emitter.h"
 #include "tools/recorder/trace_mirror.h"
 
@@ -31,6 +32,8 @@ struct SessionResult {
   bool hit_max_steps = false;
   std::optional<std::string> fault;
   std::optional<std::string> strict_stop;  // RecordOptions::strict: the unsupported call that ended the run
+  std::optional<std::string> deadlock;     // every thread blocked: which on what
+  uint32_t threads = 1;                    // threads the guest ran
   uint64_t register_mismatches = 0;  // verify only
   uint64_t register_misses = 0;      // verify only: changes the fast path would have missed
 };
@@ -43,7 +46,10 @@ class RecordingSession {
   ~RecordingSession();
 
   Status install_hooks();
-  // Runs the guest from `entry` until it exits, faults or hits max_steps.
+  // Runs the guest from `entry` until it exits, faults, deadlocks or hits
+  // max_steps. Threads take turns in the one emulator (docs/recording.md,
+  // "Threads"): a thread runs until it has run RecordOptions::quantum
+  // instructions, blocks in a futex wait, yields or exits.
   SessionResult run(uint64_t entry);
 
  private:
@@ -55,7 +61,20 @@ class RecordingSession {
   static void on_interrupt(uc_engine* uc, uint32_t intno, void* self);
 
   void finish_instruction();
+  void virtual_tsc(bool with_aux);
   void syscall();
+  void fault(uc_err err);
+  // Stops the emulator so run() can give the CPU to another thread; the
+  // current one continues at resume_pc when its turn comes.
+  void request_switch(uint64_t resume_pc) {
+    switch_requested_ = true;
+    switch_pc_ = resume_pc;
+    stop();
+  }
+  // Saves the current thread, loads the next one; the pc to start at, or
+  // nullopt when the run ends (deadlock or an emulator error, in res_).
+  std::optional<uint64_t> switch_threads();
+  void new_thread(const NewThread& t, uint64_t pc);
   void stop() {
     stopped_ = true;
     uc_emu_stop(uc_);
@@ -74,6 +93,11 @@ class RecordingSession {
   EmulatorView view_;
   SseNanFixup sse_nan_;
   X87ImageFixup x87_image_;
+  ThreadContexts contexts_;
+  uint64_t quantum_;
+  uint64_t slice_left_ = 0;  // instructions left in the running thread's turn; 0: one thread, no turns
+  bool switch_requested_ = false;
+  uint64_t switch_pc_ = 0;
   std::vector<uc_hook> hooks_;
 
   // The instruction that has started but not been finished.

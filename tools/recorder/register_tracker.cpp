@@ -89,6 +89,7 @@ void RegisterTracker::decode(InsnInfo& info, uint32_t size) {
   if (arch_->id == ArchId::X86_64) {
     info.sse = classify_sse_nan(*insn);
     info.x87_env_store = stores_x87_environment(*insn);
+    info.tsc = insn->id == X86_INS_RDTSC ? 1 : insn->id == X86_INS_RDTSCP ? 2 : 0;
   }
   cs_free(insn, 1);
   for (const auto& n : names) {

@@ -40,6 +40,7 @@ struct InsnInfo {
   std::vector<uint16_t> slots;  // into RegisterTracker::regs()
   SseNanOp sse;                 // x86-64 SSE arithmetic whose NaN result is corrected
   bool x87_env_store = false;   // fnsave / fnstenv: image corrected (x87_image_fixup.h)
+  uint8_t tsc = 0;              // 1 rdtsc, 2 rdtscp: the result is made virtual (recording_session.cpp)
 };
 
 class RegisterTracker {
@@ -59,6 +60,13 @@ class RegisterTracker {
   const std::vector<TrackedReg>& regs() const { return regs_; }
   std::span<const uint8_t> shadow(size_t slot) const {
     return {shadow_.data() + regs_[slot].offset, regs_[slot].bytes};
+  }
+
+  // The whole shadow, to park a thread (thread_contexts.h), and back.
+  std::vector<uint8_t> snapshot() const { return shadow_; }
+  void restore(std::span<const uint8_t> shadow) { shadow_.assign(shadow.begin(), shadow.end()); }
+  std::span<const uint8_t> slot_bytes(std::span<const uint8_t> shadow, size_t slot) const {
+    return shadow.subspan(regs_[slot].offset, regs_[slot].bytes);
   }
 
   // The cached entry for the instruction at pc (decoded on first sight).

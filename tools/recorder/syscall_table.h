@@ -30,6 +30,8 @@ enum class Sys : uint8_t {
   Dup, Dup2, Dup3, Pipe, Pipe2, Fadvise64, Unlink, Unlinkat, Umask,
   // More process calls.
   Prctl, Sysinfo, Getresuid, Getresgid, SchedGetaffinity,
+  // Threads (linux_kernel_threads.cpp); new processes are refused by name.
+  Clone, Clone3, Fork, Vfork, Execve, Execveat,
 };
 
 struct SyscallEntry {

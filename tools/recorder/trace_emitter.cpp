@@ -38,6 +38,16 @@ void TraceEmitter::keyframe(const RegisterTracker& regs) {
   w_.end_keyframe();
 }
 
+void TraceEmitter::thread_keyframe(uint32_t number, uint64_t pc, const RegisterTracker& regs,
+                                   std::span<const uint8_t> shadow) {
+  w_.begin_thread_keyframe(number);
+  w_.jmp(pc, 0);
+  if (mirror_) mirror_->select_thread(number);
+  for (size_t s = 0; s < regs.regs().size(); ++s) reg(regs.regs()[s].index, regs.slot_bytes(shadow, s));
+  if (mirror_) mirror_->select_thread(thread_);
+  w_.end_keyframe();
+}
+
 void TraceEmitter::flush_slow() {
   for (uint32_t i = 0; i < count_; ++i) {
     const Access& a = i < kInline ? pending_[i] : overflow_[i - kInline];

@@ -25,6 +25,16 @@ class TraceEmitter {
   // pages.
   void keyframe(const RegisterTracker& regs);
 
+  // The thread whose instructions follow (1 = the main thread).
+  void set_thread(uint32_t number) {
+    w_.set_thread(number);
+    if (mirror_) mirror_->select_thread(number);
+    thread_ = number;
+  }
+  // Thread `number` was just created by the current step: its starting pc
+  // and every register (`shadow` in the tracker's layout).
+  void thread_keyframe(uint32_t number, uint64_t pc, const RegisterTracker& regs, std::span<const uint8_t> shadow);
+
   void block(uint64_t addr, uint32_t size) {
     w_.begin_frame();
     w_.jmp(addr, size);
@@ -81,6 +91,7 @@ class TraceEmitter {
   Access pending_[kInline];
   uint32_t count_ = 0;
   std::vector<Access> overflow_;
+  uint32_t thread_ = 1;
 };
 
 }  // namespace ttd::rec

@@ -26,16 +26,16 @@ uint64_t TraceMirror::check_registers(const RegisterFile& live, uint64_t eid, st
   for (uint16_t i = 0; i < arch.regs.size(); ++i) {
     if (i == arch.pc_index || !live.valid(i)) continue;
     auto want = live.bytes(i);
-    auto have = regs_.bytes(i);
+    auto have = regs_->bytes(i);
     // A register the trace never mentioned is zero (the keyframe lists only
     // non-zero registers).
-    bool same = regs_.valid(i) ? std::memcmp(want.data(), have.data(), want.size()) == 0
+    bool same = regs_->valid(i) ? std::memcmp(want.data(), have.data(), want.size()) == 0
                                : std::all_of(want.begin(), want.end(), [](uint8_t b) { return b == 0; });
     if (same) continue;
     ++bad;
     if (errors.size() < kMaxErrors)
       errors.push_back("eid " + std::to_string(eid) + ": register " + arch.regs[i].name + " is 0x" + hex(want) +
-                       " in the emulator but 0x" + (regs_.valid(i) ? hex(have) : std::string("0 (never written)")) +
+                       " in the emulator but 0x" + (regs_->valid(i) ? hex(have) : std::string("0 (never written)")) +
                        " in the trace");
   }
   return bad;

@@ -3,6 +3,7 @@
 // emulator shows any effect the recorder failed to write.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -16,9 +17,15 @@ namespace ttd::rec {
 
 class TraceMirror {
  public:
-  explicit TraceMirror(const ArchDesc& arch) : regs_(arch) {}
+  explicit TraceMirror(const ArchDesc& arch) : arch_(arch) { select_thread(1); }
 
-  void reg(uint16_t index, std::span<const uint8_t> value) { regs_.set_bytes(index, value); }
+  // Register effects and checks from here on are thread `number`'s.
+  void select_thread(uint32_t number) {
+    auto it = threads_.find(number);
+    if (it == threads_.end()) it = threads_.emplace(number, RegisterFile(arch_)).first;
+    regs_ = &it->second;
+  }
+  void reg(uint16_t index, std::span<const uint8_t> value) { regs_->set_bytes(index, value); }
   void mem_write(uint64_t addr, std::span<const uint8_t> bytes) { mem_.write(addr, bytes.data(), bytes.size()); }
   // A new mapping is zero-filled; unmapped memory is unknown.
   void mem_map(uint64_t addr, uint64_t size) { mem_.fill(addr, size, 0); }
@@ -33,7 +40,9 @@ class TraceMirror {
   uint64_t check_memory(const GuestMemory& live, std::vector<std::string>& errors);
 
  private:
-  RegisterFile regs_;
+  const ArchDesc& arch_;
+  std::map<uint32_t, RegisterFile> threads_;
+  RegisterFile* regs_ = nullptr;
   PagedMemory mem_;
 };
 

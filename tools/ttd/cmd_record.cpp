@@ -25,6 +25,7 @@ struct RecordCliOptions {
   bool strict = false;
   std::string sysroot;
   bool quiet = false;
+  uint64_t quantum = rec::RecordOptions::kDefaultQuantum;
 };
 
 // Exit status: 0 the trace is complete (the program exited, or the
@@ -38,6 +39,7 @@ int run_record(const RecordCliOptions& o) {
   ro.verify = o.verify;
   ro.strict = o.strict;
   ro.sysroot = o.sysroot;
+  ro.quantum = o.quantum;
   if (!o.clean_env)
     for (char** e = environ; e && *e; ++e) ro.env.emplace_back(*e);
   ro.env.insert(ro.env.end(), o.env.begin(), o.env.end());
@@ -59,6 +61,10 @@ int run_record(const RecordCliOptions& o) {
   }
   if (s.fault) {
     std::cerr << "ttd record: the trace ends at the fault\n";
+    return 3;
+  }
+  if (s.deadlock) {
+    std::cerr << "ttd record: the trace ends where every thread was blocked\n";
     return 3;
   }
   return 0;
@@ -84,6 +90,10 @@ void add_record_command(CLI::App& app, CommandRunner& run) {
   sub->add_option("--sysroot", o->sysroot,
                   "where a foreign architecture's dynamic loader and libraries live (default for aarch64 "
                   "programs: /usr/aarch64-linux-gnu)");
+  sub->add_option("--quantum", o->quantum,
+                  "threads take turns: at most N instructions each before the next runnable thread runs "
+                  "(default 100000; they also switch at blocking futex waits, sched_yield and exit)")
+      ->check(CLI::Range(uint64_t(1), uint64_t(1) << 40));
   sub->add_flag("-q,--quiet", o->quiet, "print nothing on success");
   sub->add_option("command", o->command, "-- PROGRAM [ARGS...]: the program and its arguments")->required();
   sub->footer(
@@ -91,7 +101,8 @@ void add_record_command(CLI::App& app, CommandRunner& run) {
       "files as it would natively (the recorder is not a sandbox). Syscalls the recorder cannot\n"
       "emulate return -ENOSYS to the program and are listed in the summary (--strict: fail instead).\n"
       "Exit status: 0 trace complete (program exited or --max-steps reached), 1 recording failed,\n"
-      "2 usage error, 3 the program faulted under emulation (the trace ends at the fault).");
+      "2 usage error, 3 the program faulted under emulation or every thread blocked (the trace ends\n"
+      "there).");
   sub->callback([o, &run] { run = [o] { return run_record(*o); }; });
 }
 

@@ -1,0 +1,71 @@
+// The guest's threads as the emulated kernel sees them: ids, who is
+// runnable, who waits on which futex (in FIFO order), and the
+// clear-child-tid address each one asked for. Scheduling decisions
+// (round robin in creation order) are made here so that they depend only
+// on the guest's own actions: recording the same program twice switches
+// threads at the same steps. CPU state lives elsewhere (thread_contexts.h).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ttd::rec {
+
+struct GuestThread {
+  enum class State : uint8_t { Runnable, FutexWait, Exited };
+  uint32_t number = 1;       // the trace's thread number: 1 = the main thread
+  uint64_t tid = 0;          // what gettid returns
+  State state = State::Runnable;
+  uint64_t futex_addr = 0;   // FutexWait: the word waited on
+  uint32_t futex_bitset = 0; // ... and the FUTEX_WAIT_BITSET mask (all ones for FUTEX_WAIT)
+  bool timed = false;        // ... with a timeout (it expires only when nothing else can run)
+  uint64_t wait_order = 0;   // FIFO position among waiters
+  // Woken (or timed out) and not yet back from its futex call: the call,
+  // run again when the thread is scheduled, returns this.
+  std::optional<int64_t> wake_result;
+  uint64_t clear_child_tid = 0;  // set_tid_address / CLONE_CHILD_CLEARTID
+};
+
+class GuestThreads {
+ public:
+  // Thread 1 (tid `first_tid`) exists from the start and is current.
+  explicit GuestThreads(uint64_t first_tid);
+
+  GuestThread& current() { return threads_[current_]; }
+  const GuestThread& current() const { return threads_[current_]; }
+  // A new runnable thread with the next number and tid.
+  GuestThread& add();
+  GuestThread* by_tid(uint64_t tid);
+  GuestThread* by_number(uint32_t number);
+  size_t live() const;  // threads not exited
+  size_t count() const { return threads_.size(); }  // every thread ever made
+
+  // Futexes. wait() parks the current thread; wake() makes up to n
+  // waiters on addr (whose bitset meets `bitset`) runnable with result 0
+  // and returns how many; requeue() wakes up to n_wake and moves up to
+  // n_move of the rest to addr2, returning the total.
+  void wait(uint64_t addr, uint32_t bitset, bool timed);
+  uint32_t wake(uint64_t addr, uint32_t n, uint32_t bitset = ~0u);
+  uint32_t requeue(uint64_t addr, uint32_t n_wake, uint32_t n_move, uint64_t addr2);
+  void exit_current() { current().state = GuestThread::State::Exited; }
+
+  // The next runnable thread after the current one in round-robin order
+  // (the current one itself last, if it can run); when none can run, the
+  // timed waiter that waited longest times out (-ETIMEDOUT) and is chosen.
+  // nullopt: every live thread waits without a timeout (deadlock).
+  std::optional<uint32_t> pick_next();
+  // Whether a thread other than the current one could run now.
+  bool other_runnable() const;
+  void make_current(uint32_t number) { current_ = number - 1; }
+  // "thread 1 (tid 4242): futex wait on 0x...; ..." for the deadlock report.
+  std::string describe_blocked() const;
+
+ private:
+  std::vector<GuestThread> threads_;  // index = number - 1; tids are never reused
+  size_t current_ = 0;
+  uint64_t first_tid_;
+  uint64_t next_wait_order_ = 0;
+};
+
+}  // namespace ttd::rec
