@@ -1,6 +1,7 @@
 #include "engine/export/trace_export.h"
 
 #include <array>
+#include <map>
 
 #include "engine/cursor.h"
 #include "engine/query/calls.h"
@@ -142,29 +143,33 @@ struct Producer {
     // each step's writes: one seek, then a sequential pass.
     Cursor c(t);
     if (auto s = c.seek(win.from); !s) return s;
-    MachineState regs = c.state();
+    // Register files only: copying the state would copy its memory too.
+    std::map<uint64_t, RegisterFile> regs;
+    for (const auto& [tid, th] : c.state().threads()) regs.emplace(tid, th.regs);
     Status row_status;
     auto s = t->for_each_step(win.from, win.to, [&](const StepRecord& r) {
-      ThreadState& th = regs.thread(r.info.tid, r.info.pid);
+      auto it = regs.find(r.info.tid);
+      if (it == regs.end()) it = regs.emplace(r.info.tid, RegisterFile(arch)).first;
+      RegisterFile& rf = it->second;
       if (r.info.kind == fmt::StepKind::Syscall) {
         w.u64(r.eid), w.u64(r.info.tid), w.u64(r.info.pid), w.u64(r.info.pc);
         std::optional<uint64_t> number;
         for (const auto& [k, v] : r.attrs)
           if (k == "syscall")
             if (auto* u = std::get_if<uint64_t>(&v)) number = *u;
-        if (!number && num) number = th.regs.get_u64(*num);
+        if (!number && num) number = rf.get_u64(*num);
         number ? w.u64(*number) : w.null();
         for (auto a : args) {
-          auto v = a ? th.regs.get_u64(*a) : std::nullopt;
+          auto v = a ? rf.get_u64(*a) : std::nullopt;
           v ? w.u64(*v) : w.null();
         }
         std::optional<uint64_t> result;
         if (res)
           for (const auto& g : r.regs)
             if (g.reg == *res) {
-              RegisterFile rf(arch);
-              rf.set_bytes(g.reg, g.value);
-              result = rf.get_u64(g.reg);
+              RegisterFile one(arch);
+              one.set_bytes(g.reg, g.value);
+              result = one.get_u64(g.reg);
             }
         if (result) {
           w.i64(int64_t(*result));
@@ -173,7 +178,7 @@ struct Producer {
         }
         if (!end_row(row_status)) return false;
       }
-      for (const auto& g : r.regs) th.regs.set_bytes(g.reg, g.value);
+      for (const auto& g : r.regs) rf.set_bytes(g.reg, g.value);
       return true;
     });
     if (!row_status) return row_status;
