@@ -40,4 +40,7 @@ if [ ! -x .deps/lldb-22/usr/lib/llvm-22/bin/lldb ]; then
      echo "install-deps: lldb-22 is not available; its tests will be skipped"
   for d in .deps/debs/*.deb; do [ -e "$d" ] && dpkg -x "$d" .deps/lldb-22; done
 fi
+# DuckDB's Node package for the DuckDB recipe's test (under build/npm;
+# about 30 s once, nothing after; skipped with a message without npm).
+bash scripts/install-duckdb-node.sh
 echo "install-deps: done"

@@ -21,5 +21,7 @@ void add_history_command(CLI::App& app, CommandRunner& run);
 void add_executions_command(CLI::App& app, CommandRunner& run);
 void add_calls_command(CLI::App& app, CommandRunner& run);
 void add_search_command(CLI::App& app, CommandRunner& run);
+void add_export_command(CLI::App& app, CommandRunner& run);
+void add_diff_command(CLI::App& app, CommandRunner& run);
 
 }  // namespace ttd::cli

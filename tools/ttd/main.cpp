@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   ttd::cli::add_executions_command(app, run);
   ttd::cli::add_calls_command(app, run);
   ttd::cli::add_search_command(app, run);
+  ttd::cli::add_export_command(app, run);
+  ttd::cli::add_diff_command(app, run);
 #ifdef TTD_HAS_RECORD
   ttd::cli::add_record_command(app, run);
 #endif
