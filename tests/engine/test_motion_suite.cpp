@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
 
 #include "motion_suite.h"
 
@@ -27,7 +28,8 @@ void check_steps(Suite& s, uint64_t stride, const std::optional<Watchpoint>& wat
         for (Direction dir : {Direction::Forward, Direction::Backward}) {
           CAPTURE(e);
           CAPTURE(t);
-          CAPTURE(motion_name(m));
+          const std::string motion = motion_name(m);
+          CAPTURE(motion);
           CAPTURE(dir == Direction::Forward);
           REQUIRE(tl.seek(e).ok());
           StepByRequest req;
