@@ -13,6 +13,7 @@
 #include <random>
 
 #include "engine/cursor.h"
+#include "engine/motion/timeline.h"
 #include "formats/ucir/snappy_frame_reader.h"
 #include "formats/ucir/ucir_header.h"
 #include "tests/support/one_cpu_affinity.h"
@@ -140,15 +141,15 @@ BENCHMARK(BM_RandomSeek)->Iterations(20000)->Unit(benchmark::kMicrosecond);
 // breakpoint that reverse-continue has to find 50 M steps back.
 std::optional<std::pair<uint64_t, uint64_t>> once_pc(const std::shared_ptr<Trace>& t) {
   for (uint64_t e = 0; e < 20000 && e < t->step_count(); e += 7) {
-    Cursor c(t);
+    Timeline c(t);
     if (!c.seek(e).ok() || !c.current_step()) continue;
     uint64_t pc = c.current_step()->pc;
     StopConditions sc;
     sc.breakpoints = {pc};
-    if (c.run_forward(sc).kind == StopKind::HistoryEnd) {
-      Cursor b(t);
+    if (c.run(Direction::Forward, sc).kind == StopKind::HistoryEnd) {
+      Timeline b(t);
       (void)b.seek(e);
-      if (b.run_backward(sc).kind == StopKind::HistoryBegin) return std::make_pair(e, pc);
+      if (b.run(Direction::Backward, sc).kind == StopKind::HistoryBegin) return std::make_pair(e, pc);
     }
   }
   return std::nullopt;
@@ -163,12 +164,12 @@ void BM_ReverseContinue50M(benchmark::State& state) {
   uint64_t from = once->first + back;
   StopConditions sc;
   sc.breakpoints = {once->second};
-  Cursor c(t);
+  Timeline c(t);
   for (auto _ : state) {
     state.PauseTiming();
     (void)c.seek(from);
     state.ResumeTiming();
-    Stop s = c.run_backward(sc);
+    Stop s = c.run(Direction::Backward, sc);
     if (s.kind != StopKind::Breakpoint || s.eid != once->first) return state.SkipWithError("did not stop at the breakpoint");
   }
   state.counters["steps_back"] = double(back);

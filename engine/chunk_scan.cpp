@@ -4,33 +4,41 @@
 
 #include "engine/index_file.h"
 #include "engine/step_codec.h"
+#include "engine/watch_rule.h"
 
 namespace ttd {
 
 namespace {
 
-// Which watchpoint (if any) a step's memory accesses hit.
+// Which watchpoint (if any) a step's memory accesses hit: the first access
+// in effect order, and for it the first watchpoint in the caller's order.
 struct WatchMatcher : EffectVisitor {
   const std::vector<Watchpoint>* watches = nullptr;
   const Watchpoint* hit = nullptr;
-  WatchKind hit_kind = WatchKind::Write;
+  size_t hit_index = 0;
 
   void check(uint64_t addr, uint64_t size, bool write) {
-    if (hit || size == 0) return;
-    for (const auto& w : *watches) {
-      bool kind_ok = w.kind == WatchKind::Access || (write ? w.kind == WatchKind::Write : w.kind == WatchKind::Read);
-      if (!kind_ok) continue;
-      if (addr < w.addr + w.len && w.addr < addr + size) {
-        hit = &w;
-        hit_kind = w.kind;
+    if (hit) return;
+    for (size_t i = 0; i < watches->size(); ++i)
+      if (watch_hits((*watches)[i], addr, size, write)) {
+        hit = &(*watches)[i];
+        hit_index = i;
         return;
       }
-    }
   }
   void reg(uint32_t, uint16_t, const uint8_t*, uint32_t) override {}
   void mem_write(uint64_t, uint64_t addr, const uint8_t*, uint64_t len) override { check(addr, len, true); }
   void mem_read(uint64_t, uint64_t addr, uint64_t size, const uint8_t*) override { check(addr, size, false); }
 };
+
+ScanHit watch_hit(const Trace& trace, uint64_t access_eid, const DecodedStep& s, const WatchMatcher& m, Direction dir) {
+  ScanHit h{true, false, watch_stop_position(trace.arch(), access_eid, dir), StopKind::Watchpoint, m.hit->addr,
+            m.hit->kind, access_eid};
+  h.watch_index = m.hit_index;
+  const auto& slots = trace.index().thread_slots();
+  h.access_tid = s.tidx < slots.size() ? slots[s.tidx].tid : 0;
+  return h;
+}
 
 bool has_bp(const StopConditions& c, uint64_t pc) {
   return std::find(c.breakpoints.begin(), c.breakpoints.end(), pc) != c.breakpoints.end();
@@ -116,14 +124,26 @@ std::optional<uint64_t> ChunkScan::find_thread_backward(uint64_t before, uint64_
   return std::nullopt;
 }
 
-ScanHit ChunkScan::find_stop_forward(uint64_t start, const StopConditions& c, const InterruptCheck& interrupted) const {
+ScanHit ChunkScan::watched_access_at(uint64_t eid, const StopConditions& c, Direction dir) const {
+  ScanHit hit;
   const IndexFile& idx = trace_.index();
-  bool after = trace_.arch().watch_timing == WatchTiming::AfterAccess;
+  if (c.watchpoints.empty() || eid >= idx.meta().step_count) return hit;
+  scan_chunk(idx.chunk_of(eid), true, c, [&](uint64_t e, const DecodedStep& s, const WatchMatcher& m) {
+    if (e < eid) return true;
+    if (m.hit) hit = watch_hit(trace_, e, s, m, dir);
+    return false;
+  });
+  return hit;
+}
+
+ScanHit ChunkScan::find_stop_forward(uint64_t start, const StopConditions& c, const InterruptCheck& interrupted,
+                                     uint64_t until) const {
+  const IndexFile& idx = trace_.index();
   bool watches = !c.watchpoints.empty();
   ScanHit hit;
   uint64_t count = idx.meta().step_count;
   if (start >= count) return hit;
-  for (size_t ch = idx.chunk_of(start); ch < idx.chunks().size(); ++ch) {
+  for (size_t ch = idx.chunk_of(start); ch < idx.chunks().size() && idx.chunks()[ch].first_eid < until; ++ch) {
     if (interrupted && interrupted()) {
       hit.interrupted = true;
       hit.eid = idx.chunks()[ch].first_eid;
@@ -136,9 +156,9 @@ ScanHit ChunkScan::find_stop_forward(uint64_t start, const StopConditions& c, co
         return false;
       }
       if (m.hit && eid >= start) {
-        uint64_t pos = after ? eid + 1 : eid;
-        if (pos > start) {
-          hit = ScanHit{true, false, pos, StopKind::Watchpoint, m.hit->addr, m.hit_kind, eid};
+        ScanHit h = watch_hit(trace_, eid, s, m, Direction::Forward);
+        if (h.eid > start) {
+          hit = h;
           return false;
         }
       }
@@ -149,13 +169,14 @@ ScanHit ChunkScan::find_stop_forward(uint64_t start, const StopConditions& c, co
   return hit;
 }
 
-ScanHit ChunkScan::find_stop_backward(uint64_t start, const StopConditions& c, const InterruptCheck& interrupted) const {
+ScanHit ChunkScan::find_stop_backward(uint64_t start, const StopConditions& c, const InterruptCheck& interrupted,
+                                      uint64_t from) const {
   const IndexFile& idx = trace_.index();
-  bool after = trace_.arch().watch_timing == WatchTiming::AfterAccess;
   bool watches = !c.watchpoints.empty();
   ScanHit best;
   if (start == 0) return best;
   for (size_t ch = idx.chunk_of(start - 1) + 1; ch-- > 0;) {
+    if (idx.chunks()[ch].first_eid + idx.chunks()[ch].steps <= from) break;
     if (interrupted && interrupted()) {
       best.interrupted = true;
       best.eid = idx.chunks()[ch].first_eid;
@@ -166,9 +187,8 @@ ScanHit ChunkScan::find_stop_backward(uint64_t start, const StopConditions& c, c
       if (eid >= start) return false;
       if (has_bp(c, s.pc) && (!best.found || eid >= best.eid)) best = ScanHit{true, false, eid, StopKind::Breakpoint, s.pc};
       if (m.hit) {
-        uint64_t pos = after ? eid : eid + 1;
-        if (pos < start && (!best.found || pos >= best.eid))
-          best = ScanHit{true, false, pos, StopKind::Watchpoint, m.hit->addr, m.hit_kind, eid};
+        ScanHit h = watch_hit(trace_, eid, s, m, Direction::Backward);
+        if (h.eid < start && (!best.found || h.eid >= best.eid)) best = h;
       }
       return true;
     });

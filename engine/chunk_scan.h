@@ -5,7 +5,8 @@
 #include <cstdint>
 #include <optional>
 
-#include "engine/cursor.h"
+#include "engine/motion_types.h"
+#include "engine/trace.h"
 
 namespace ttd {
 
@@ -17,6 +18,8 @@ struct ScanHit {
   uint64_t addr = 0;        // breakpoint pc or watchpoint address
   WatchKind watch = WatchKind::Write;
   uint64_t access_eid = 0;  // watchpoints: the accessing step
+  size_t watch_index = 0;   // watchpoints: which StopConditions entry
+  uint64_t access_tid = 0;  // watchpoints: the thread that made the access
 };
 
 class ChunkScan {
@@ -26,10 +29,17 @@ class ChunkScan {
   std::optional<uint64_t> find_thread_forward(uint64_t from, uint64_t tid) const;
   // Last EID < before whose step belongs to thread tid.
   std::optional<uint64_t> find_thread_backward(uint64_t before, uint64_t tid) const;
-  // Earliest stop position > start (see Cursor::run_forward).
-  ScanHit find_stop_forward(uint64_t start, const StopConditions& c, const InterruptCheck& interrupted) const;
-  // Latest stop position < start (see Cursor::run_backward).
-  ScanHit find_stop_backward(uint64_t start, const StopConditions& c, const InterruptCheck& interrupted) const;
+  // Earliest stop position > start (see Timeline::run), looking at steps
+  // below `until` only (later hits may be missed; the caller bounds them).
+  ScanHit find_stop_forward(uint64_t start, const StopConditions& c, const InterruptCheck& interrupted,
+                            uint64_t until = UINT64_MAX) const;
+  // Latest stop position < start (see Timeline::run), looking at steps from
+  // `from` up only.
+  ScanHit find_stop_backward(uint64_t start, const StopConditions& c, const InterruptCheck& interrupted,
+                             uint64_t from = 0) const;
+  // Whether step eid accesses a watched range of c (found: the first such
+  // access, its stop position per the architecture's rule for `dir`).
+  ScanHit watched_access_at(uint64_t eid, const StopConditions& c, Direction dir) const;
 
  private:
   std::optional<uint32_t> tidx_of(uint64_t tid) const;

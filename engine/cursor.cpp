@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "engine/chunk_scan.h"
 #include "engine/index_file.h"
 #include "engine/keyframe_restorer.h"
 #include "engine/page_cache.h"
@@ -108,64 +107,6 @@ Status Cursor::seek(uint64_t target) {
   }
   if (I.has_pending) I.applier->position(I.pending.tidx, I.pending.pc);
   return {};
-}
-
-Stop Cursor::step_forward(std::optional<uint64_t> tid) {
-  uint64_t t = tid.value_or(current_tid());
-  ChunkScan scan(*trace_);
-  uint64_t count = trace_->step_count();
-  auto first = scan.find_thread_forward(eid_, t);  // t's next step to execute
-  std::optional<uint64_t> next;
-  if (first) next = scan.find_thread_forward(*first + 1, t);
-  if (!next) {
-    (void)seek(count);
-    return Stop{StopKind::HistoryEnd, count, t};
-  }
-  (void)seek(*next);
-  return Stop{StopKind::Step, *next, t};
-}
-
-Stop Cursor::step_backward(std::optional<uint64_t> tid) {
-  uint64_t t = tid.value_or(current_tid());
-  ChunkScan scan(*trace_);
-  auto prev = eid_ ? scan.find_thread_backward(eid_, t) : std::nullopt;
-  if (!prev) {
-    (void)seek(0);
-    return Stop{StopKind::HistoryBegin, 0, current_tid()};
-  }
-  (void)seek(*prev);
-  return Stop{StopKind::Step, *prev, t};
-}
-
-Stop Cursor::run_forward(const StopConditions& c, const InterruptCheck& interrupted) {
-  ChunkScan scan(*trace_);
-  uint64_t count = trace_->step_count();
-  ScanHit hit = scan.find_stop_forward(eid_, c, interrupted);
-  if (hit.interrupted) {
-    (void)seek(std::max(eid_, hit.eid));
-    return Stop{StopKind::Interrupted, eid_, current_tid()};
-  }
-  if (!hit.found) {
-    (void)seek(count);
-    return Stop{StopKind::HistoryEnd, count, current_tid()};
-  }
-  (void)seek(hit.eid);
-  return Stop{hit.kind, hit.eid, current_tid(), hit.addr, hit.watch, hit.access_eid};
-}
-
-Stop Cursor::run_backward(const StopConditions& c, const InterruptCheck& interrupted) {
-  ChunkScan scan(*trace_);
-  ScanHit hit = scan.find_stop_backward(eid_, c, interrupted);
-  if (hit.interrupted) {
-    (void)seek(std::min(eid_, hit.eid));
-    return Stop{StopKind::Interrupted, eid_, current_tid()};
-  }
-  if (!hit.found) {
-    (void)seek(0);
-    return Stop{StopKind::HistoryBegin, 0, current_tid()};
-  }
-  (void)seek(hit.eid);
-  return Stop{hit.kind, hit.eid, current_tid(), hit.addr, hit.watch, hit.access_eid};
 }
 
 }  // namespace ttd

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "engine/cursor.h"
+#include "engine/motion/timeline.h"
 #include "engine/query/memory_history.h"
 #include "py_support.h"
 
@@ -15,7 +15,7 @@ namespace {
 
 struct PyCursor {
   std::shared_ptr<Trace> trace;
-  Cursor cursor;
+  Timeline cursor;  // the engine's moves over a position
   StopConditions stops;
 
   explicit PyCursor(std::shared_ptr<Trace> t) : trace(t), cursor(t) {}
@@ -86,7 +86,7 @@ Stop run(PyCursor& c, bool forward) {
   Stop s;
   {
     pyb::gil_scoped_release nogil;
-    s = forward ? c.cursor.run_forward(c.stops, cancel) : c.cursor.run_backward(c.stops, cancel);
+    s = c.cursor.run(forward ? Direction::Forward : Direction::Backward, c.stops, cancel);
   }
   if (s.kind == StopKind::Interrupted && PyErr_Occurred()) throw pyb::error_already_set();
   return s;
@@ -133,9 +133,9 @@ void bind_cursor(pyb::module_& m, TraceClass& trace) {
         return d;
       }, "The step at this position (None at the end of the trace).")
       .def("seek", [](PyCursor& c, uint64_t eid) { check(c.cursor.seek(eid)); }, pyb::arg("eid"))
-      .def("step_forward", [](PyCursor& c, std::optional<uint64_t> tid) { return c.cursor.step_forward(tid); },
+      .def("step_forward", [](PyCursor& c, std::optional<uint64_t> tid) { return c.cursor.step(Direction::Forward, tid); },
            pyb::arg("thread") = pyb::none())
-      .def("step_backward", [](PyCursor& c, std::optional<uint64_t> tid) { return c.cursor.step_backward(tid); },
+      .def("step_backward", [](PyCursor& c, std::optional<uint64_t> tid) { return c.cursor.step(Direction::Backward, tid); },
            pyb::arg("thread") = pyb::none())
       .def("continue_forward", [](PyCursor& c) { return run(c, true); },
            "Runs to the next breakpoint or watchpoint hit, or the end of the trace.")

@@ -40,19 +40,8 @@ Result<std::vector<GotoTarget>> EngineDebuggee::goto_targets(const std::string& 
   std::vector<uint64_t> pcs;
   for (const auto& l : *locs) pcs.push_back(l.addr);
   std::sort(pcs.begin(), pcs.end());
-  auto hit = [&](const TimelineStep& s) { return s.is_code() && std::binary_search(pcs.begin(), pcs.end(), s.pc); };
-  std::optional<uint64_t> next, prev;
-  uint64_t pos = position();
-  timeline_.forward(pos + 1, [&](uint64_t eid, const TimelineStep& s) {
-    if (!hit(s)) return true;
-    next = eid;
-    return false;
-  }, {});
-  timeline_.backward(pos, [&](uint64_t eid, const TimelineStep& s) {
-    if (!hit(s)) return true;
-    prev = eid;
-    return false;
-  }, {});
+  std::optional<uint64_t> next = timeline_.next_execution(ttd::Direction::Forward, pcs);
+  std::optional<uint64_t> prev = timeline_.next_execution(ttd::Direction::Backward, pcs);
   std::vector<GotoTarget> out;
   SourceRef src = (*locs)[0].source;
   if (next) out.push_back({"Next time line " + std::to_string(src.line) + " runs (EID " + std::to_string(*next) + ")", *next, src});

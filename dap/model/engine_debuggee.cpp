@@ -11,9 +11,8 @@ EngineDebuggee::EngineDebuggee(std::shared_ptr<const Trace> trace, std::unique_p
     : trace_(std::move(trace)),
       debug_(std::move(debug)),
       config_(std::move(config)),
-      cursor_(trace_),
-      timeline_(*trace_),
-      facts_(debug_.get(), *trace_) {}
+      timeline_(trace_),
+      lines_(debug_.get()) {}
 
 EngineDebuggee::~EngineDebuggee() = default;
 
@@ -29,11 +28,11 @@ std::string EngineDebuggee::description() const {
 
 bool EngineDebuggee::has_source_info() const { return debug_ && debug_->has_lines(); }
 
-Status EngineDebuggee::seek(uint64_t eid) { return cursor_.seek(eid); }
+Status EngineDebuggee::seek(uint64_t eid) { return timeline_.seek(eid); }
 
 std::vector<ThreadEntry> EngineDebuggee::threads() const {
   std::vector<ThreadEntry> out;
-  uint64_t pos = cursor_.eid(), cur = current_thread();
+  uint64_t pos = timeline_.eid(), cur = current_thread();
   bool several_processes = false;
   for (const auto& t : trace_->threads())
     if (t.pid != trace_->threads().front().pid) several_processes = true;
@@ -51,7 +50,7 @@ std::vector<ThreadEntry> EngineDebuggee::threads() const {
 uint64_t EngineDebuggee::thread_or_current(uint64_t tid) const { return thread_state(tid) ? tid : current_thread(); }
 
 void EngineDebuggee::read_process(uint64_t tid, uint64_t addr, uint8_t* dst, uint8_t* known, size_t len) const {
-  const MachineState& st = cursor_.state();
+  const MachineState& st = timeline_.state();
   const ThreadState* th = st.find_thread(tid);
   const ProcessState* p = th ? st.find_process(th->pid) : nullptr;
   if (!p && !st.processes().empty()) p = &st.processes().begin()->second;
@@ -103,9 +102,9 @@ std::optional<SourceRef> EngineDebuggee::source_at(uint64_t pc) const {
 }
 
 const std::vector<FrameData>& EngineDebuggee::frames(uint64_t tid) {
-  if (frames_eid_ != cursor_.eid()) {
+  if (frames_eid_ != timeline_.eid()) {
     frames_.clear();
-    frames_eid_ = cursor_.eid();
+    frames_eid_ = timeline_.eid();
   }
   if (auto it = frames_.find(tid); it != frames_.end()) return it->second;
   std::vector<FrameData>& out = frames_[tid];

@@ -1,8 +1,9 @@
-// The Debuggee the DAP session drives, over the replay engine: a Cursor
-// for the position and state, the step timeline and line stepper for
-// source-level stepping, and the traced program's debug information (when
-// there is a program) for lines, frames, variables and symbols. Without a
-// program everything still works at instruction granularity.
+// The Debuggee the DAP session drives, over the replay engine: a
+// translator from DAP's requests to the engine's Timeline (position, state
+// and every move: engine/motion/timeline.h), with the traced program's
+// debug information (when there is a program) for lines, frames, variables
+// and symbols; the line table goes to the engine's stepper as a LineTable.
+// Without a program everything still works at instruction granularity.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -11,10 +12,9 @@
 #include <vector>
 
 #include "dap/debuggee.h"
-#include "dap/model/source_pc_facts.h"
-#include "engine/step_timeline.h"
+#include "dap/model/source_line_table.h"
 #include "debuginfo/debug_info.h"
-#include "engine/cursor.h"
+#include "engine/motion/timeline.h"
 
 namespace ttd::dap {
 
@@ -35,9 +35,9 @@ class EngineDebuggee : public Debuggee {
 
   std::string description() const override;
   bool has_source_info() const override;
-  uint64_t position() const override { return cursor_.eid(); }
+  uint64_t position() const override { return timeline_.eid(); }
   uint64_t end_position() const override { return trace_->step_count(); }
-  uint64_t current_thread() const override { return cursor_.current_tid(); }
+  uint64_t current_thread() const override { return timeline_.current_tid(); }
   Status seek(uint64_t eid) override;
   std::vector<ThreadEntry> threads() const override;
 
@@ -60,7 +60,7 @@ class EngineDebuggee : public Debuggee {
   // For FrameScope and the helpers in this folder.
   const Trace& trace() const { return *trace_; }
   const dbg::DebugInfo* debug() const { return debug_.get(); }
-  const ThreadState* thread_state(uint64_t tid) const { return cursor_.state().find_thread(tid); }
+  const ThreadState* thread_state(uint64_t tid) const { return timeline_.state().find_thread(tid); }
   // Memory of tid's process at the current position.
   void read_process(uint64_t tid, uint64_t addr, uint8_t* dst, uint8_t* known, size_t len) const;
   // Code bytes: trace memory first, then the program file.
@@ -75,20 +75,17 @@ class EngineDebuggee : public Debuggee {
  private:
   Result<StopInfo> resume_continue(const ResumeArgs& args, const InterruptCheck& interrupted);
   Result<StopInfo> resume_step(const ResumeArgs& args, const InterruptCheck& interrupted);
-  // The first (forward) or last (backward) access to a watched range in
-  // steps [from, to); the stop position follows the architecture's timing.
-  std::optional<StopInfo> watch_hit_between(uint64_t from, uint64_t to, Direction dir, std::span<const WatchRange> watches);
-  std::string watch_detail(const StopInfo& st, const WatchRange& w);
+  // DAP's stop event from the engine's Stop (cause, thread, detail text).
+  StopInfo translate(const Stop& stop, const ResumeArgs& args);
+  std::string watch_detail(const Stop& stop, const Watchpoint& w);
   Result<FrameScope> frame_scope(uint64_t tid, size_t frame);
   uint64_t thread_or_current(uint64_t tid) const;
 
   std::shared_ptr<const Trace> trace_;
   std::unique_ptr<dbg::DebugInfo> debug_;
   LaunchConfig config_;
-  Cursor cursor_;
-  std::unique_ptr<Cursor> scratch_;  // a second position, for values before a watched write
-  StepTimeline timeline_;
-  SourcePcFacts facts_;
+  Timeline timeline_;
+  SourceLineTable lines_;
   uint64_t frames_eid_ = UINT64_MAX;
   std::map<uint64_t, std::vector<FrameData>> frames_;
 };

@@ -15,7 +15,7 @@ namespace ttd::query {
 
 // Polled once per chunk; returning true abandons the query (reported as
 // an error saying so), so a debugger or Python can interrupt long scans.
-using CancelCheck = std::function<bool()>;
+using CancelCheck = InterruptCheck;  // engine/motion_types.h
 Error interrupted_error();
 
 // Hit must have `uint64_t eid` and `ResumeToken next`.

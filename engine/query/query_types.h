@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/motion_types.h"
 #include "state/error.h"
 
 namespace ttd {
@@ -18,7 +19,7 @@ class Trace;
 
 namespace ttd::query {
 
-enum class Direction : uint8_t { Forward, Backward };
+using ttd::Direction;  // engine/motion_types.h
 
 // Steps [from, to). Forward queries walk from `from` up, backward queries
 // from `to - 1` down.

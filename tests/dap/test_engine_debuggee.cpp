@@ -63,7 +63,7 @@ struct WatchTrace {
   }
 };
 
-StopInfo run(EngineDebuggee& d, const WatchRange& w, Direction dir = Direction::Forward) {
+StopInfo run(EngineDebuggee& d, const WatchRange& w, dap::Direction dir = dap::Direction::Forward) {
   ResumeArgs a;
   a.motion = Motion::Continue;
   a.direction = dir;
@@ -98,7 +98,7 @@ TEST_CASE("watch detail: a range straddling two writes of one step gets both") {
   CHECK(s.detail == "old value 1140850688 (0x44000000), new value -872415045 (0xcc0000bb) (write)");
   // Backwards from the end: the same step, the same description.
   REQUIRE(d.seek(d.end_position()).ok());
-  s = run(d, w, Direction::Backward);
+  s = run(d, w, dap::Direction::Backward);
   REQUIRE(s.cause == StopCause::Watchpoint);
   CHECK(s.access_eid == 3);
   CHECK(s.detail.find("new value -872415045 (0xcc0000bb) (write)") != std::string::npos);
@@ -149,7 +149,7 @@ TEST_CASE("interrupt: continue, reverse continue and steps stop on it") {
   int polls = 0;
   dap::InterruptCheck raised = [&] { return ++polls > 0; };
   for (Motion m : {Motion::Continue, Motion::StepOver}) {
-    for (Direction dir : {Direction::Forward, Direction::Backward}) {
+    for (dap::Direction dir : {dap::Direction::Forward, dap::Direction::Backward}) {
       ResumeArgs a;
       a.motion = m;
       a.direction = dir;

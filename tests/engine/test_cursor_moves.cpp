@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine/cursor.h"
+#include "engine/motion/timeline.h"
 #include "engine/index_file.h"
 #include "temp_synthetic_trace.h"
 
@@ -45,63 +45,63 @@ TEST_CASE("forward and reverse continue stop at breakpoints like rr") {
   for (uint64_t e = 0; e < 1000; ++e)
     if (f.synth->steps[e].info.pc == bp) hits.push_back(e);
   REQUIRE(hits.size() > 10);
-  Cursor c(f.trace);
+  Timeline c(f.trace);
   StopConditions sc;
   sc.breakpoints = {bp};
   // Forward from 0 visits every hit in order, then the end of history.
   for (uint64_t h : hits) {
-    Stop s = c.run_forward(sc);
+    Stop s = c.run(Direction::Forward, sc);
     CHECK(s.kind == StopKind::Breakpoint);
     CHECK(s.eid == h);
     CHECK(c.eid() == h);
     CHECK(c.state().find_thread(s.tid)->regs.get_u64(f.trace->arch().pc_index) == bp);
   }
-  Stop end = c.run_forward(sc);
+  Stop end = c.run(Direction::Forward, sc);
   CHECK(end.kind == StopKind::HistoryEnd);
   CHECK(c.eid() == 1000);
   // Backward from the end visits them in reverse; the starting pc is skipped.
   for (size_t i = hits.size(); i-- > 0;) {
-    Stop s = c.run_backward(sc);
+    Stop s = c.run(Direction::Backward, sc);
     CHECK(s.kind == StopKind::Breakpoint);
     CHECK(s.eid == hits[i]);
   }
-  Stop begin = c.run_backward(sc);
+  Stop begin = c.run(Direction::Backward, sc);
   CHECK(begin.kind == StopKind::HistoryBegin);
   CHECK(c.eid() == 0);
 }
 
 TEST_CASE("reverse-stepi undoes exactly one step and stepi redoes it") {
   Fixture f(300, 1);
-  Cursor c(f.trace);
+  Timeline c(f.trace);
   REQUIRE(c.seek(150).ok());
   uint64_t d150 = c.state().digest();
-  Stop s = c.step_backward();
+  Stop s = c.step(Direction::Backward);
   CHECK(s.kind == StopKind::Step);
   CHECK(c.eid() == 149);
-  s = c.step_forward();
+  s = c.step(Direction::Forward);
   CHECK(c.eid() == 150);
   CHECK(c.state().digest() == d150);
   REQUIRE(c.seek(0).ok());
-  CHECK(c.step_backward().kind == StopKind::HistoryBegin);
+  CHECK(c.step(Direction::Backward).kind == StopKind::HistoryBegin);
   REQUIRE(c.seek(299).ok());
-  CHECK(c.step_forward().kind == StopKind::HistoryEnd);
+  CHECK(c.step(Direction::Forward).kind == StopKind::HistoryEnd);
   CHECK(c.eid() == 300);
 }
 
 TEST_CASE("per-thread steps skip the other threads' steps in both directions") {
   Fixture f(400, 3);  // threads take turns every 5 steps
-  Cursor c(f.trace);
+  Timeline c(f.trace);
   REQUIRE(c.seek(3).ok());
   uint64_t t0 = c.current_tid();
-  Stop s = c.step_forward(t0);
+  Stop s = c.step(Direction::Forward, t0);
   CHECK(s.eid == 4);
-  s = c.step_forward(t0);
+  s = c.step(Direction::Forward, t0);
   CHECK(s.eid == 15);  // threads 101 and 102 ran 5..14
   CHECK(c.current_tid() == t0);
-  s = c.step_backward(t0);
+  s = c.step(Direction::Backward, t0);
   CHECK(s.eid == 4);
   uint64_t t1 = 101;
-  s = c.step_forward(t1);  // t1's next step (5) runs, stop at its following one
+  s = c.step(Direction::Forward, t1);  // t1's next step (5) runs, stop at its following one
   CHECK(s.eid == 6);
   CHECK(c.current_tid() == t1);
 }
@@ -113,23 +113,23 @@ TEST_CASE("write watchpoints on x86: forward stops after the write, reverse befo
   for (uint64_t e = 0; e < 1000; ++e)
     if (f.accesses(e, addr, 2, true)) writes.push_back(e);
   REQUIRE(writes.size() >= 1);
-  Cursor c(f.trace);
+  Timeline c(f.trace);
   StopConditions sc;
   sc.watchpoints = {{addr, 2, WatchKind::Write}};
   for (uint64_t w : writes) {
-    Stop s = c.run_forward(sc);
+    Stop s = c.run(Direction::Forward, sc);
     CHECK(s.kind == StopKind::Watchpoint);
     CHECK(s.hit_eid == w);
     CHECK(c.eid() == w + 1);
     CHECK(s.addr == addr);
   }
-  CHECK(c.run_forward(sc).kind == StopKind::HistoryEnd);
+  CHECK(c.run(Direction::Forward, sc).kind == StopKind::HistoryEnd);
   for (size_t i = writes.size(); i-- > 0;) {
-    Stop s = c.run_backward(sc);
+    Stop s = c.run(Direction::Backward, sc);
     CHECK(s.kind == StopKind::Watchpoint);
     CHECK(c.eid() == writes[i]);
   }
-  CHECK(c.run_backward(sc).kind == StopKind::HistoryBegin);
+  CHECK(c.run(Direction::Backward, sc).kind == StopKind::HistoryBegin);
 }
 
 TEST_CASE("read watchpoints and the before-access timing of aarch64") {
@@ -139,24 +139,24 @@ TEST_CASE("read watchpoints and the before-access timing of aarch64") {
   for (uint64_t e = 0; e < 600; ++e)
     if (f.accesses(e, addr, 1, false)) reads.push_back(e);
   REQUIRE(!reads.empty());
-  Cursor c(f.trace);
+  Timeline c(f.trace);
   StopConditions sc;
   sc.watchpoints = {{addr, 1, WatchKind::Read}};
-  Stop s = c.run_forward(sc);
+  Stop s = c.run(Direction::Forward, sc);
   CHECK(s.kind == StopKind::Watchpoint);
   CHECK(c.eid() == reads[0]);  // before the access
   REQUIRE(c.seek(600).ok());
-  s = c.run_backward(sc);
+  s = c.run(Direction::Backward, sc);
   CHECK(c.eid() == reads.back() + 1);  // after the access
 }
 
 TEST_CASE("an interrupt stops a long run") {
   Fixture f(2000, 1);
-  Cursor c(f.trace);
+  Timeline c(f.trace);
   StopConditions sc;
   sc.breakpoints = {0xdead};  // never hit, but the pc summary cannot exclude...
   int polls = 0;
-  Stop s = c.run_forward(sc, [&] { return ++polls > 3; });
+  Stop s = c.run(Direction::Forward, sc, [&] { return ++polls > 3; });
   CHECK(s.kind == StopKind::Interrupted);
   CHECK(c.eid() > 0);
 }

@@ -100,7 +100,7 @@ std::optional<std::string> read_initial_auxv(const MachineState& st, uint64_t ti
 
 }  // namespace
 
-EngineTarget::EngineTarget(std::shared_ptr<const Trace> trace) : trace_(trace), cursors_(std::move(trace)) {
+EngineTarget::EngineTarget(std::shared_ptr<const Trace> trace) : trace_(trace), timeline_(std::move(trace)) {
   if (cursor_now().eid() == 0) auxv_ = read_initial_auxv(cursor_now().state(), cursor_now().current_tid());
 }
 
@@ -198,11 +198,7 @@ gdb::StopReason EngineTarget::translate(const Stop& stop, const gdb::ResumeReque
       out.kind = gdb::StopKind::Watchpoint;
       out.watch_addr = stop.addr;
       out.watch_type = to_gdb(stop.watch);
-      // Report the thread that made the access, not the one that runs next.
-      (void)trace_->for_each_step(stop.hit_eid, stop.hit_eid + 1, [&](const StepRecord& s) {
-        out.tid = s.info.tid;
-        return false;
-      });
+      out.tid = stop.access_tid;  // the thread that made the access, not the one that runs next
       break;
     }
     case StopKind::HistoryBegin: out.kind = gdb::StopKind::HistoryBegin; break;
@@ -216,74 +212,18 @@ Result<gdb::StopReason> EngineTarget::resume(const gdb::ResumeRequest& request, 
   if (pending_seek_) {
     uint64_t eid = *pending_seek_;
     pending_seek_.reset();
-    Status st = cursor_now().seek(eid);
+    Status st = timeline_.seek(eid);
     if (!st) return st.error();
     return gdb::StopReason{gdb::StopKind::StepDone, cursor_now().current_tid()};
   }
-  bool forward = request.direction == gdb::Direction::Forward;
-  Stop stop;
-  if (request.action == gdb::ResumeAction::Step) {
-    uint64_t before = cursor_now().eid();
-    stop = forward ? cursors_.step_forward(request.tid) : cursors_.step_backward(request.tid);
-    uint64_t after = cursor_now().eid();
-    if (auto hit = watch_hit_during_step(forward ? before : after, forward ? after : before, forward, request))
-      return *hit;
-  } else {
-    // Before-access arches (aarch64, arm, mips, ppc): a watch stop sits
-    // before the access going forward and after it going backward, and the
-    // debugger steps over the access itself (z2, s or bs, Z2). Both can put
-    // the stop on the starting position, which Cursor::run_forward /
-    // run_backward (strictly after / before here) never return:
-    //  - backward from just after an access (a forward watch stop), gdb
-    //    expects that access reported at once;
-    //  - forward from just before an access (where gdb's bs after a reverse
-    //    watch stop leaves it), the trap fires before the store, at once.
-    if (arch().watch_timing == WatchTiming::BeforeAccess) {
-      uint64_t here = cursor_now().eid();
-      std::optional<WatchHit> hit;
-      if (!forward && here > 0) hit = find_watch_hit(here - 1, here, true, request);
-      if (forward && here < trace_->step_count()) hit = find_watch_hit(here, here + 1, true, request);
-      if (hit) return hit->stop;
-    }
-    StopConditions c = conditions_of(request);
-    stop = forward ? cursor_now().run_forward(c, interrupted) : cursor_now().run_backward(c, interrupted);
-  }
-  return translate(stop, request);
-}
-
-std::optional<EngineTarget::WatchHit> EngineTarget::find_watch_hit(uint64_t from, uint64_t to, bool first,
-                                                                   const gdb::ResumeRequest& request) const {
-  if (request.watchpoints.empty() || from >= to) return std::nullopt;
-  std::optional<WatchHit> hit;
-  (void)trace_->for_each_step(from, to, [&](const StepRecord& s) {
-    for (const auto& m : s.mem) {
-      for (const auto& w : request.watchpoints) {
-        bool kind_ok = w.type == gdb::WatchType::Access || (w.type == gdb::WatchType::Write) == m.write;
-        if (!kind_ok || !(m.addr < w.addr + w.len && w.addr < m.addr + m.size)) continue;
-        hit = WatchHit{s.eid, gdb::StopReason{gdb::StopKind::Watchpoint, s.info.tid, std::max(w.addr, m.addr), w.type}};
-        return !first;
-      }
-    }
-    return true;
-  });
-  return hit;
-}
-
-// On x86 the debug trap of a single step that made a watched access reports
-// the watchpoint too, and gdb / lldb rely on it (gdb shows old and new
-// values after a stepi; lldb-16 under "monitor reverse on" steps off a
-// breakpoint before continuing and must not step silently across a watched
-// write). A reverse step mirrors it: it stops before the access, exactly
-// where a reverse continue would. Arches whose watchpoints fire before the
-// access are left alone: their debuggers step around the access themselves.
-std::optional<gdb::StopReason> EngineTarget::watch_hit_during_step(uint64_t from, uint64_t to, bool forward,
-                                                                   const gdb::ResumeRequest& request) {
-  if (arch().watch_timing != WatchTiming::AfterAccess) return std::nullopt;
-  auto hit = find_watch_hit(from, to, forward, request);
-  if (!hit) return std::nullopt;
-  uint64_t position = forward ? hit->eid + 1 : hit->eid;
-  if (position != cursor_now().eid() && !cursor_now().seek(position)) return std::nullopt;
-  return hit->stop;
+  Direction dir = request.direction == gdb::Direction::Forward ? Direction::Forward : Direction::Backward;
+  StopConditions c = conditions_of(request);
+  if (request.action == gdb::ResumeAction::Step) return translate(timeline_.step(dir, request.tid, c.watchpoints), request);
+  // gdb steps over a watched access itself where the trap comes before it
+  // (z2, s or bs, Z2), and then expects an access at the start reported.
+  RunOptions options;
+  options.report_access_at_start = true;
+  return translate(timeline_.run(dir, c, interrupted, options), request);
 }
 
 std::optional<std::string> EngineTarget::exec_file() const {

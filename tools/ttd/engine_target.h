@@ -1,14 +1,13 @@
-// The engine behind the RSP stub: a gdb::Target over a ttd::Cursor on a
+// The engine behind the RSP stub: a gdb::Target over a ttd::Timeline on a
 // shared, immutable ttd::Trace. One EngineTarget per debugger connection;
 // several may share the Trace (each has its own position).
 //
-// Positions, threads, registers and memory come straight from the cursor's
-// MachineState (unknown stays unknown). Resumes map to Cursor::step_* and
-// run_*, which already follow rr's semantics (watch timing per arch,
-// breakpoints at the start of a reverse continue are skipped, history
-// boundaries at both ends); single steps go through CursorPair, which keeps
-// a spare cursor one step away so stepping back is not a keyframe replay.
-// Monitor commands: eid, seek, when, info,
+// A translator: positions, threads, registers and memory come straight
+// from the timeline's MachineState (unknown stays unknown); vCont / s / bs /
+// c / bc become Timeline::step and Timeline::run (engine/motion/
+// timeline.h), which own rr's semantics, the watched-access rule per
+// architecture and the history boundaries; the Stop goes back as a stop
+// reply. Monitor commands: eid, seek, when, info,
 // threads, and the history queries of query_monitor.h (history,
 // history-reg, executions, calls, search) at the current position.
 #pragma once
@@ -16,10 +15,9 @@
 #include <optional>
 #include <string>
 
-#include "engine/cursor.h"
+#include "engine/motion/timeline.h"
 #include "engine/trace.h"
 #include "gdbstub/target.h"
-#include "tools/ttd/cursor_pair.h"
 
 namespace ttd::cli {
 
@@ -45,26 +43,17 @@ class EngineTarget final : public gdb::Target {
   std::string thread_extra_info(uint64_t tid) const override;
   uint64_t pid() const override;
 
-  const Cursor& cursor() const { return cursors_.here(); }
+  const Cursor& cursor() const { return timeline_.cursor(); }
 
  private:
   const ThreadState* live_thread(uint64_t tid) const;
   gdb::StopReason translate(const Stop& stop, const gdb::ResumeRequest& request) const;
-  struct WatchHit {
-    uint64_t eid = 0;  // the accessing step
-    gdb::StopReason stop;
-  };
-  // The first (or last) step in [from, to) that accesses a watched range.
-  std::optional<WatchHit> find_watch_hit(uint64_t from, uint64_t to, bool first, const gdb::ResumeRequest& request) const;
-  std::optional<gdb::StopReason> watch_hit_during_step(uint64_t from, uint64_t to, bool forward,
-                                                       const gdb::ResumeRequest& request);
   gdb::MonitorReply seek_command(std::string_view arg);
   std::string describe_position() const;
 
   std::shared_ptr<const Trace> trace_;
-  Cursor& cursor_now() { return cursors_.here(); }
-  const Cursor& cursor_now() const { return cursors_.here(); }
-  CursorPair cursors_;  // the position, and a spare one step away (cursor_pair.h)
+  const Cursor& cursor_now() const { return timeline_.cursor(); }
+  Timeline timeline_;
   // `monitor seek N` moves at the next resume, which then reports a stop
   // there: a debugger only refreshes registers, memory and frames after a
   // stop reply, never after a monitor command.

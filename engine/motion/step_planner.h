@@ -27,31 +27,42 @@
 #include <optional>
 #include <span>
 
-#include "dap/debuggee.h"
+#include "engine/motion_types.h"
 #include "engine/step_timeline.h"
 #include "engine/query/instruction_class.h"
 
-namespace ttd::dap {
+namespace ttd {
 
 // The engine's instruction classes (call, return, jump, other, unknown):
 // only calls and returns move the stepper's frame depth.
 using Flow = query::InsnClass;
 
-// What the stepper needs to know about a pc.
-class PcFacts {
+enum class StepMotion : uint8_t { Over, In, Out };
+enum class StepUnit : uint8_t { Line, Instruction };
+
+// A program's line table as the stepper sees it (DWARF for DAP; tests
+// script one).
+class LineTable {
  public:
-  virtual ~PcFacts() = default;
-  // What the instruction step eid runs (at pc) does to the call stack.
-  virtual Flow flow(uint64_t eid, uint64_t pc) = 0;
+  virtual ~LineTable() = default;
   virtual bool statement_start(uint64_t pc) = 0;
   // Identifies (file, line); nullopt where the pc has no line information.
   virtual std::optional<uint64_t> line_key(uint64_t pc) = 0;
 };
 
+// What the stepper needs to know about a pc: its line, and what the
+// instruction does to the call stack (the engine's classifier; see
+// Timeline::step_by).
+class PcFacts : public LineTable {
+ public:
+  // What the instruction step eid runs (at pc) does to the call stack.
+  virtual Flow flow(uint64_t eid, uint64_t pc) = 0;
+};
+
 struct StepRequest {
-  Motion motion = Motion::StepOver;  // not Continue
+  StepMotion motion = StepMotion::Over;
   Direction direction = Direction::Forward;
-  Granularity granularity = Granularity::Line;
+  StepUnit granularity = StepUnit::Line;
   uint32_t tidx = 0;
   uint64_t from = 0;  // the current position (EID)
   std::span<const uint64_t> breakpoints;  // sorted pcs
@@ -63,7 +74,6 @@ struct StepResult {
   uint64_t pc = 0;
 };
 
-StepResult plan_step(StepTimeline& timeline, PcFacts& facts, const StepRequest& req,
-                     const std::function<bool()>& interrupted);
+StepResult plan_step(StepTimeline& timeline, PcFacts& facts, const StepRequest& req, const InterruptCheck& interrupted);
 
-}  // namespace ttd::dap
+}  // namespace ttd

@@ -1,9 +1,9 @@
-#include "dap/model/line_stepper.h"
+#include "engine/motion/step_planner.h"
 
 #include <algorithm>
 #include <map>
 
-namespace ttd::dap {
+namespace ttd {
 
 namespace {
 
@@ -25,12 +25,12 @@ struct FrameMark {
   uint64_t pc = 0;
 };
 
-StepResult step_forward(StepTimeline& tl, PcFacts& facts, const StepRequest& r, const std::function<bool()>& interrupted) {
+StepResult step_forward(StepTimeline& tl, PcFacts& facts, const StepRequest& r, const InterruptCheck& interrupted) {
   StepResult out;
   bool started = false;
   int depth = 0;
   std::map<int, FrameMark> marks;
-  bool line = r.granularity == Granularity::Line;
+  bool line = r.granularity == StepUnit::Line;
   ScanEnd end = tl.forward(
       r.from,
       [&](uint64_t eid, const TimelineStep& s) {
@@ -46,10 +46,10 @@ StepResult step_forward(StepTimeline& tl, PcFacts& facts, const StepRequest& r, 
           marks[0] = {facts.line_key(s.pc), s.pc};
         } else {
           bool stop = false;
-          if (r.motion == Motion::StepOut) {
+          if (r.motion == StepMotion::Out) {
             stop = depth < 0;
           } else if (!line) {
-            stop = r.motion == Motion::StepIn || depth <= 0;
+            stop = r.motion == StepMotion::In || depth <= 0;
           } else {
             std::optional<uint64_t> key = facts.line_key(s.pc);
             auto m = marks.find(depth);
@@ -59,7 +59,7 @@ StepResult step_forward(StepTimeline& tl, PcFacts& facts, const StepRequest& r, 
             // Back in a caller that has no line information: stop here
             // rather than run to the end of the program.
             bool lineless_caller = depth < 0 && fresh_frame && !key;
-            stop = (boundary && (r.motion == Motion::StepIn || depth <= 0)) || lineless_caller;
+            stop = (boundary && (r.motion == StepMotion::In || depth <= 0)) || lineless_caller;
             if (fresh_frame) marks[depth] = {key, s.pc};
             else marks[depth] = {key ? key : m->second.key, s.pc};
           }
@@ -83,9 +83,9 @@ StepResult step_forward(StepTimeline& tl, PcFacts& facts, const StepRequest& r, 
   return out;
 }
 
-StepResult step_backward(StepTimeline& tl, PcFacts& facts, const StepRequest& r, const std::function<bool()>& interrupted) {
+StepResult step_backward(StepTimeline& tl, PcFacts& facts, const StepRequest& r, const InterruptCheck& interrupted) {
   StepResult out;
-  bool line = r.granularity == Granularity::Line;
+  bool line = r.granularity == StepUnit::Line;
   int depth = 0;         // of the step being visited, relative to the start frame
   int target_depth = 0;  // the frame whose line start we look for
   struct Candidate {
@@ -102,10 +102,10 @@ StepResult step_backward(StepTimeline& tl, PcFacts& facts, const StepRequest& r,
           if (f == Flow::Return) ++depth;     // going back into the callee
           else if (f == Flow::Call) --depth;  // going back out to the caller
           bool stop = false;
-          if (r.motion == Motion::StepOut) {
+          if (r.motion == StepMotion::Out) {
             stop = depth < 0;
           } else if (!line) {
-            stop = r.motion == Motion::StepIn || depth <= target_depth;
+            stop = r.motion == StepMotion::In || depth <= target_depth;
           } else if (depth <= target_depth) {
             if (depth < target_depth) {
               // Back out of the frame through its call instruction.
@@ -159,9 +159,9 @@ StepResult step_backward(StepTimeline& tl, PcFacts& facts, const StepRequest& r,
 }  // namespace
 
 StepResult plan_step(StepTimeline& timeline, PcFacts& facts, const StepRequest& req,
-                     const std::function<bool()>& interrupted) {
+                     const InterruptCheck& interrupted) {
   if (req.direction == Direction::Forward) return step_forward(timeline, facts, req, interrupted);
   return step_backward(timeline, facts, req, interrupted);
 }
 
-}  // namespace ttd::dap
+}  // namespace ttd

@@ -1,4 +1,4 @@
-// The line stepper on a scripted program: main calls f. Checks next,
+// The step planner (engine/motion/step_planner.h) on a scripted program: main calls f. Checks next,
 // stepIn, stepOut and stepBack (by line and by instruction) against the
 // positions gdb would stop at.
 #include <doctest/doctest.h>
@@ -7,12 +7,11 @@
 #include <fstream>
 #include <map>
 
-#include "dap/model/line_stepper.h"
+#include "engine/motion/step_planner.h"
 #include "engine/trace.h"
 #include "synthetic_trace.h"
 
 using namespace ttd;
-using namespace ttd::dap;
 namespace fs = std::filesystem;
 
 namespace {
@@ -45,7 +44,7 @@ struct Program {
   std::string path;
   std::shared_ptr<Trace> trace;
   Program() {
-    path = (fs::temp_directory_path() / ("ttd-dap-stepper-" + std::to_string(::getpid()))).string();
+    path = (fs::temp_directory_path() / ("ttd-step-planner-" + std::to_string(::getpid()))).string();
     std::ofstream(path) << "synthetic";
     auto synth = std::make_shared<test::SynthTrace>();
     synth->initial.push_back({test::SynthEffect::Map, 1, 0, 0x10000, std::vector<uint8_t>(0x1000, 0)});
@@ -67,7 +66,7 @@ struct Program {
     std::remove(path.c_str());
     std::remove((path + ".ttdidx").c_str());
   }
-  StepResult step(uint64_t from, Motion m, Direction d, Granularity g, std::vector<uint64_t> bps = {}) {
+  StepResult step(uint64_t from, StepMotion m, Direction d, StepUnit g, std::vector<uint64_t> bps = {}) {
     StepTimeline tl(*trace);
     FakeFacts facts;
     StepRequest r;
@@ -83,52 +82,52 @@ struct Program {
 
 const auto F = Direction::Forward;
 const auto B = Direction::Backward;
-const auto L = Granularity::Line;
-const auto I = Granularity::Instruction;
+const auto L = StepUnit::Line;
+const auto I = StepUnit::Instruction;
 using K = StepResult::Kind;
 
 }  // namespace
 
 TEST_CASE("line stepping forwards") {
   Program p;
-  CHECK(p.step(1, Motion::StepOver, F, L).eid == 9);  // next runs through the call
-  CHECK(p.step(1, Motion::StepIn, F, L).eid == 4);    // step lands after f's prologue
-  CHECK(p.step(4, Motion::StepOver, F, L).eid == 6);
-  CHECK(p.step(6, Motion::StepOver, F, L).eid == 9);  // off the end of f: the caller's next line
-  CHECK(p.step(4, Motion::StepOut, F, L).eid == 8);   // finish: the return address
-  CHECK(p.step(0, Motion::StepOver, F, L).eid == 1);
-  StepResult end = p.step(11, Motion::StepOver, F, L);
+  CHECK(p.step(1, StepMotion::Over, F, L).eid == 9);  // next runs through the call
+  CHECK(p.step(1, StepMotion::In, F, L).eid == 4);    // step lands after f's prologue
+  CHECK(p.step(4, StepMotion::Over, F, L).eid == 6);
+  CHECK(p.step(6, StepMotion::Over, F, L).eid == 9);  // off the end of f: the caller's next line
+  CHECK(p.step(4, StepMotion::Out, F, L).eid == 8);   // finish: the return address
+  CHECK(p.step(0, StepMotion::Over, F, L).eid == 1);
+  StepResult end = p.step(11, StepMotion::Over, F, L);
   CHECK(end.kind == K::HistoryEnd);
 }
 
 TEST_CASE("line stepping backwards") {
   Program p;
-  CHECK(p.step(9, Motion::StepOver, B, L).eid == 1);  // back over the line with the call
-  CHECK(p.step(6, Motion::StepOver, B, L).eid == 4);  // back one line inside f
-  CHECK(p.step(4, Motion::StepOver, B, L).eid == 1);  // back out of f to the start of the calling line
-  CHECK(p.step(5, Motion::StepOver, B, L).eid == 4);  // from mid-line: the start of this line
-  CHECK(p.step(1, Motion::StepOver, B, L).kind == K::HistoryStart);
-  CHECK(p.step(6, Motion::StepOut, B, L).eid == 2);   // reverse finish: the call instruction
+  CHECK(p.step(9, StepMotion::Over, B, L).eid == 1);  // back over the line with the call
+  CHECK(p.step(6, StepMotion::Over, B, L).eid == 4);  // back one line inside f
+  CHECK(p.step(4, StepMotion::Over, B, L).eid == 1);  // back out of f to the start of the calling line
+  CHECK(p.step(5, StepMotion::Over, B, L).eid == 4);  // from mid-line: the start of this line
+  CHECK(p.step(1, StepMotion::Over, B, L).kind == K::HistoryStart);
+  CHECK(p.step(6, StepMotion::Out, B, L).eid == 2);   // reverse finish: the call instruction
 }
 
 TEST_CASE("instruction stepping both ways") {
   Program p;
-  CHECK(p.step(2, Motion::StepIn, F, I).eid == 3);
-  CHECK(p.step(2, Motion::StepOver, F, I).eid == 8);  // over the call
-  CHECK(p.step(8, Motion::StepOver, B, I).eid == 2);  // back over the call
-  CHECK(p.step(8, Motion::StepIn, B, I).eid == 7);    // back into f's ret
-  CHECK(p.step(3, Motion::StepOver, B, I).eid == 2);  // back out of f
-  CHECK(p.step(0, Motion::StepIn, B, I).kind == K::HistoryStart);
+  CHECK(p.step(2, StepMotion::In, F, I).eid == 3);
+  CHECK(p.step(2, StepMotion::Over, F, I).eid == 8);  // over the call
+  CHECK(p.step(8, StepMotion::Over, B, I).eid == 2);  // back over the call
+  CHECK(p.step(8, StepMotion::In, B, I).eid == 7);    // back into f's ret
+  CHECK(p.step(3, StepMotion::Over, B, I).eid == 2);  // back out of f
+  CHECK(p.step(0, StepMotion::In, B, I).kind == K::HistoryStart);
 }
 
 TEST_CASE("breakpoints stop a step on the way") {
   Program p;
-  StepResult r = p.step(1, Motion::StepOver, F, L, {0x20c});
+  StepResult r = p.step(1, StepMotion::Over, F, L, {0x20c});
   CHECK(r.kind == K::Breakpoint);
   CHECK(r.eid == 6);
-  r = p.step(9, Motion::StepOver, B, L, {0x208});
+  r = p.step(9, StepMotion::Over, B, L, {0x208});
   CHECK(r.kind == K::Breakpoint);
   CHECK(r.eid == 5);
   // A breakpoint at the start position does not stop the step.
-  CHECK(p.step(6, Motion::StepOver, B, L, {0x20c}).eid == 4);
+  CHECK(p.step(6, StepMotion::Over, B, L, {0x20c}).eid == 4);
 }

@@ -1,0 +1,55 @@
+// The engine's vocabulary of motion, shared by the cursor, the timeline,
+// the chunk scanners and the history queries: which way, what stops a run,
+// why a move stopped, and how a long move is interrupted. The protocol
+// front ends (gdbstub/, dap/) keep their own wire vocabularies and
+// translate into these in their adapters (tools/ttd/engine_target.*,
+// dap/model/).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace ttd {
+
+enum class Direction : uint8_t { Forward, Backward };
+
+// What a watchpoint watches: writes, reads, or both.
+enum class WatchKind : uint8_t { Write, Read, Access };
+
+// Bytes [addr, addr + len); any access that overlaps one of them counts.
+struct Watchpoint {
+  uint64_t addr = 0, len = 1;
+  WatchKind kind = WatchKind::Write;
+};
+
+struct StopConditions {
+  std::vector<uint64_t> breakpoints;  // pcs
+  std::vector<Watchpoint> watchpoints;
+};
+
+enum class StopKind : uint8_t { Step, Breakpoint, Watchpoint, HistoryBegin, HistoryEnd, Interrupted };
+
+struct Stop {
+  StopKind kind = StopKind::Step;
+  uint64_t eid = 0;      // position after the stop
+  uint64_t tid = 0;      // thread to report
+  uint64_t addr = 0;     // breakpoint pc, or the start of the watched range that was hit
+  WatchKind watch = WatchKind::Write;  // the watchpoint's kind
+  uint64_t hit_eid = 0;  // watchpoints: the step that made the access
+  // Watchpoints: which StopConditions::watchpoints entry, the first watched
+  // byte the access touched, and the thread that made the access.
+  size_t watch_index = 0;
+  uint64_t access_addr = 0;
+  uint64_t access_tid = 0;
+  // Steps over and out of calls: instruction steps on the way whose class
+  // (call, return, ...) was unknown (no code bytes), so the frame count may
+  // be wrong; 0 when the answer is certain.
+  uint64_t unclassified = 0;
+};
+
+// Polled now and then during long moves and scans; returning true stops
+// the move with StopKind::Interrupted (queries: an error saying so).
+using InterruptCheck = std::function<bool()>;
+
+}  // namespace ttd
