@@ -69,6 +69,9 @@ class CMakeBuild(build_ext):
             run(["strip", "--strip-debug", target])
 
 
+# setup.cfg puts setuptools' scratch files here; a fresh clone has no such folder.
+os.makedirs(os.path.join(HERE, "build-python"), exist_ok=True)
+
 setup(
     version=project_version(),
     ext_modules=[Extension("ttd._ttd", sources=[])],

@@ -174,12 +174,14 @@ def bash_completion(top, subs):
 
 
 def zsh_quote(s):
-    return s.replace("\\", "\\\\").replace("'", "'\\''").replace("[", "(").replace("]", ")").replace(":", "\\:")
+    # Inside [...] and _describe's descriptions a colon is plain text; brackets are not.
+    return s.replace("\\", "\\\\").replace("'", "'\\''").replace("[", "(").replace("]", ")")
 
 
 def zsh_spec(e):
     desc = zsh_quote(e.text or e.names[-1])
-    arg = f":{zsh_quote(e.value.split()[0].lower())}:_files" if e.takes_value else ""
+    # The message field ends at a colon: UINT:POSITIVE becomes "uint positive".
+    arg = f":{zsh_quote(e.value.split()[0].lower().replace(':', ' '))}:_files" if e.takes_value else ""
     star = "*" if e.repeatable else ""
     if len(e.names) == 1:
         return f"'{star}{e.names[0]}[{desc}]{arg}'"

@@ -19,8 +19,10 @@ endfunction()
 if(NOT EXISTS "${TTD_DEBUG_FILE}" OR "${TTD_BUILT}" IS_NEWER_THAN "${TTD_DEBUG_FILE}")
   get_filename_component(_dir "${TTD_DEBUG_FILE}" DIRECTORY)
   file(MAKE_DIRECTORY "${_dir}")
-  ttd_run("${TTD_OBJCOPY}" --only-keep-debug "${TTD_BUILT}" "${TTD_DEBUG_FILE}.tmp")
-  file(RENAME "${TTD_DEBUG_FILE}.tmp" "${TTD_DEBUG_FILE}")
+  # A name of its own: two installs of the same build may run at once (ctest).
+  string(RANDOM LENGTH 8 _tag)
+  ttd_run("${TTD_OBJCOPY}" --only-keep-debug "${TTD_BUILT}" "${TTD_DEBUG_FILE}.${_tag}.tmp")
+  file(RENAME "${TTD_DEBUG_FILE}.${_tag}.tmp" "${TTD_DEBUG_FILE}")
 endif()
 
 if(TTD_SPLIT_ACTION STREQUAL "strip")
