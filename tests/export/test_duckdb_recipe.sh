@@ -4,14 +4,14 @@
 # Skipped (exit 77) when node or DuckDB's Node package is missing.
 # Usage: test_duckdb_recipe.sh TTD SOURCE_ROOT NODE_MODULES
 set -euo pipefail
-TTD=$1 ROOT=$2
+TTD=$(realpath "$1") ROOT=$2
 export NODE_PATH=$3 TTD
 TMP=$(mktemp -d /tmp/ttd-duckdb-test-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 CC=$(command -v musl-gcc || command -v gcc)
 "$CC" -static -O0 -o "$TMP/threshold" "$ROOT/tests/diff/threshold.c"
 for n in 3 7 9; do
-  (cd "$TMP" && "$TTD" record -o "run$n.ucir" -- ./threshold $n >/dev/null 2>&1)
+  (cd "$TMP" && "$TTD" record -o "run$n.ucir" -- ./threshold $n >/dev/null)
 done
 FUNC=0x$(nm "$TMP/threshold" | awk '$3 == "check" { print $1 }')
 set +e

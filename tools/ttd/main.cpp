@@ -6,6 +6,10 @@
 
 #include "tools/ttd/commands.h"
 
+namespace ttd::cli {
+void add_convert_command(CLI::App& app, CommandRunner& run);  // cmd_convert.cpp
+}
+
 int main(int argc, char** argv) {
   // Copy-on-write pages (4.6 KiB each) are allocated and freed by the
   // hundred thousand while indexing; glibc's default of returning freed
@@ -26,6 +30,7 @@ int main(int argc, char** argv) {
   ttd::cli::add_search_command(app, run);
   ttd::cli::add_export_command(app, run);
   ttd::cli::add_diff_command(app, run);
+  ttd::cli::add_convert_command(app, run);
 #ifdef TTD_HAS_RECORD
   ttd::cli::add_record_command(app, run);
 #endif

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""ttd convert --to tenet on a program recorded here (tests/diff/threshold.c):
+the Tenet file read back by ttd's Tenet reader has the same steps, and at
+sampled EIDs the same pc, the same value of every register the original
+knows, and the same value of every stack byte it knows (Tenet carries only
+memory that was accessed: bytes it does not know are not compared, bytes it
+knows must be equal). Errors: an unknown --to, an unwritable output.
+
+Usage: test_convert_cli.py TTD SOURCE_DIR(tests/diff)"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TTD, SRC = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def run(*args, **kw):
+    return subprocess.run([TTD, *args], capture_output=True, text=True, timeout=300, **kw)
+
+
+def query(trace, eid, mem):
+    r = run("query", trace, "--at", str(eid), "--json", "--mem", mem)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="ttd-convert-test-")
+    try:
+        cc = shutil.which("musl-gcc") or shutil.which("gcc")
+        exe = os.path.join(tmp, "threshold")
+        subprocess.run([cc, "-static", "-O0", "-o", exe, os.path.join(SRC, "threshold.c")], check=True)
+        src = os.path.join(tmp, "t.ucir")
+        assert run("record", "-o", src, "--", exe, "7", cwd=tmp).returncode == 0
+        out = os.path.join(tmp, "t.tenet")
+        r = run("convert", src, "--to", "tenet", out)
+        check(r.returncode == 0 and os.path.exists(out), f"convert exits 0 ({r.stderr.strip()})")
+        info_a, info_b = run("info", src).stdout, run("info", out).stdout
+        steps = lambda s: next(l for l in s.splitlines() if l.startswith("steps:")).split()[1]
+        check("format:       tenet" in info_b, "read back as Tenet")
+        check(steps(info_a) == steps(info_b), f"same step count ({steps(info_a)}, {steps(info_b)})")
+        n = int(steps(info_a))
+        compared_regs = compared_bytes = 0
+        # Sampled EIDs; the last step's effects are not in a Tenet file, so
+        # the end position is not compared.
+        for eid in sorted(set(list(range(0, n, max(1, n // 40))) + [n - 1])):
+            a = query(src, eid, "0x7fffffffe400:0x300")
+            b = query(out, eid, "0x7fffffffe400:0x300")
+            if a["pc"] != b["pc"]:
+                check(False, f"EID {eid}: pc {a['pc']} vs {b['pc']}")
+                continue
+            bad = [k for k, v in a["regs"].items() if v is not None and b["regs"].get(k) != v]
+            if bad:
+                check(False, f"EID {eid}: registers differ: {[(k, a['regs'][k], b['regs'].get(k)) for k in bad[:4]]}")
+            compared_regs += sum(1 for v in a["regs"].values() if v is not None)
+            ha, hb = a["mem"][0]["hex"], b["mem"][0]["hex"]
+            for i in range(0, len(hb), 2):
+                if hb[i:i + 2] != "??":
+                    compared_bytes += 1
+                    if ha[i:i + 2] != hb[i:i + 2]:
+                        check(False, f"EID {eid}: stack byte {i // 2} differs ({ha[i:i+2]} vs {hb[i:i+2]})")
+                        break
+        check(compared_regs > 1000 and compared_bytes > 1000,
+              f"compared {compared_regs} register values and {compared_bytes} stack bytes at sampled EIDs")
+
+        r = run("convert", src, "--to", "xml", os.path.join(tmp, "x"))
+        check(r.returncode == 2 and "expected tenet" in r.stderr, "unknown --to refused")
+        r = run("convert", src, "--to", "tenet", os.path.join(tmp, "no-such-dir", "x.tenet"))
+        check(r.returncode == 1 and "no-such-dir" in r.stderr, "unwritable output: an error naming it")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if failures:
+        print(f"{len(failures)} failure(s)")
+        sys.exit(1)
+
+
+main()

@@ -1,0 +1,25 @@
+// Writes any readable trace as a Tenet text trace (docs/formats/tenet.md),
+// one thread's instructions only (Tenet holds one thread per file). Line n
+// is step n: the registers step n-1 wrote, the pc of step n, and step n-1's
+// memory accesses with their bytes; line 0 holds every register known at
+// EID 0. Read values the trace does not record are taken from the replayed
+// state before the access; reads of unknown bytes are left out. Tenet
+// cannot carry: the last step's effects, code bytes, mappings, memory
+// never accessed, events (non-instruction steps are refused).
+#pragma once
+#include <memory>
+#include <string>
+
+#include "engine/trace.h"
+#include "state/error.h"
+
+namespace ttd::cli {
+
+struct TenetWriteResult {
+  uint64_t lines = 0, reads_without_value = 0;
+};
+
+// Writes to `path` through a temporary file renamed into place.
+Result<TenetWriteResult> write_tenet(std::shared_ptr<const Trace> t, const std::string& path);
+
+}  // namespace ttd::cli
