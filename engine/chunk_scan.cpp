@@ -48,13 +48,6 @@ bool has_bp(const StopConditions& c, uint64_t pc) {
 
 ChunkScan::ChunkScan(const Trace& t) : trace_(t) {}
 
-std::optional<uint32_t> ChunkScan::tidx_of(uint64_t tid) const {
-  const auto& slots = trace_.index().thread_slots();
-  for (uint32_t i = 0; i < slots.size(); ++i)
-    if (slots[i].tid == tid) return i;
-  return std::nullopt;
-}
-
 bool ChunkScan::may_hit(size_t chunk, const StopConditions& c) const {
   const ChunkSummary& s = trace_.index().chunks()[chunk].summary;
   for (uint64_t bp : c.breakpoints)
@@ -83,45 +76,6 @@ bool ChunkScan::scan_chunk(size_t chunk, bool want_accesses, const StopCondition
     if (!fn(eid, s, m)) return true;
   }
   return true;
-}
-
-std::optional<uint64_t> ChunkScan::find_thread_forward(uint64_t from, uint64_t tid) const {
-  auto t = tidx_of(tid);
-  if (!t) return std::nullopt;
-  const IndexFile& idx = trace_.index();
-  uint64_t count = idx.meta().step_count;
-  StopConditions none;
-  for (size_t c = idx.chunk_of(from); from < count && c < idx.chunks().size(); ++c) {
-    if (!idx.chunks()[c].summary.has_thread(*t)) continue;
-    std::optional<uint64_t> found;
-    scan_chunk(c, false, none, [&](uint64_t eid, const DecodedStep& s, const WatchMatcher&) {
-      if (eid >= from && s.tidx == *t) {
-        found = eid;
-        return false;
-      }
-      return true;
-    });
-    if (found) return found;
-  }
-  return std::nullopt;
-}
-
-std::optional<uint64_t> ChunkScan::find_thread_backward(uint64_t before, uint64_t tid) const {
-  auto t = tidx_of(tid);
-  if (!t || before == 0) return std::nullopt;
-  const IndexFile& idx = trace_.index();
-  StopConditions none;
-  for (size_t c = idx.chunk_of(before - 1) + 1; c-- > 0;) {
-    if (!idx.chunks()[c].summary.has_thread(*t)) continue;
-    std::optional<uint64_t> found;
-    scan_chunk(c, false, none, [&](uint64_t eid, const DecodedStep& s, const WatchMatcher&) {
-      if (eid >= before) return false;
-      if (s.tidx == *t) found = eid;
-      return true;
-    });
-    if (found) return found;
-  }
-  return std::nullopt;
 }
 
 ScanHit ChunkScan::watched_access_at(uint64_t eid, const StopConditions& c, Direction dir) const {

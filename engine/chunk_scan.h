@@ -1,6 +1,8 @@
 // Searches over the step stream that consult chunk summaries first and
 // decode only the chunks that can hold a hit: the mechanism behind
-// continue / reverse-continue / watchpoints / per-thread stepping.
+// continue / reverse-continue / watchpoints (a step's effects included).
+// Per-thread steps and the step planner read the cached pc stream instead
+// (engine/step_timeline.h).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -25,10 +27,6 @@ struct ScanHit {
 class ChunkScan {
  public:
   explicit ChunkScan(const Trace& t);
-  // First EID >= from whose step belongs to thread tid.
-  std::optional<uint64_t> find_thread_forward(uint64_t from, uint64_t tid) const;
-  // Last EID < before whose step belongs to thread tid.
-  std::optional<uint64_t> find_thread_backward(uint64_t before, uint64_t tid) const;
   // Earliest stop position > start (see Timeline::run), looking at steps
   // below `until` only (later hits may be missed; the caller bounds them).
   ScanHit find_stop_forward(uint64_t start, const StopConditions& c, const InterruptCheck& interrupted,
@@ -42,7 +40,6 @@ class ChunkScan {
   ScanHit watched_access_at(uint64_t eid, const StopConditions& c, Direction dir) const;
 
  private:
-  std::optional<uint32_t> tidx_of(uint64_t tid) const;
   bool may_hit(size_t chunk, const StopConditions& c) const;
   // Visits the steps of one chunk in order: fn(eid, step, accesses).
   template <class Fn>

@@ -53,12 +53,14 @@ const std::vector<TimelineStep>* StepTimeline::chunk(size_t c) {
   return &slot.first;
 }
 
-ScanEnd StepTimeline::forward(uint64_t from, const Visitor& fn, const std::function<bool()>& interrupted) {
+ScanEnd StepTimeline::forward(uint64_t from, const Visitor& fn, const std::function<bool()>& interrupted,
+                              std::optional<uint32_t> only_thread) {
   const IndexFile& idx = trace_.index();
   uint64_t count = idx.meta().step_count;
   if (from >= count) return ScanEnd::Exhausted;
   for (size_t c = idx.chunk_of(from); c < idx.chunks().size(); ++c) {
     if (interrupted && interrupted()) return ScanEnd::Interrupted;
+    if (only_thread && !idx.chunks()[c].summary.has_thread(*only_thread)) continue;
     const auto* steps = chunk(c);
     if (!steps) return ScanEnd::Corrupt;
     uint64_t first = idx.chunks()[c].first_eid;
@@ -68,11 +70,13 @@ ScanEnd StepTimeline::forward(uint64_t from, const Visitor& fn, const std::funct
   return ScanEnd::Exhausted;
 }
 
-ScanEnd StepTimeline::backward(uint64_t before, const Visitor& fn, const std::function<bool()>& interrupted) {
+ScanEnd StepTimeline::backward(uint64_t before, const Visitor& fn, const std::function<bool()>& interrupted,
+                               std::optional<uint32_t> only_thread) {
   const IndexFile& idx = trace_.index();
   if (before == 0 || idx.chunks().empty()) return ScanEnd::Exhausted;
   for (size_t c = idx.chunk_of(before - 1) + 1; c-- > 0;) {
     if (interrupted && interrupted()) return ScanEnd::Interrupted;
+    if (only_thread && !idx.chunks()[c].summary.has_thread(*only_thread)) continue;
     const auto* steps = chunk(c);
     if (!steps) return ScanEnd::Corrupt;
     uint64_t first = idx.chunks()[c].first_eid;

@@ -78,13 +78,18 @@ Stop Timeline::step(Direction dir, std::optional<uint64_t> tid, std::span<const 
     // One thread: its next and previous steps are simply EID + 1 and - 1.
     if (dir == Direction::Forward && from + 1 < count) target = from + 1;
     if (dir == Direction::Backward && from > 0) target = from - 1;
-  } else {
-    ChunkScan scan(*trace_);
-    if (dir == Direction::Forward) {
-      if (auto first = scan.find_thread_forward(from, t)) target = scan.find_thread_forward(*first + 1, t);
-    } else if (from > 0) {
-      target = scan.find_thread_backward(from, t);
-    }
+  } else if (auto tidx = pcs_.thread_index(t)) {
+    // t's steps from the cached pc stream: forward, the one after t's next
+    // (which runs first); backward, t's latest before here.
+    bool seen = false;
+    auto visit = [&](uint64_t e, const TimelineStep& s) {
+      if (s.tidx != *tidx) return true;
+      if (dir == Direction::Forward && !seen) return seen = true;
+      target = e;
+      return false;
+    };
+    if (dir == Direction::Forward) (void)pcs_.forward(from, visit, {}, *tidx);
+    else (void)pcs_.backward(from, visit, {}, *tidx);
   }
   Stop stop;
   if (!target) {
