@@ -61,4 +61,5 @@ PYBIND11_MODULE(ttd, m) {
   TraceClass trace = bind_trace(m);
   bind_cursor(m, trace);
   bind_queries(m, trace);
+  bind_origin(trace);
 }

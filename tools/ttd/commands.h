@@ -21,5 +21,6 @@ void add_history_command(CLI::App& app, CommandRunner& run);
 void add_executions_command(CLI::App& app, CommandRunner& run);
 void add_calls_command(CLI::App& app, CommandRunner& run);
 void add_search_command(CLI::App& app, CommandRunner& run);
+void add_origin_command(CLI::App& app, CommandRunner& run);
 
 }  // namespace ttd::cli

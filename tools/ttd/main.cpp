@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   ttd::cli::add_executions_command(app, run);
   ttd::cli::add_calls_command(app, run);
   ttd::cli::add_search_command(app, run);
+  ttd::cli::add_origin_command(app, run);
 #ifdef TTD_HAS_RECORD
   ttd::cli::add_record_command(app, run);
 #endif
