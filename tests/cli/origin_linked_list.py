@@ -52,6 +52,15 @@ def main():
     assert pool <= addr < pool + 8 * node_size and (addr - pool) % node_size == 16, read
     assert int(read["value"], 16) == pears
     assert "audit_removed+0x13" in text and "remove_item" in text
+    # The same location written by the same step is expanded once: later
+    # meetings are repeats pointing at it (rbp of the same frame, here).
+    nodes = {n["id"]: n for n in walk(root)}
+    repeats = [n for n in nodes.values() if n["origin"] == "repeat"]
+    assert repeats, "no shared node in a depth-10 answer"
+    for r in repeats:
+        first = nodes[r["same_as"]]
+        assert first["location"] == r["location"] and first["step"]["eid"] == r["step"]["eid"], (r, first)
+        assert first["origin"] != "repeat" and not r["inputs"]
     print("origin: stray write in audit_removed, pointer from", hex(addr))
 
 
