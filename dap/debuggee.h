@@ -126,6 +126,19 @@ struct GotoTarget {
 
 using InterruptCheck = std::function<bool()>;
 
+// "Where did this value come from?" at the current position: a register,
+// a memory range, or an expression naming an lvalue (a variable, p->f).
+struct OriginRequest {
+  std::string expression;  // register name ($rax or rax), ADDR:LEN, or an lvalue
+  uint64_t tid = 0;
+  size_t frame = 0;
+  uint32_t depth = 0, breadth = 0, nodes = 0;  // 0 = the engine's defaults
+};
+struct OriginAnswer {
+  std::string json;  // the document `ttd origin --json` prints (docs/queries.md)
+  std::string text;  // the tree `ttd origin` prints
+};
+
 // Bounds of a disassemble request (DAP clients ask for a few hundred).
 constexpr size_t kMaxDisassembleCount = 10000;
 constexpr int64_t kMaxDisassembleOffset = 1 << 16;
@@ -172,6 +185,11 @@ class Debuggee {
   virtual Result<DataTarget> data_target_in(const std::string& container_key, const std::string& name) = 0;
   // Positions where the given line runs next after / last before now.
   virtual Result<std::vector<GotoTarget>> goto_targets(const std::string& path, int line) = 0;
+  // Backward dataflow from the current position (ttdOrigin, evaluate in
+  // the "origin" context). A debuggee without a trace index cannot.
+  virtual Result<OriginAnswer> origin(const OriginRequest& r) {
+    return make_error("origin", "this debuggee cannot trace where values came from");
+  }
 };
 
 struct LaunchConfig {

@@ -113,6 +113,7 @@ Dispatcher make_dispatcher() {
   register_memory_handlers(d);
   register_evaluate_handlers(d);
   register_goto_handlers(d);
+  register_origin_handlers(d);
   return d;
 }
 

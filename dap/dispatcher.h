@@ -66,6 +66,7 @@ void register_execution_handlers(Dispatcher& d);
 void register_memory_handlers(Dispatcher& d);
 void register_evaluate_handlers(Dispatcher& d);
 void register_goto_handlers(Dispatcher& d);
+void register_origin_handlers(Dispatcher& d);
 
 // A dispatcher with every handler registered.
 Dispatcher make_dispatcher();

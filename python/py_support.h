@@ -39,5 +39,6 @@ void bind_hits(pyb::module_& m);
 TraceClass bind_trace(pyb::module_& m);
 void bind_cursor(pyb::module_& m, TraceClass& trace);
 void bind_queries(pyb::module_& m, TraceClass& trace);
+void bind_origin(TraceClass& trace);
 
 }  // namespace ttd::py

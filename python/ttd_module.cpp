@@ -66,4 +66,5 @@ PYBIND11_MODULE(_ttd, m) {
   bind_cursor(m, trace);
   bind_queries(m, trace);
   bind_steps(m, trace);
+  bind_origin(trace);
 }

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "dap/handlers/handler_args.h"
+#include "dap/handlers/origin.h"
 #include "dap/stop_report.h"
 
 namespace ttd::dap {
@@ -14,6 +15,7 @@ const char* kHelp =
     "  eid                  the current position (EID) and the trace's length\n"
     "  seek N               go to EID N (also: seek begin, seek end)\n"
     "  reverse-finish       run backwards to the call of the current function\n"
+    "  origin EXPR          where the value of a variable, register or ADDR:LEN came from\n"
     "Anything else is evaluated as an expression: registers ($rax or rax),\n"
     "variables, *p, p->field, a[i], &x, casts such as *(long *)0x4c72f0,\n"
     "and + - * / on integers.\n";
@@ -60,6 +62,7 @@ Result<json> evaluate(RequestContext& c) {
     return text_result("running backwards to the caller");
   }
   if (e.empty()) return bad_request("empty expression");
+  if (is_origin_evaluate(e, context->value_or(""))) return origin_evaluate(c, e, context->value_or(""));
   auto f = frame_arg(c);
   if (!f) return f.error();
   auto r = d.evaluate(e, f->tid, f->index);

@@ -56,6 +56,7 @@ class EngineDebuggee : public Debuggee {
   Result<DataTarget> data_target(const std::string& expression, uint64_t tid, size_t frame) override;
   Result<DataTarget> data_target_in(const std::string& container_key, const std::string& name) override;
   Result<std::vector<GotoTarget>> goto_targets(const std::string& path, int line) override;
+  Result<OriginAnswer> origin(const OriginRequest& r) override;  // debuggee_origin.cpp
 
   // For FrameScope and the helpers in this folder.
   const Trace& trace() const { return *trace_; }

@@ -40,6 +40,19 @@ def linked_list_session(args):
     check(c.evaluate("pears->quantity", top["id"]) == "0", "pears->quantity reads 0 (the bug)")
     check(c.evaluate("pears->name", top["id"]) == '"pears"', "pears->name is \"pears\"")
 
+    # Why is it 0? ttdOrigin: the stray store in audit_removed, with its EID
+    # and source line for the IDE to jump to; evaluate in the origin context.
+    origin = c.call("ttdOrigin", {"expression": "pears->quantity", "frameId": top["id"], "depth": 2})
+    root = origin["origin"]["root"]
+    check(root["origin"] == "write" and root["value"] == "0x0" and root["step"]["function"] == "audit_removed"
+          and root["step"]["line"] == line_audit_store and root["step"]["file"] == src,
+          "ttdOrigin names the store in audit_removed", root)
+    check(any(i["role"] == "address" and i["location"] == {"reg": "rax"} for i in root["inputs"]),
+          "ttdOrigin: the stale pointer is the store's address input", root["inputs"])
+    text = c.evaluate("pears->quantity", top["id"], context="origin")
+    check(f"EID {root['step']['eid']}" in text and "audit_removed" in text, "evaluate origin context", text)
+    check(c.evaluate("origin pears->quantity", top["id"], context="repl") == text, "origin EXPR in the console")
+
     # Locals of main.
     scopes = c.call("scopes", {"frameId": top["id"]})["scopes"]
     locals_ref = [s for s in scopes if s["name"] == "Locals"][0]["variablesReference"]

@@ -66,6 +66,9 @@ def gdb_query_monitor_matches_cli(ctx):
         ("search 636f756e74657220", ["search", trace, "--at", str(here), "--bytes", "636f756e74657220"]),
         (f"search 0100000000000000 --in {v}:2048 --json",
          ["search", trace, "--at", str(here), "--bytes", "0100000000000000", "--in", f"{v}:2048", "--json"]),
+        # origin at the stub's position: the same tree as `ttd origin` there.
+        ("origin rax 3", ["origin", trace, "--reg", "rax", "--at", str(here), "--depth", "3"]),
+        (f"origin {v}:8 --depth 2 --json", ["origin", trace, "--mem", f"{v}:8", "--at", str(here), "--depth", "2", "--json"]),
     ]
     expected = [_cli(ctx.ttd, *cli) for _, cli in pairs]
     # The monitor says when a call listing was cut (the CLI just stops).
@@ -102,7 +105,8 @@ def gdb_query_monitor_errors(ctx):
                 "monitor history-reg nosuch", "monitor history --reg rax --from 9 --to 3",
                 "monitor history 0x402000 --at 99", "monitor executions", "monitor executions 0x401000 9 3",
                 "monitor executions zz", "monitor calls --depth x", "monitor search 0xzz", "monitor search 123",
-                "monitor search", "monitor history 0x402000 8 --limit", "monitor eid", "detach"]
+                "monitor search", "monitor history 0x402000 8 --limit", "monitor origin",
+                "monitor origin rax 0", "monitor origin nosuch", "monitor eid", "detach"]
     out = gdb(s.address, *commands)
     return out, [r"error: history: give ADDR \[LEN\]",
                  r"error: history: ADDR LEN: empty address range \(length 0\)",
@@ -121,6 +125,9 @@ def gdb_query_monitor_errors(ctx):
                  r"error: search: HEX: .*odd",
                  r"error: search: give the bytes",
                  r"error: history: --limit needs a value",
+                 r"error: origin: give a register name or ADDR:LEN",
+                 r"error: origin: depth: must be 1..256, got 0",
+                 r"error: origin: reg: no register 'nosuch'",
                  r"^eid 0$"]
 
 

@@ -85,6 +85,21 @@ class ModuleTest(unittest.TestCase):
         changes = list(self.t.register_writes("rsp", start=0, end=14))
         self.assertEqual([c.eid for c in changes], [0, 2, 4, 5, 7, 9, 11, 12])
 
+    def test_origin(self):
+        # rax at EID 4 was set by g's `mov eax, 7` (EID 3): an immediate.
+        o = self.t.origin(at=4, reg="rax", depth=2)
+        root = o["root"]
+        self.assertEqual((root["origin"], root["value"], root["step"]["eid"]), ("write", "0x7", 3))
+        self.assertEqual(root["step"]["insn"], "mov eax, 7")
+        self.assertEqual([(i["origin"], i["value"]) for i in root["inputs"]], [("constant", "0x7")])
+        # The return address on the stack: pushed by main's call (EID 0).
+        m = self.t.origin(at=4, mem=(0x7feff8, 8))["root"]
+        self.assertEqual((m["step"]["eid"], m["step"]["insn"]), (0, "call 0x400100"))
+        with self.assertRaisesRegex(ttd.Error, "exactly one of reg= and mem="):
+            self.t.origin(at=4)
+        with self.assertRaisesRegex(ttd.Error, "depth"):
+            self.t.origin(at=4, reg="rax", depth=0)
+
     def test_executions(self):
         runs = list(self.t.executions(G))
         self.assertEqual([e.eid for e in runs], [7 * i + 3 for i in range(ITERATIONS)])

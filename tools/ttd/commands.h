@@ -23,5 +23,6 @@ void add_calls_command(CLI::App& app, CommandRunner& run);
 void add_search_command(CLI::App& app, CommandRunner& run);
 void add_export_command(CLI::App& app, CommandRunner& run);
 void add_diff_command(CLI::App& app, CommandRunner& run);
+void add_origin_command(CLI::App& app, CommandRunner& run);
 
 }  // namespace ttd::cli

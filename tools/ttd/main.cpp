@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   ttd::cli::add_export_command(app, run);
   ttd::cli::add_diff_command(app, run);
   ttd::cli::add_convert_command(app, run);
+  ttd::cli::add_origin_command(app, run);
 #ifdef TTD_HAS_RECORD
   ttd::cli::add_record_command(app, run);
 #endif

@@ -8,6 +8,7 @@
 #include "engine/query/register_history.h"
 #include "engine/query/value_search.h"
 #include "tools/ttd/monitor_args.h"
+#include "tools/ttd/origin_monitor.h"
 
 namespace ttd::cli {
 
@@ -416,6 +417,7 @@ std::optional<gdb::MonitorReply> run_query_monitor(const std::shared_ptr<const T
   if (verb == "executions") return executions(*trace, args, io);
   if (verb == "calls") return calls(trace, args, io);
   if (verb == "search") return search(trace, here, args, io);
+  if (verb == "origin") return origin_monitor(trace, here, args, interrupted);
   return std::nullopt;
 }
 
@@ -433,6 +435,9 @@ std::string query_monitor_help() {
          "search HEX         where these bytes are in memory here (--in ADDR:LEN, --at EID);\n"
          "                   --first [--from EID --to EID]: when they first appear;\n"
          "                   patterns up to 4096 bytes (--max-pattern N for more)\n"
+         "origin REG|ADDR:LEN [DEPTH]\n"
+         "                   where the value here came from: the step that wrote it, its inputs and\n"
+         "                   theirs (--depth N, --breadth N, --nodes N, --at EID, --json)\n"
          "                   history/executions/search/calls also take --limit N (default 16, calls 64;\n"
          "                   0 = all), --json; history/executions --at --from --to --resume --thread\n";
 }
