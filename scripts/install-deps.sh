@@ -11,6 +11,7 @@ PACKAGES=(
   libunicorn-dev libcapstone-dev libxxhash-dev doctest-dev libsnappy-dev
   libsqlite3-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev pybind11-dev python3-matplotlib
   libelf-dev libdw-dev
+  nodejs npm
   clang-16 libclang-rt-16-dev
   gdb gdb-multiarch lldb-16
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user musl-tools
