@@ -108,14 +108,15 @@ def main():
             print("python module not importable (%s): its checks are skipped" % e)
         else:
             t = ttdmod.open(trace)
-            hits = list(t.executions(int(main_pc, 16)))
-            check(hits and hits[0].sym == "main" and hits[0].src.endswith(example + ".c:" + hits[0].src.rsplit(":", 1)[1]),
-                  "python executions carry sym/src", [(h.sym, h.src) for h in hits[:2]])
             calls = list(t.calls())
             check(all(c.sym for c in calls), "python calls carry sym")
+            main_pc = next(c.function for c in calls if c.sym == "main")
+            hits = list(t.executions(main_pc))
+            check(hits and hits[0].sym == "main" and hits[0].src.endswith(example + ".c:" + hits[0].src.rsplit(":", 1)[1]),
+                  "python executions carry sym/src", [(h.sym, h.src) for h in hits[:2]])
             w = next(iter(t.register_writes("rsp")))
             check(w.sym, "python register writes carry sym")
-            check(t.symbol(int(main_pc, 16))["sym"] == "main", "Trace.symbol")
+            check(t.symbol(main_pc)["sym"] == "main", "Trace.symbol")
             check(t.symbol(0x10) is None, "Trace.symbol of an unmapped pc is None")
     print("symbols everywhere: %d traces checked" % len(traces))
     return 0
