@@ -167,6 +167,10 @@ class Debuggee {
   virtual Result<std::vector<ScopeEntry>> scopes(uint64_t tid, size_t frame) = 0;
   virtual Result<std::vector<VariableEntry>> variables(const std::string& key) = 0;
   virtual Result<EvalResult> evaluate(const std::string& expression, uint64_t tid, size_t frame) = 0;
+  // Whether evaluate() could parse the expression, without evaluating it
+  // (breakpoint conditions are checked when set, in no particular scope).
+  // The default accepts everything: errors then show when it is evaluated.
+  virtual Status check_expression(const std::string& expression) const { return {}; }
   // Reads memory of the thread's process; known[i] = 1 where byte i is known.
   virtual Status read_memory(uint64_t tid, uint64_t addr, std::span<uint8_t> data, std::span<uint8_t> known) = 0;
   // count instructions starting instruction_offset instructions from addr

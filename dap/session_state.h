@@ -33,6 +33,13 @@ struct ClientInfo {
   bool supports_invalidated_event = false;
 };
 
+// A breakpoint's hitCondition: stop on the hits whose count (hits with
+// the condition true, in either direction) satisfies `count op n`.
+struct HitCondition {
+  enum class Op : uint8_t { AtLeast, Equal, Greater, Less, LessEqual, Multiple } op = Op::AtLeast;
+  uint64_t n = 0;
+};
+
 // One breakpoint the client set, as the session tracks it.
 struct BreakpointRecord {
   int id = 0;
@@ -40,6 +47,13 @@ struct BreakpointRecord {
   std::optional<SourceRef> source;  // where it really is
   std::string message;          // why it is unverified
   std::optional<uint64_t> instruction_addr;
+  // What the client attached (dap/handlers/breakpoint_conditions.h).
+  std::string condition;                      // C expression; "" = always
+  std::optional<HitCondition> hit_condition;
+  std::string log_message;                    // a logpoint: prints, never stops
+  uint64_t hits = 0;                          // times reached with the condition true
+  // Plain: stops whenever reached (no condition, hit condition or message).
+  bool plain() const { return condition.empty() && !hit_condition && log_message.empty(); }
 };
 
 struct DataBreakpointRecord {

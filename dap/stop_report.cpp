@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "dap/handlers/breakpoint_conditions.h"
 #include "dap/protocol/json_args.h"
 
 namespace ttd::dap {
@@ -52,13 +53,16 @@ void send_stopped(SessionState& s, Outbox& out, const std::string& reason, uint6
 
 void resume_and_report(SessionState& s, Outbox& out, Motion motion, Direction direction, Granularity granularity,
                        uint64_t tid) {
+  // Conditional breakpoints and logpoints take part in continue and
+  // reverse-continue only: a step that met one would have to resume as the
+  // step it was, which only the debuggee knows how to do.
   std::vector<uint64_t> pcs;
-  auto add = [&](const std::vector<BreakpointRecord>& v) {
-    for (const auto& b : v) pcs.insert(pcs.end(), b.addrs.begin(), b.addrs.end());
-  };
-  for (const auto& [path, v] : s.source_breakpoints) add(v);
-  add(s.function_breakpoints);
-  add(s.instruction_breakpoints);
+  bool judged = false;  // some breakpoint needs judging at its stops
+  for (const BreakpointRecord* b : all_breakpoints(s)) {
+    if (!b->plain() && motion != Motion::Continue) continue;
+    if (!b->plain()) judged = true;
+    pcs.insert(pcs.end(), b->addrs.begin(), b->addrs.end());
+  }
   std::sort(pcs.begin(), pcs.end());
   pcs.erase(std::unique(pcs.begin(), pcs.end()), pcs.end());
   std::vector<WatchRange> watches;
@@ -72,7 +76,27 @@ void resume_and_report(SessionState& s, Outbox& out, Motion motion, Direction di
   args.breakpoints = pcs;
   args.watchpoints = watches;
   s.forget_handles();
-  auto r = s.debuggee->resume(args, [&s] { return s.interrupt.load(std::memory_order_relaxed); });
+  auto interrupted = [&s] { return s.interrupt.load(std::memory_order_relaxed); };
+  auto r = s.debuggee->resume(args, interrupted);
+  std::optional<BreakpointVerdict> verdict;
+  // Resume, judge each breakpoint stop, print logpoints, and go on until a
+  // breakpoint says stop (or anything else stops the run).
+  while (judged && r && r->cause == StopCause::Breakpoint) {
+    verdict = judge_breakpoint_stop(s, r->breakpoint_addr, r->tid);
+    for (const auto& line : verdict->log_lines) out.output(line + "\n", "console");
+    if (verdict->stop) break;
+    if (interrupted()) {
+      StopInfo paused = *r;
+      paused.cause = StopCause::Interrupted;
+      r = paused;
+      break;
+    }
+    uint64_t was = r->eid;
+    s.forget_handles();
+    r = s.debuggee->resume(args, interrupted);
+    if (r && r->cause == StopCause::Breakpoint && r->eid == was) break;  // no progress: stop rather than spin
+  }
+  if (r && verdict && !verdict->problem.empty()) out.output("ttd dap: " + verdict->problem + "\n", "stderr");
   if (!r) {
     out.output("ttd dap: " + r.error().to_string() + "\n", "stderr");
     send_stopped(s, out, "pause", s.debuggee->current_thread(),
@@ -87,6 +111,7 @@ void resume_and_report(SessionState& s, Outbox& out, Motion motion, Direction di
       break;
     case StopCause::Breakpoint: {
       HitNames h = breakpoint_hit(s, st.breakpoint_addr);
+      if (verdict && !verdict->ids.empty()) h.ids = verdict->ids;
       std::string ids;
       for (int id : h.ids) ids += (ids.empty() ? " " : ", ") + std::to_string(id);
       std::string what = h.reason == "breakpoint" ? "Breakpoint" : h.reason == "function breakpoint" ? "Function breakpoint"

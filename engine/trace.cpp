@@ -134,6 +134,8 @@ Result<std::shared_ptr<Trace>> Trace::open(const std::string& path, const OpenOp
   t->program_ = std::move(program->image);
   t->code_source_ = std::move(program->source);
   t->pages_ = std::make_unique<PageCache>(*index);
+  t->symbolizer_ = std::make_unique<Symbolizer>(index.get(), t->info_.arch, opts.symbol_files,
+                                                opts.program.empty() ? t->info_.exec_path : opts.program);
   t->index_ = std::move(index);
   return t;
 }

@@ -12,6 +12,7 @@
 
 #include "formats/common/trace_reader.h"
 #include "state/error.h"
+#include "engine/symbolizer.h"
 #include "state/machine_state.h"
 
 namespace ttd {
@@ -57,6 +58,9 @@ struct OpenOptions {
   // ("" = the program the trace names, if it exists and fits; see
   // engine/program_image.h).
   std::string program;
+  // More ELF files for symbols (shared objects, a program the trace does
+  // not name), each at its load address or where the trace maps it.
+  std::vector<SymbolFile> symbol_files;
 };
 
 // The error Trace::open returns for options out of range ("" = none).
@@ -111,6 +115,9 @@ class Trace {
   // where code bytes come from, for output.
   const ProgramImage* program() const { return program_.get(); }
   const std::string& code_source() const { return code_source_; }
+  // pc -> function+offset, source:line (engine/symbolizer.h); reads
+  // nothing until the first lookup.
+  const Symbolizer& symbolizer() const { return *symbolizer_; }
 
   // Internal: the index (used by Cursor and queries).
   const IndexFile& index() const { return *index_; }
@@ -126,6 +133,7 @@ class Trace {
   std::unique_ptr<PageCache> pages_;
   std::shared_ptr<const ProgramImage> program_;
   std::string code_source_;
+  std::unique_ptr<Symbolizer> symbolizer_;
 };
 
 }  // namespace ttd

@@ -18,7 +18,13 @@ pyb::object opt(const std::optional<uint64_t>& v) { return v ? pyb::object(pyb::
 pyb::object opt_bytes(const std::optional<std::vector<uint8_t>>& v) {
   return v ? pyb::object(pyb::bytes(reinterpret_cast<const char*>(v->data()), v->size())) : pyb::none();
 }
+pyb::object text_or_none(const std::string& s) { return s.empty() ? pyb::none() : pyb::object(pyb::str(s)); }
 }  // namespace
+
+void set_symbol_attrs(pyb::object& o, const std::optional<PcSymbol>& s) {
+  o.attr("sym") = s ? text_or_none(s->sym()) : pyb::none();
+  o.attr("src") = s ? text_or_none(s->src()) : pyb::none();
+}
 
 pyb::object RegisterChange::value() const {
   if (!write.value) return pyb::none();
@@ -30,7 +36,7 @@ pyb::object RegisterChange::value() const {
 
 void bind_hits(pyb::module_& m) {
   using query::MemoryAccess;
-  pyb::class_<MemoryAccess>(m, "MemoryAccess", "A read or write overlapping the queried range.")
+  pyb::class_<MemoryAccess>(m, "MemoryAccess", "A read or write overlapping the queried range.", pyb::dynamic_attr())
       .def_readonly("eid", &MemoryAccess::eid)
       .def_readonly("thread", &MemoryAccess::tid)
       .def_readonly("pid", &MemoryAccess::pid)
@@ -49,11 +55,19 @@ void bind_hits(pyb::module_& m) {
       .def_property_readonly("pc", [](const RegisterChange& r) { return r.write.pc; })
       .def_property_readonly("reg", [](const RegisterChange& r) { return r.trace->arch().regs[r.write.reg].name; })
       .def_property_readonly("value", &RegisterChange::value, "int, or None when the register became unknown")
+      .def_property_readonly("sym", [](const RegisterChange& r) {
+        auto s = r.trace->symbolizer().at(r.write.pc);
+        return s ? text_or_none(s->sym()) : pyb::none();
+      }, "function+offset of the pc (\"push+0x1b\"), or None")
+      .def_property_readonly("src", [](const RegisterChange& r) {
+        auto s = r.trace->symbolizer().at(r.write.pc);
+        return s ? text_or_none(s->src()) : pyb::none();
+      }, "source file:line of the pc, or None")
       .def_property_readonly("next", [](const RegisterChange& r) { return query::to_string(r.write.next); })
       .def("__repr__", [](const RegisterChange& r) { return "<ttd.RegisterWrite " + query::to_text(*r.trace, r.write) + ">"; });
 
   using query::Execution;
-  pyb::class_<Execution>(m, "Execution", "A step that ran a queried pc.")
+  pyb::class_<Execution>(m, "Execution", "A step that ran a queried pc.", pyb::dynamic_attr())
       .def_readonly("eid", &Execution::eid)
       .def_readonly("thread", &Execution::tid)
       .def_readonly("pc", &Execution::pc)
@@ -63,7 +77,7 @@ void bind_hits(pyb::module_& m) {
       .def("__repr__", [](const Execution& e) { return "<ttd.Execution " + query::to_text(e) + ">"; });
 
   using query::Call;
-  pyb::class_<Call>(m, "Call", "A call with its entry and exit EIDs.")
+  pyb::class_<Call>(m, "Call", "A call with its entry and exit EIDs.", pyb::dynamic_attr())
       .def_readonly("index", &Call::index)
       .def_readonly("thread", &Call::tid)
       .def_readonly("depth", &Call::depth)

@@ -6,6 +6,10 @@
 
 namespace ttd::py {
 
+// Sets o.sym and o.src (None when unknown) on a hit object whose class
+// has dynamic attributes (MemoryAccess, Execution, Call).
+void set_symbol_attrs(pyb::object& o, const std::optional<PcSymbol>& s);
+
 struct RegisterChange {
   query::RegisterWrite write;
   std::shared_ptr<const Trace> trace;

@@ -73,6 +73,25 @@ struct Identity {
     return pyb::cast(std::forward<T>(v));
   }
 };
+// Memory accesses, executions and calls get `sym` ("push+0x1b") and `src`
+// ("/src/list.c:42") attributes (None when unknown) from the trace's
+// symbolizer: of the pc, or of a call's function entry.
+struct Symbolized {
+  std::shared_ptr<const Trace> t;
+  static std::optional<uint64_t> pc_of(const query::MemoryAccess& a) { return a.pc; }
+  static std::optional<uint64_t> pc_of(const query::Execution& e) { return e.pc; }
+  static std::optional<uint64_t> pc_of(const query::Call& c) {
+    return c.symbol.empty() ? c.function : std::nullopt;
+  }
+  template <class T>
+  pyb::object operator()(T&& v) const {
+    std::optional<uint64_t> pc = pc_of(v);
+    pyb::object o = pyb::cast(std::forward<T>(v));
+    set_symbol_attrs(o, pc && t ? t->symbolizer().at(*pc) : std::nullopt);
+    return o;
+  }
+};
+
 struct ToRegisterChange {
   std::shared_ptr<const Trace> t;
   pyb::object operator()(query::RegisterWrite&& w) const { return pyb::cast(RegisterChange{std::move(w), t}); }
@@ -85,17 +104,17 @@ struct CallIter {
   Result<std::optional<query::Call>> next() { return walker->next(); }
 };
 
-using MemoryHits = PyHits<query::MemoryHistory, Identity>;
+using MemoryHits = PyHits<query::MemoryHistory, Symbolized>;
 using RegisterHits = PyHits<query::RegisterChanges, ToRegisterChange>;
-using ExecutionHits = PyHits<query::Executions, Identity>;
-using CallHits = PyHits<CallIter, Identity>;
+using ExecutionHits = PyHits<query::Executions, Symbolized>;
+using CallHits = PyHits<CallIter, Symbolized>;
 
 }  // namespace
 
 void bind_queries(pyb::module_& m, TraceClass& trace) {
-  bind_iterator<query::MemoryHistory, Identity>(m, "MemoryAccessIterator");
+  bind_iterator<query::MemoryHistory, Symbolized>(m, "MemoryAccessIterator");
   bind_iterator<query::RegisterChanges, ToRegisterChange>(m, "RegisterWriteIterator");
-  bind_iterator<query::Executions, Identity>(m, "ExecutionIterator");
+  bind_iterator<query::Executions, Symbolized>(m, "ExecutionIterator");
   pyb::class_<CallHits>(m, "CallIterator")
       .def("__iter__", [](CallHits& p) -> CallHits& { return p; })
       .def("__next__",
@@ -136,7 +155,7 @@ void bind_queries(pyb::module_& m, TraceClass& trace) {
         q.start = window(*t, start, end, at, backward, resume);
         q.tid = thread;
         q.cancel = python_cancel();
-        return MemoryHits{query::memory_history(t, std::move(q)), {}};
+        return MemoryHits{query::memory_history(t, std::move(q)), Symbolized{t}};
       },
       pyb::arg("addr"), pyb::arg("length"), pyb::arg("kind") = "rw", pyb::kw_only(), pyb::arg("start") = pyb::none(),
       pyb::arg("end") = pyb::none(), pyb::arg("at") = pyb::none(), pyb::arg("backward") = false,
@@ -184,7 +203,7 @@ void bind_queries(pyb::module_& m, TraceClass& trace) {
         q.resolution = resolution;
         q.tid = thread;
         q.cancel = python_cancel();
-        return ExecutionHits{query::executions(t, std::move(q)), {}};
+        return ExecutionHits{query::executions(t, std::move(q)), Symbolized{t}};
       },
       pyb::arg("pc"), pyb::arg("length") = 1, pyb::kw_only(), pyb::arg("start") = pyb::none(), pyb::arg("end") = pyb::none(),
       pyb::arg("at") = pyb::none(), pyb::arg("backward") = false, pyb::arg("resolution") = 0, pyb::arg("thread") = pyb::none(),
@@ -204,7 +223,7 @@ void bind_queries(pyb::module_& m, TraceClass& trace) {
         else if (order != "entry")
           raise(make_error("order", "expected 'entry' or 'exit', got '" + order + "'"));
         q.cancel = python_cancel();
-        return CallHits{CallIter{unwrap(query::CallWalker::create(t, std::move(q))), t}, {}};
+        return CallHits{CallIter{unwrap(query::CallWalker::create(t, std::move(q))), t}, Symbolized{t}};
       },
       pyb::kw_only(), pyb::arg("start") = pyb::none(), pyb::arg("end") = pyb::none(), pyb::arg("function") = pyb::none(),
       pyb::arg("thread") = pyb::none(), pyb::arg("max_depth") = pyb::none(), pyb::arg("order") = "entry",

@@ -11,7 +11,8 @@ namespace {
 
 std::shared_ptr<Trace> open_trace(const std::string& path, const std::string& format, const std::string& index,
                                   const std::string& cache_dir, bool rebuild, uint32_t keyframe_interval,
-                                  const std::string& instr_map, const std::string& program) {
+                                  const std::string& instr_map, const std::string& program,
+                                  const std::vector<std::string>& symbols) {
   OpenOptions o;
   o.format = format;
   o.index_path = index;
@@ -20,6 +21,7 @@ std::shared_ptr<Trace> open_trace(const std::string& path, const std::string& fo
   o.keyframe_interval = keyframe_interval;
   o.reader.instr_map_binary = instr_map;
   o.program = program;
+  for (const auto& s : symbols) o.symbol_files.push_back(unwrap(parse_symbol_file(s, "symbols")));
   Result<std::shared_ptr<Trace>> t = [&] {
     pyb::gil_scoped_release nogil;  // importing a large trace takes a while
     return Trace::open(path, o);
@@ -40,6 +42,21 @@ pyb::dict stats_dict(const Trace& t) {
   d["build_seconds"] = s.build_seconds;
   d["reused"] = s.reused;
   d["index_path"] = s.index_path;
+  return d;
+}
+
+// {"sym", "src", "function", "offset", "file", "line", "module"} or None.
+pyb::object symbol_of(const Trace& t, uint64_t pc) {
+  auto s = t.symbolizer().at(pc);
+  if (!s) return pyb::none();
+  pyb::dict d;
+  d["sym"] = s->sym().empty() ? pyb::object(pyb::none()) : pyb::object(pyb::str(s->sym()));
+  d["src"] = s->src().empty() ? pyb::object(pyb::none()) : pyb::object(pyb::str(s->src()));
+  d["function"] = s->function.empty() ? pyb::object(pyb::none()) : pyb::object(pyb::str(s->function));
+  d["offset"] = s->offset;
+  d["file"] = s->file.empty() ? pyb::object(pyb::none()) : pyb::object(pyb::str(s->file));
+  d["line"] = s->line ? pyb::object(pyb::int_(s->line)) : pyb::object(pyb::none());
+  d["module"] = s->module;
   return d;
 }
 
@@ -67,11 +84,13 @@ TraceClass bind_trace(pyb::module_& m) {
       std::to_string(kMinKeyframeInterval) + ".." + std::to_string(kMaxKeyframeInterval) + " (default " +
       std::to_string(kDefaultKeyframeInterval) + ").\n"
       "program: the traced ELF, for code bytes the trace lacks (default: the program the trace names, if it\n"
-      "exists and fits). Errors raise ttd.Error.";
+      "exists and fits).\n"
+      "symbols: more ELF files naming pcs, each \"FILE\" or \"FILE@LOADADDR\" (shared objects).\n"
+      "Errors raise ttd.Error.";
   m.def("open", &open_trace, pyb::arg("path"), pyb::kw_only(), pyb::arg("format") = "", pyb::arg("index") = "",
         pyb::arg("cache_dir") = "", pyb::arg("rebuild") = false,
         pyb::arg("keyframe_interval") = kDefaultKeyframeInterval, pyb::arg("instr_map") = "",
-        pyb::arg("program") = "", open_doc.c_str());
+        pyb::arg("program") = "", pyb::arg("symbols") = std::vector<std::string>{}, open_doc.c_str());
 
   TraceClass cls(m, "Trace", "An opened, indexed trace. Positions (EIDs) run from 0 to step_count.");
   cls.def_property_readonly("path", &Trace::path)
@@ -80,6 +99,8 @@ TraceClass bind_trace(pyb::module_& m) {
       .def_property_readonly("os", [](const Trace& t) { return t.info().os; })
       .def_property_readonly("exec_path", [](const Trace& t) { return t.info().exec_path; })
       .def_property_readonly("code_source", &Trace::code_source, "Where code bytes come from (trace, program ELF).")
+      .def("symbol", &symbol_of, pyb::arg("pc"),
+           "What names pc: {sym: 'push+0x1b', src: '/src/list.c:42', function, offset, file, line, module}, or None.")
       .def_property_readonly("step_count", &Trace::step_count)
       .def("__len__", &Trace::step_count)
       .def_property_readonly("threads", &threads_list, "Threads: tid, pid, first_eid, last_eid, steps.")

@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "dap/handlers/breakpoint_conditions.h"
 #include "dap/handlers/handler_args.h"
 #include "dap/stop_report.h"
 
@@ -47,10 +48,12 @@ Result<json> set_breakpoints(RequestContext& c) {
   auto list = opt_array(c.args, "breakpoints");
   if (!list) return list.error();
   std::vector<int64_t> lines;
+  std::vector<const json*> options;  // each line's client object (none for the legacy "lines")
   for (const auto& b : *list) {
     auto line = req_int(b, "line");
     if (!line) return make_error("arguments.breakpoints", "every breakpoint needs an integer \"line\"");
     lines.push_back(*line);
+    options.push_back(&b);
   }
   if (list->empty()) {  // the deprecated "lines" form
     auto legacy = opt_array(c.args, "lines");
@@ -62,7 +65,8 @@ Result<json> set_breakpoints(RequestContext& c) {
   }
   auto& records = c.state.source_breakpoints[**path];
   records.clear();
-  for (int64_t line : lines) {
+  for (size_t i = 0; i < lines.size(); ++i) {
+    int64_t line = lines[i];
     int l = from_client_line(c.state, line);
     if (!c.state.debuggee->has_source_info()) {
       BreakpointRecord b;
@@ -73,6 +77,8 @@ Result<json> set_breakpoints(RequestContext& c) {
     }
     records.push_back(from_locations(c.state, c.state.debuggee->resolve_line(**path, l), **path + ":" + std::to_string(l)));
     if (!records.back().source) records.back().source = SourceRef{**path, l, 0};
+    if (i < options.size())
+      if (auto s = read_breakpoint_options(*options[i], *c.state.debuggee, records.back()); !s) return s.error();
   }
   json out = json::array();
   for (const auto& b : records) out.push_back(breakpoint_json(c.state, b));
@@ -89,12 +95,15 @@ Result<json> set_function_breakpoints(RequestContext& c) {
     if (!name) return make_error("arguments.breakpoints", "every function breakpoint needs a \"name\"");
     names.push_back(*name);
   }
-  c.state.function_breakpoints.clear();
-  json out = json::array();
-  for (const auto& n : names) {
-    c.state.function_breakpoints.push_back(from_locations(c.state, c.state.debuggee->resolve_function(n), "function '" + n + "'"));
-    out.push_back(breakpoint_json(c.state, c.state.function_breakpoints.back()));
+  std::vector<BreakpointRecord> records;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string& n = names[i];
+    records.push_back(from_locations(c.state, c.state.debuggee->resolve_function(n), "function '" + n + "'"));
+    if (auto s = read_breakpoint_options((*list)[i], *c.state.debuggee, records.back()); !s) return s.error();
   }
+  c.state.function_breakpoints = std::move(records);
+  json out = json::array();
+  for (const auto& b : c.state.function_breakpoints) out.push_back(breakpoint_json(c.state, b));
   return json{{"breakpoints", out}};
 }
 
@@ -112,6 +121,7 @@ Result<json> set_instruction_breakpoints(RequestContext& c) {
     auto addr = parse_address(*ref);
     if (!addr) r.message = "'" + *ref + "' is not an address";
     else r.addrs.push_back(*addr + uint64_t(off->value_or(0)));
+    if (auto s = read_breakpoint_options(b, *c.state.debuggee, r); !s) return s.error();
     records.push_back(std::move(r));
   }
   c.state.instruction_breakpoints = std::move(records);
@@ -188,13 +198,19 @@ Result<json> set_data_breakpoints(RequestContext& c) {
     if (a != "read" && a != "write" && a != "readWrite")
       return make_error("arguments.breakpoints.accessType", "must be \"read\", \"write\" or \"readWrite\"");
     bool ok = parse_data_id(*id, r.range.addr, r.range.len);
+    // A watch stops where the access happened, not where code is: there is
+    // no loop over conditions for it (yet), so it is refused, not ignored.
+    bool conditional = false;
+    for (const char* k : {"condition", "hitCondition"})
+      if (auto it = b.find(k); it != b.end() && it->is_string() && !it->get<std::string>().empty()) conditional = true;
     auto known = c.state.data_descriptions.find(*id);
     r.description = known != c.state.data_descriptions.end() ? known->second
                     : ok ? std::to_string(r.range.len) + " bytes at " + hex_address(r.range.addr) : "";
-    json j = {{"id", r.id}, {"verified", ok}};
+    json j = {{"id", r.id}, {"verified", ok && !conditional}};
     if (!ok) j["message"] = "'" + *id + "' is not a data id from dataBreakpointInfo";
+    else if (conditional) j["message"] = "conditions and hit counts on data breakpoints are not supported";
     out.push_back(j);
-    if (ok) records.push_back(std::move(r));
+    if (ok && !conditional) records.push_back(std::move(r));
   }
   c.state.data_breakpoints = std::move(records);
   return json{{"breakpoints", out}};

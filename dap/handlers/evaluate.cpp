@@ -16,9 +16,9 @@ const char* kHelp =
     "  seek N               go to EID N (also: seek begin, seek end)\n"
     "  reverse-finish       run backwards to the call of the current function\n"
     "  origin EXPR          where the value of a variable, register or ADDR:LEN came from\n"
-    "Anything else is evaluated as an expression: registers ($rax or rax),\n"
+    "Anything else is evaluated as a C expression: registers ($rax or rax),\n"
     "variables, *p, p->field, a[i], &x, casts such as *(long *)0x4c72f0,\n"
-    "and + - * / on integers.\n";
+    "+ - * / % << >> & | ^, comparisons (== != < <= > >=), && || !.\n";
 
 std::string trim(const std::string& s) {
   size_t b = 0, e = s.size();
@@ -73,8 +73,19 @@ Result<json> evaluate(RequestContext& c) {
   return body;
 }
 
+// setVariable / setExpression: a trace is a record of what happened; a
+// changed value would make every later position disagree with it.
+Result<json> refuse_change(RequestContext& c) {
+  return failed("values cannot be changed: a trace records what the program did, and ttd replays it as recorded "
+                "(setVariable and setExpression are not supported)");
+}
+
 }  // namespace
 
-void register_evaluate_handlers(Dispatcher& d) { d.add("evaluate", Needs::Launched, evaluate); }
+void register_evaluate_handlers(Dispatcher& d) {
+  d.add("evaluate", Needs::Launched, evaluate);
+  d.add("setVariable", Needs::Launched, refuse_change);
+  d.add("setExpression", Needs::Launched, refuse_change);
+}
 
 }  // namespace ttd::dap

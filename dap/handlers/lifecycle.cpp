@@ -7,6 +7,8 @@ namespace ttd::dap {
 
 namespace {
 
+// Every "supports...": true here has a handler; test_dap_conditions.py checks
+// each against a live session.
 json capabilities() {
   return {
       {"supportsConfigurationDoneRequest", true},
@@ -23,10 +25,13 @@ json capabilities() {
       {"supportsTerminateRequest", true},
       {"supportsCancelRequest", true},
       {"supportsSetVariable", false},
+      {"supportsSetExpression", false},
       {"supportsRestartRequest", false},
-      {"supportsConditionalBreakpoints", false},
-      {"supportsHitConditionalBreakpoints", false},
-      {"supportsLogPoints", false},
+      // Conditions, hit counts and logpoints on source, function and
+      // instruction breakpoints (not data breakpoints: those refuse them).
+      {"supportsConditionalBreakpoints", true},
+      {"supportsHitConditionalBreakpoints", true},
+      {"supportsLogPoints", true},
       {"exceptionBreakpointFilters", json::array()},
   };
 }

@@ -13,6 +13,7 @@
 
 #include "dap/debuggee.h"
 #include "dap/model/source_line_table.h"
+#include "dap/model/expression.h"
 #include "debuginfo/debug_info.h"
 #include "engine/motion/timeline.h"
 
@@ -47,6 +48,7 @@ class EngineDebuggee : public Debuggee {
   Result<std::vector<ScopeEntry>> scopes(uint64_t tid, size_t frame) override;
   Result<std::vector<VariableEntry>> variables(const std::string& key) override;
   Result<EvalResult> evaluate(const std::string& expression, uint64_t tid, size_t frame) override;
+  Status check_expression(const std::string& expression) const override { return check_expression_syntax(expression); }
   Status read_memory(uint64_t tid, uint64_t addr, std::span<uint8_t> data, std::span<uint8_t> known) override;
   Result<std::vector<DisassembledLine>> disassemble(uint64_t tid, uint64_t addr, int64_t instruction_offset,
                                                     size_t count) override;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstring>
+#include <initializer_list>
 #include <string>
 
 #include "debuginfo/value_render.h"
@@ -54,19 +56,37 @@ TypedValue with_type(const dbg::TypeRef& t, uint64_t v, bool hex) {
   return r;
 }
 
+// The grammar is C's, from || down to unary and postfix operators. While
+// `skip_` is set (the right side of a && or || its left side decides, and
+// check_expression_syntax) operands are parsed but not evaluated: names
+// need not exist and nothing is read, so `p && p->next` is safe at p == 0.
 class Parser {
  public:
-  Parser(std::string_view s, EvalScope& scope) : s_(s), scope_(scope) {}
+  Parser(std::string_view s, EvalScope* scope) : s_(s), scope_(scope), skip_(scope ? 0 : 1) {}
 
   Result<TypedValue> parse() {
-    auto v = additive();
+    auto v = logical_or();
     if (!v) return v;
     skip();
-    if (i_ != s_.size()) return eval_error("unexpected '" + std::string(s_.substr(i_, 10)) + "'");
+    if (i_ != s_.size()) {
+      if (s_[i_] == '=' || (i_ + 1 < s_.size() && s_[i_ + 1] == '=' && std::strchr("+-*/%&|^", s_[i_])))
+        return eval_error("assignment is not supported: a trace records what happened and cannot be changed");
+      if (s_[i_] == '?') return eval_error("the ?: operator is not supported");
+      return eval_error("unexpected '" + std::string(s_.substr(i_, 10)) + "'");
+    }
     return v;
   }
 
  private:
+  bool skipping() const { return skip_ > 0; }
+  TypedValue placeholder() { return with_type(builtin_type("int", ptr_size()), 0, false); }
+  uint8_t ptr_size() const { return scope_ ? scope_->ptr_size() : 8; }
+  Result<int64_t> num(const TypedValue& v) { return skipping() ? Result<int64_t>(0) : to_int(v, *scope_); }
+  bool is_unsigned(const TypedValue& v) const {
+    return v.type && (v.type->kind == K::Unsigned || v.type->kind == K::Pointer || v.type->kind == K::Array ||
+                      v.type->kind == K::Bool);
+  }
+
   void skip() {
     while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
   }
@@ -80,13 +100,23 @@ class Parser {
     skip();
     return s_.substr(i_, tok.size()) == tok;
   }
+  // tok, but not when it begins a longer operator (& of &&, < of <<).
+  bool eat_alone(std::string_view tok, std::string_view not_followed_by) {
+    skip();
+    if (s_.substr(i_, tok.size()) != tok) return false;
+    size_t after = i_ + tok.size();
+    if (after < s_.size() && not_followed_by.find(s_[after]) != std::string_view::npos) return false;
+    i_ = after;
+    return true;
+  }
   std::string ident() {
     skip();
     size_t b = i_;
     while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_')) ++i_;
     return std::string(s_.substr(b, i_ - b));
   }
-  dbg::TypeRef long_type() { return builtin_type("long", scope_.ptr_size()); }
+  dbg::TypeRef long_type() { return builtin_type("long", ptr_size()); }
+  dbg::TypeRef int_type() { return builtin_type("int", ptr_size()); }
 
   // A cast's type: built-in words then '*'s. Restores the position if the
   // parenthesis does not hold a type.
@@ -102,18 +132,18 @@ class Parser {
                     candidate == "long long" || candidate == "unsigned long long" || candidate == "unsigned short" ||
                     candidate == "unsigned char" || candidate == "signed char" || candidate == "unsigned int" ||
                     candidate == "short" || candidate == "long int";
-      if (!builtin_type(candidate == "long int" ? "long" : candidate, scope_.ptr_size()) && !prefix) {
+      if (!builtin_type(candidate == "long int" ? "long" : candidate, ptr_size()) && !prefix) {
         i_ = before;
         break;
       }
       name = candidate == "long int" ? "long" : candidate;
     }
-    dbg::TypeRef t = name.empty() ? nullptr : builtin_type(name, scope_.ptr_size());
+    dbg::TypeRef t = name.empty() ? nullptr : builtin_type(name, ptr_size());
     if (!t) {
       i_ = save;
       return std::nullopt;
     }
-    while (eat("*")) t = pointer_to(t, scope_.ptr_size());
+    while (eat("*")) t = pointer_to(t, ptr_size());
     if (!eat(")")) {
       i_ = save;
       return std::nullopt;
@@ -136,8 +166,23 @@ class Parser {
       if (r.ec != std::errc() || r.ptr != num.data() + num.size()) return eval_error("bad number '" + std::string(num) + "'");
       return with_type(long_type(), v, hex);
     }
+    if (c == '\'') {  // 'a', '\n', '\0', '\\', '\''
+      size_t b = i_;
+      uint64_t v = 0;
+      if (i_ + 2 < s_.size() && s_[i_ + 1] != '\\' && s_[i_ + 2] == '\'') {
+        v = uint8_t(s_[i_ + 1]);
+        i_ += 3;
+      } else if (i_ + 3 < s_.size() && s_[i_ + 1] == '\\' && s_[i_ + 3] == '\'') {
+        const char e = s_[i_ + 2];
+        v = e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e == '0' ? 0 : uint8_t(e);
+        i_ += 4;
+      } else {
+        return eval_error("bad character constant at '" + std::string(s_.substr(b, 6)) + "'");
+      }
+      return with_type(builtin_type("char", ptr_size()), v, false);
+    }
     if (eat("(")) {
-      auto v = additive();
+      auto v = logical_or();
       if (!v) return v;
       if (!eat(")")) return eval_error("missing ')'");
       return v;
@@ -145,9 +190,10 @@ class Parser {
     bool dollar = eat("$");
     std::string name = ident();
     if (name.empty()) return eval_error("unexpected '" + std::string(1, c) + "'");
+    if (skipping()) return placeholder();
     if (!dollar)
-      if (auto v = scope_.variable(name)) return *v;
-    if (auto r = scope_.reg(name)) return *r;
+      if (auto v = scope_->variable(name)) return *v;
+    if (auto r = scope_->reg(name)) return *r;
     return eval_error("no variable or register named '" + name + "' here");
   }
 
@@ -156,22 +202,23 @@ class Parser {
     for (;;) {
       if (!v) return v;
       if (eat("[")) {
-        auto idx = additive();
+        auto idx = logical_or();
         if (!idx) return idx;
         if (!eat("]")) return eval_error("missing ']'");
-        auto n = to_int(*idx, scope_);
+        auto n = num(*idx);
         if (!n) return n.error();
-        v = element_of(*v, *n, scope_);
+        if (!skipping()) v = element_of(*v, *n, *scope_);
       } else if (eat("->")) {
-        auto d = dereference(*v, scope_);
-        if (!d) return d;
         std::string m = ident();
         if (m.empty()) return eval_error("expected a member name after '->'");
-        v = member_of(*d, m, scope_);
+        if (skipping()) continue;
+        auto d = dereference(*v, *scope_);
+        if (!d) return d;
+        v = member_of(*d, m, *scope_);
       } else if (eat(".")) {
         std::string m = ident();
         if (m.empty()) return eval_error("expected a member name after '.'");
-        v = member_of(*v, m, scope_);
+        if (!skipping()) v = member_of(*v, m, *scope_);
       } else {
         return v;
       }
@@ -192,33 +239,33 @@ class Parser {
   Result<TypedValue> unary_at_depth() {
     if (eat("*")) {
       auto v = unary();
-      if (!v) return v;
-      return dereference(*v, scope_);
+      if (!v || skipping()) return v;
+      return dereference(*v, *scope_);
     }
     if (eat("&")) {
       auto v = unary();
-      if (!v) return v;
+      if (!v || skipping()) return v;
       if (v->where != TypedValue::Where::Memory) return eval_error("cannot take the address of a value that is not in memory");
-      return with_type(pointer_to(v->type, scope_.ptr_size()), v->addr, true);
+      return with_type(pointer_to(v->type, ptr_size()), v->addr, true);
     }
     if (eat("-") || eat("~") || eat("!")) {
       char op = s_[i_ - 1];
       auto v = unary();
       if (!v) return v;
-      auto n = to_int(*v, scope_);
+      auto n = num(*v);
       if (!n) return n.error();
       uint64_t r = op == '-' ? 0 - uint64_t(*n) : op == '~' ? ~uint64_t(*n) : uint64_t(*n == 0);
-      return with_type(long_type(), r, v->hex && op == '~');
+      return with_type(op == '!' ? int_type() : long_type(), r, v->hex && op == '~');
     }
     if (eat("+")) return unary();
     if (eat("[")) {  // [addr]: the pointer-sized word there
-      auto a = additive();
+      auto a = logical_or();
       if (!a) return a;
       if (!eat("]")) return eval_error("missing ']'");
-      auto n = to_int(*a, scope_);
+      auto n = num(*a);
       if (!n) return n.error();
       TypedValue w;
-      w.type = unsigned_type(scope_.ptr_size());
+      w.type = unsigned_type(ptr_size());
       w.where = TypedValue::Where::Memory;
       w.addr = uint64_t(*n);
       w.hex = true;
@@ -230,7 +277,7 @@ class Parser {
       if (auto t = cast_type()) {
         auto v = unary();
         if (!v) return v;
-        auto n = to_int(*v, scope_);
+        auto n = num(*v);
         if (!n) return n.error();
         return with_type(*t, uint64_t(*n), (*t)->kind == K::Pointer);
       }
@@ -244,16 +291,16 @@ class Parser {
     for (;;) {
       if (!l) return l;
       char op = 0;
-      if (peek("*")) op = '*';
-      else if (peek("/")) op = '/';
-      else if (peek("%")) op = '%';
+      if (eat_alone("*", "=")) op = '*';
+      else if (eat_alone("/", "=")) op = '/';
+      else if (eat_alone("%", "=")) op = '%';
       else return l;
-      ++i_;
       auto r = unary();
       if (!r) return r;
-      auto a = to_int(*l, scope_), b = to_int(*r, scope_);
+      auto a = num(*l), b = num(*r);
       if (!a) return a.error();
       if (!b) return b.error();
+      if (skipping()) continue;
       if (op != '*' && *b == 0) return eval_error(op == '/' ? "division by zero" : "remainder by zero");
       uint64_t v = 0;
       if (op == '*') v = wrap_mul(*a, *b);
@@ -268,22 +315,22 @@ class Parser {
     for (;;) {
       if (!l) return l;
       char op = 0;
-      if (peek("+")) op = '+';
-      else if (peek("-") && !peek("->")) op = '-';
+      if (eat_alone("+", "=")) op = '+';
+      else if (eat_alone("-", "=>")) op = '-';
       else return l;
-      ++i_;
       auto r = multiplicative();
       if (!r) return r;
-      auto a = to_int(*l, scope_), b = to_int(*r, scope_);
+      auto a = num(*l), b = num(*r);
       if (!a) return a.error();
       if (!b) return b.error();
+      if (skipping()) continue;
       bool lp = l->type->kind == K::Pointer || l->type->kind == K::Array;
       if (lp) {  // pointer arithmetic scales by the element size
         dbg::TypeRef elem = l->type->target;
         int64_t scale = elem && elem->size ? int64_t(elem->size) : 1;
         uint64_t d = wrap_mul(*b, scale);
         uint64_t v = op == '+' ? uint64_t(*a) + d : uint64_t(*a) - d;
-        l = with_type(pointer_to(elem, scope_.ptr_size()), v, true);
+        l = with_type(pointer_to(elem, ptr_size()), v, true);
       } else {
         uint64_t v = op == '+' ? uint64_t(*a) + uint64_t(*b) : uint64_t(*a) - uint64_t(*b);
         l = with_type(long_type(), v, l->hex || r->hex);
@@ -291,10 +338,115 @@ class Parser {
     }
   }
 
+  Result<TypedValue> shift() {
+    auto l = additive();
+    for (;;) {
+      if (!l) return l;
+      bool left = false;
+      if (eat_alone("<<", "=")) left = true;
+      else if (!eat_alone(">>", "=")) return l;
+      auto r = additive();
+      if (!r) return r;
+      auto a = num(*l), b = num(*r);
+      if (!a) return a.error();
+      if (!b) return b.error();
+      if (skipping()) continue;
+      // Shifts of 64 or more (or negative) give 0 / the sign, never UB.
+      uint64_t n = uint64_t(*b), v = 0;
+      if (left) v = n >= 64 ? 0 : uint64_t(*a) << n;
+      else if (is_unsigned(*l)) v = n >= 64 ? 0 : uint64_t(*a) >> n;
+      else v = uint64_t(n >= 64 ? (*a < 0 ? -1 : 0) : *a >> n);
+      l = with_type(long_type(), v, l->hex);
+    }
+  }
+
+  // Comparisons: unsigned when either side is unsigned or a pointer (as C
+  // converts them), else signed. The result is an int, 0 or 1.
+  Result<TypedValue> compare(Result<TypedValue> (Parser::*operand)(), std::initializer_list<std::string_view> ops) {
+    auto l = (this->*operand)();
+    for (;;) {
+      if (!l) return l;
+      std::string_view op;
+      for (auto o : ops) {
+        bool longer = (o == "<" && (peek("<=") || peek("<<"))) || (o == ">" && (peek(">=") || peek(">>")));
+        if (!longer && peek(o)) {
+          op = o;
+          break;
+        }
+      }
+      if (op.empty()) return l;
+      eat(op);
+      auto r = (this->*operand)();
+      if (!r) return r;
+      auto a = num(*l), b = num(*r);
+      if (!a) return a.error();
+      if (!b) return b.error();
+      if (skipping()) continue;
+      bool u = is_unsigned(*l) || is_unsigned(*r);
+      uint64_t ua = uint64_t(*a), ub = uint64_t(*b);
+      bool res = op == "==" ? ua == ub
+                 : op == "!=" ? ua != ub
+                 : op == "<" ? (u ? ua < ub : *a < *b)
+                 : op == "<=" ? (u ? ua <= ub : *a <= *b)
+                 : op == ">" ? (u ? ua > ub : *a > *b)
+                             : (u ? ua >= ub : *a >= *b);
+      l = with_type(int_type(), res ? 1 : 0, false);
+    }
+  }
+  Result<TypedValue> relational() { return compare(&Parser::shift, {"<=", ">=", "<", ">"}); }
+  Result<TypedValue> equality() { return compare(&Parser::relational, {"==", "!="}); }
+
+  Result<TypedValue> bitwise(Result<TypedValue> (Parser::*operand)(), char op, std::string_view not_followed_by) {
+    auto l = (this->*operand)();
+    for (;;) {
+      if (!l) return l;
+      if (!eat_alone(std::string_view(&op, 1), not_followed_by)) return l;
+      auto r = (this->*operand)();
+      if (!r) return r;
+      auto a = num(*l), b = num(*r);
+      if (!a) return a.error();
+      if (!b) return b.error();
+      if (skipping()) continue;
+      uint64_t v = op == '&' ? uint64_t(*a) & uint64_t(*b) : op == '|' ? uint64_t(*a) | uint64_t(*b) : uint64_t(*a) ^ uint64_t(*b);
+      l = with_type(long_type(), v, l->hex || r->hex);
+    }
+  }
+  Result<TypedValue> bit_and() { return bitwise(&Parser::equality, '&', "&="); }
+  Result<TypedValue> bit_xor() { return bitwise(&Parser::bit_and, '^', "="); }
+  Result<TypedValue> bit_or() { return bitwise(&Parser::bit_xor, '|', "|="); }
+
+  // && and ||: the right side is only checked, not evaluated, when the
+  // left side decides (C's short-circuit), so its errors cannot arise.
+  Result<TypedValue> logical(Result<TypedValue> (Parser::*operand)(), bool is_and) {
+    auto l = (this->*operand)();
+    for (;;) {
+      if (!l) return l;
+      if (!eat(is_and ? "&&" : "||")) return l;
+      auto a = num(*l);
+      if (!a) return a.error();
+      bool decided = !skipping() && (is_and ? *a == 0 : *a != 0);
+      if (decided) ++skip_;
+      auto r = (this->*operand)();
+      if (decided) --skip_;
+      if (!r) return r;
+      if (skipping()) continue;
+      bool res = !is_and;
+      if (!decided) {
+        auto b = num(*r);
+        if (!b) return b.error();
+        res = *b != 0;
+      }
+      l = with_type(int_type(), res ? 1 : 0, false);
+    }
+  }
+  Result<TypedValue> logical_and() { return logical(&Parser::bit_or, true); }
+  Result<TypedValue> logical_or() { return logical(&Parser::logical_and, false); }
+
   std::string_view s_;
   size_t i_ = 0;
   size_t depth_ = 0;
-  EvalScope& scope_;
+  EvalScope* scope_;
+  int skip_ = 0;
 };
 
 }  // namespace
@@ -388,8 +540,18 @@ Result<TypedValue> evaluate_expression(std::string_view text, EvalScope& scope) 
   if (text.size() > kMaxExpressionChars)
     return eval_error("expression of " + std::to_string(text.size()) + " characters is longer than the " +
                       std::to_string(kMaxExpressionChars) + "-character limit");
-  Parser p(text, scope);
+  Parser p(text, &scope);
   return p.parse();
+}
+
+Status check_expression_syntax(std::string_view text) {
+  if (text.size() > kMaxExpressionChars)
+    return eval_error("expression of " + std::to_string(text.size()) + " characters is longer than the " +
+                      std::to_string(kMaxExpressionChars) + "-character limit");
+  Parser p(text, nullptr);
+  auto v = p.parse();
+  if (!v) return v.error();
+  return {};
 }
 
 }  // namespace ttd::dap

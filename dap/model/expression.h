@@ -1,8 +1,11 @@
-// C-like expressions over the trace's state: numbers, variables (locals of
-// the selected frame, then globals), registers ($rax or rax), unary * and
-// &, member access (. and ->), indexing, casts to built-in types, + - * /
-// % on integers with pointer arithmetic, and [addr] for the pointer-sized
-// word at addr. Names resolve through an EvalScope, so the same evaluator
+// C-like expressions over the trace's state: numbers and character
+// constants, variables (locals of the selected frame, then globals),
+// registers ($rax or rax), unary * & - ~ !, member access (. and ->),
+// indexing, casts to built-in types, + - * / % with pointer arithmetic,
+// << >>, comparisons (== != < <= > >=, an int 0 or 1), & ^ |, && and ||
+// (short-circuit: the side not needed is parsed, not evaluated), and
+// [addr] for the pointer-sized word at addr. Assignment is refused: a
+// trace cannot be changed. Names resolve through an EvalScope, so the same evaluator
 // serves every frame and the variables view.
 #pragma once
 #include <cstdint>
@@ -35,6 +38,10 @@ constexpr size_t kMaxExpressionDepth = 256;
 // is INT64_MIN, INT64_MIN % -1 is 0); division or remainder by zero is an
 // error. Never traps, never recurses past kMaxExpressionDepth.
 Result<TypedValue> evaluate_expression(std::string_view text, EvalScope& scope);
+// Whether text is an expression evaluate_expression can parse, without
+// evaluating it (names need not exist): a breakpoint condition is checked
+// when it is set, before any scope it will be evaluated in exists.
+Status check_expression_syntax(std::string_view text);
 
 // The value's bytes (read from memory when it lives there), at most max.
 void load_bytes(const TypedValue& v, EvalScope& scope, std::vector<uint8_t>& bytes, std::vector<uint8_t>& known,

@@ -71,6 +71,7 @@ KeyframeSummary apply_keyframe_policy(EffectGroup& kf, bool backing_files) {
   KeyframeSummary s;
   std::vector<MapInfo> maps;
   Owners owners;
+  std::string described_program;
   const auto effects = kf.effects();
   for (size_t i = 0; i < effects.size(); ++i) {
     const Effect& e = effects[i];
@@ -80,12 +81,18 @@ KeyframeSummary apply_keyframe_policy(EffectGroup& kf, bool backing_files) {
       maps.push_back({e.addr, e.size, i});
       if (s.exec_path.empty() && e.reg == 1 && e.len > 0)
         s.exec_path.assign(reinterpret_cast<const char*>(kf.data_of(e)), e.len);
+      // ttd record names mappings by their file in the description (no
+      // backing-file field: that would make this reader re-check trimmed
+      // data): its first executable mapping named by a path is the program.
+      if (described_program.empty() && e.reg == 0 && (e.prot & 4) && e.len > 1 && kf.data_of(e)[0] == '/')
+        described_program.assign(reinterpret_cast<const char*>(kf.data_of(e)), e.len);
     } else if (e.op == OP_MEM_WRITE) {
       ++s.writes;
       if (const size_t* id = owners.owner(e.addr))
         if (maps[*id].writes++ == 0) maps[*id].first_write = i;
     }
   }
+  if (s.exec_path.empty()) s.exec_path = std::move(described_program);
   uint64_t budget = kBackingReadBudget;
   for (const MapInfo& m : maps) {
     if (m.writes != 1) continue;

@@ -1,14 +1,38 @@
 """Instruction granularity without a program: a trace debugged with no ELF
 still steps (line requests fall back to instructions), shows registers,
-disassembles from the trace's own code bytes, and seeks by EID."""
+disassembles from the trace's own code bytes, and seeks by EID.
+
+ttd record names the program in the trace, and `ttd dap` uses it when no
+"program" is given; so the trace here is recorded from a copy of the
+example that is removed afterwards: the program it names does not exist."""
+import os
+import shutil
+import subprocess
 import sys
 
 from dap_test_support import adapter, check, parse_args, recorded
 
 
+def recorded_without_program(args):
+    _, binary = recorded(args, "loop", "60")  # skips when the recorder or the example is missing
+    copy = os.path.join(args.work, "loop-removed-after-recording")
+    trace = copy + ".ucir"
+    for f in (trace, trace + ".ttdidx"):
+        if os.path.exists(f):
+            os.remove(f)
+    shutil.copy(binary, copy)
+    try:
+        r = subprocess.run([args.ttd, "record", "-o", trace, "--", copy, "60"], capture_output=True, text=True)
+    finally:
+        os.remove(copy)
+    if not os.path.exists(trace):
+        raise SystemExit("ttd record failed (%d): %s" % (r.returncode, r.stderr))
+    return trace
+
+
 def main():
     args = parse_args()
-    trace, _ = recorded(args, "loop", "60")
+    trace = recorded_without_program(args)
     c = adapter(args)
     c.start(trace)  # no "program"
     c.call("configurationDone")

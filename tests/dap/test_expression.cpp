@@ -82,3 +82,32 @@ TEST_CASE("expression: nesting is bounded (no stack overflow)") {
   CHECK(value_of(std::string(200, '(') + "5" + std::string(200, ')')) == 5);
   CHECK(value_of(std::string(200, '-') + "5") == 5);
 }
+
+TEST_CASE("expression: comparisons, logic and bit operators (issue 19)") {
+  CHECK(value_of("1 == 1") == 1);
+  CHECK(value_of("1 != 1") == 0);
+  CHECK(value_of("-1 < 0") == 1);                  // signed
+  CHECK(value_of("(unsigned long)-1 < 0") == 0);   // unsigned when one side is
+  CHECK(value_of("2 <= 2 && 3 >= 4") == 0);
+  CHECK(value_of("2 > 1 || 1/0") == 1);            // short-circuit: 1/0 not evaluated
+  CHECK(value_of("0 && *(long *)0 / 0") == 0);
+  CHECK(value_of("!0 + !5") == 1);
+  CHECK(value_of("(6 & 3) | (1 << 4) ^ 1") == 19);
+  CHECK(value_of("-8 >> 1") == uint64_t(-4));
+  CHECK(value_of("1 << 64") == 0);                 // no undefined shift
+  CHECK(value_of("'A' == 65") == 1);
+  CHECK(value_of("(long *)0x10 == (long *)16") == 1);
+  CHECK(error_of("1 || 1/0 == ").find("ends too early") != std::string::npos);  // skipped, still parsed
+  CHECK(error_of("1 = 1").find("assignment is not supported") != std::string::npos);
+  CHECK(error_of("1 += 1").find("assignment is not supported") != std::string::npos);
+  CHECK(error_of("1 ? 2 : 3").find("?:") != std::string::npos);
+}
+
+TEST_CASE("expression: syntax check without a scope") {
+  CHECK(check_expression_syntax("quantity > 15 && name[0] != 'c'").ok());
+  CHECK(check_expression_syntax("p->next->value == *q || a.b[3] < (int)x").ok());
+  CHECK_FALSE(check_expression_syntax("quantity ==").ok());
+  CHECK_FALSE(check_expression_syntax("a )").ok());
+  CHECK_FALSE(check_expression_syntax("a = 1").ok());
+  CHECK_FALSE(check_expression_syntax(std::string(300, '(') + "1" + std::string(300, ')')).ok());
+}

@@ -64,7 +64,7 @@ int run_calls(const CallsOptions& o) {
       return 1;
     }
     if (!*c) break;
-    std::cout << (o.json ? query::to_json(**c) : query::to_text(**c)) << "\n";
+    std::cout << (o.json ? query::to_json(**c, &t->symbolizer()) : query::to_text(**c, &t->symbolizer())) << "\n";
     if (o.limit && ++n >= o.limit) break;
   }
   const auto& st = (*walker)->stats();

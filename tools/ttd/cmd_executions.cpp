@@ -50,7 +50,7 @@ int run_executions(const ExecutionsOptions& o) {
   size_t n = 0;
   std::string last;
   Status s = query::scan_executions(*t, q, [&](const query::Execution& e) {
-    if (!o.count) std::cout << (o.json ? query::to_json(e) : query::to_text(e)) << "\n";
+    if (!o.count) std::cout << (o.json ? query::to_json(e, &t->symbolizer()) : query::to_text(e, &t->symbolizer())) << "\n";
     last = to_string(e.next);
     ++n;  // counted with or without a limit (--count prints it)
     return o.limit == 0 || n < o.limit;

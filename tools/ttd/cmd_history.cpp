@@ -86,7 +86,7 @@ int run_history(const HistoryOptions& o) {
     Status s = query::scan_memory_accesses(*t, q, [&](const query::MemoryAccessView& v) {
       query::MemoryAccess a{v.eid, v.tid, v.pid, v.pc, v.kind, v.addr, v.size, std::nullopt, v.next};
       if (v.value) a.value.emplace(v.value, v.value + v.size);
-      return out.print(o.json ? query::to_json(a) : query::to_text(a), a.next);
+      return out.print(o.json ? query::to_json(a, &t->symbolizer()) : query::to_text(a, &t->symbolizer()), a.next);
     });
     return out.finish(s);
   }
@@ -98,7 +98,7 @@ int run_history(const HistoryOptions& o) {
   q.start = *start;
   q.tid = tid;
   Status s = query::scan_register_writes(*t, q, [&](const query::RegisterWrite& w) {
-    return out.print(o.json ? query::to_json(*t, w) : query::to_text(*t, w), w.next);
+    return out.print(o.json ? query::to_json(*t, w, &t->symbolizer()) : query::to_text(*t, w, &t->symbolizer()), w.next);
   });
   return out.finish(s);
 }

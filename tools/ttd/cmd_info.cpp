@@ -1,4 +1,6 @@
-// ttd info TRACE: what the trace is and what the index holds.
+// ttd info TRACE: what a user asks first (program, architecture, steps,
+// threads, span, what the trace tells); the format's details and the
+// index behind --verbose.
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -11,7 +13,10 @@ namespace {
 struct InfoOptions {
   TraceOptions trace;
   bool json = false;
+  bool verbose = false;
 };
+
+const char* yes_no(bool b) { return b ? "yes" : "no"; }
 
 int run_info(const InfoOptions& o) {
   auto t = open_trace_or_report(o.trace);
@@ -19,6 +24,7 @@ int run_info(const InfoOptions& o) {
   const auto& info = t->info();
   const auto& st = t->stats();
   uint64_t n = t->step_count();
+  std::vector<std::string> symbol_files = t->symbolizer().modules();
   nlohmann::json j;
   j["trace"] = t->path();
   j["format"] = info.format;
@@ -34,6 +40,8 @@ int run_info(const InfoOptions& o) {
                        {"memory_values", info.caps.memory_values},
                        {"memory_accesses", info.caps.memory_accesses},
                        {"code_bytes", info.caps.code_bytes}};
+  j["code_bytes_from"] = t->code_source();
+  j["symbols"] = symbol_files;
   if (!info.caps.note.empty()) j["limitations"] = info.caps.note;
   for (auto& [k, v] : info.properties) j["properties"][k] = v;
   j["index"] = {{"path", st.index_path},   {"state", st.reused ? "reused" : "built now"},
@@ -44,19 +52,29 @@ int run_info(const InfoOptions& o) {
     std::cout << j.dump() << "\n";
     return 0;
   }
-  std::cout << "trace:        " << t->path() << "\n"
-            << "format:       " << info.format << "\n"
-            << "architecture: " << t->arch().name << (info.os.empty() ? "" : " (" + info.os + ")") << "\n";
-  if (!info.exec_path.empty()) std::cout << "program:      " << info.exec_path << "\n";
-  std::cout << "steps:        " << n << " (EIDs 0.." << n << ", " << n << " = end of trace)\n"
+  std::cout << "program:      " << (info.exec_path.empty() ? "(not named by the trace)" : info.exec_path) << "\n"
+            << "architecture: " << t->arch().name << (info.os.empty() ? "" : " (" + info.os + ")") << "\n"
+            << "steps:        " << n << " (EIDs 0.." << n << ", " << n << " = end of trace)\n"
             << "threads:      " << t->threads().size() << "\n";
   for (const auto& th : t->threads())
     std::cout << "  thread " << th.tid << " (process " << th.pid << "): " << th.steps << " steps, EIDs " << th.first_eid
               << ".." << th.last_eid << "\n";
-  std::cout << "reconstructs: registers " << (info.caps.registers ? "yes" : "no") << ", memory values "
-            << (info.caps.memory_values ? "yes" : "no") << ", memory accesses " << (info.caps.memory_accesses ? "yes" : "no")
-            << ", code bytes " << (info.caps.code_bytes ? "yes" : "no") << "\n";
+  // Positions are steps: no format we read gives wall-clock time per step.
+  std::cout << "time span:    EID 0 to " << n << " (time is counted in steps)\n";
+  std::cout << "known:        code bytes " << yes_no(info.caps.code_bytes) << ", memory reads and writes "
+            << yes_no(info.caps.memory_accesses) << ", memory contents " << yes_no(info.caps.memory_values)
+            << ", register effects " << yes_no(info.caps.registers) << "\n";
+  std::cout << "code bytes:   " << t->code_source() << "\n";
+  if (symbol_files.empty()) {
+    std::cout << "symbols:      none (give --program ELF or --symbols FILE[@ADDR])\n";
+  } else {
+    std::cout << "symbols:      " << symbol_files.front() << "\n";
+    for (size_t i = 1; i < symbol_files.size(); ++i) std::cout << "              " << symbol_files[i] << "\n";
+  }
   if (!info.caps.note.empty()) std::cout << "limitations:  " << info.caps.note << "\n";
+  if (!o.verbose) return 0;
+  std::cout << "trace:        " << t->path() << "\n"
+            << "format:       " << info.format << "\n";
   for (auto& [k, v] : info.properties) std::cout << "  " << k << ": " << v << "\n";
   std::cout << "index:        " << st.index_path << " (" << (st.reused ? "reused" : "built now") << ", "
             << st.index_bytes << " bytes, " << st.chunks << " chunks of " << t->chunk_steps() << " steps, "
@@ -67,9 +85,10 @@ int run_info(const InfoOptions& o) {
 
 void add_info_command(CLI::App& app, CommandRunner& run) {
   auto o = std::make_shared<InfoOptions>();
-  auto* sub = app.add_subcommand("info", "format, architecture, step count, threads, EID range, index state");
+  auto* sub = app.add_subcommand("info", "program, architecture, steps, threads, and what the trace tells");
   add_trace_options(*sub, o->trace);
-  sub->add_flag("--json", o->json, "print one JSON object");
+  sub->add_flag("--json", o->json, "print one JSON object (everything, --verbose's details included)");
+  sub->add_flag("-v,--verbose", o->verbose, "also the format's details and the index (path, size, chunks)");
   sub->callback([o, &run] { run = [o] { return run_info(*o); }; });
 }
 

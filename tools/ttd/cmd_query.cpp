@@ -80,6 +80,10 @@ int run_query(const QueryOptions& o) {
   j["thread"] = tid;
   auto pc = th ? register_hex(th->regs, arch.pc_index) : std::nullopt;
   j["pc"] = pc ? nlohmann::ordered_json(*pc) : nlohmann::ordered_json(nullptr);
+  std::optional<uint64_t> pc_value = th ? th->regs.get_u64(arch.pc_index) : std::nullopt;
+  std::optional<PcSymbol> sym = pc_value ? t->symbolizer().at(*pc_value) : std::nullopt;
+  if (sym && !sym->function.empty()) j["sym"] = sym->sym();
+  if (sym && !sym->file.empty()) j["src"] = sym->src();
   j["regs"] = nlohmann::ordered_json::object();
   for (uint16_t r : regs) {
     auto v = th ? register_hex(th->regs, r) : std::nullopt;
@@ -97,7 +101,7 @@ int run_query(const QueryOptions& o) {
     std::cout << j.dump() << "\n";
     return 0;
   }
-  std::cout << "EID " << eid << "  thread " << tid << "  pc " << (pc ? *pc : "unknown") << "\n";
+  std::cout << "EID " << eid << "  thread " << tid << "  pc " << (pc ? *pc : "unknown") << (sym ? " " + sym->text() : "") << "\n";
   for (uint16_t r : regs) {
     auto v = th ? register_hex(th->regs, r) : std::nullopt;
     std::printf("  %-10s %s\n", arch.regs[r].name.c_str(), v ? v->c_str() : "<unknown>");

@@ -45,6 +45,9 @@ int run_steps(const StepsOptions& o) {
     j["thread"] = r.info.tid;
     j["kind"] = std::string(fmt::step_kind_name(r.info.kind));
     j["pc"] = hex_u64(r.info.pc);
+    std::optional<PcSymbol> sym = t->symbolizer().at(r.info.pc);
+    if (sym && !sym->function.empty()) j["sym"] = sym->sym();
+    if (sym && !sym->file.empty()) j["src"] = sym->src();
     j["size"] = r.info.size;
     for (const auto& [k, v] : r.attrs) j[k] = attr_json(v);
     if (!r.regs.empty()) {
@@ -67,6 +70,7 @@ int run_steps(const StepsOptions& o) {
       std::cout << j.dump() << "\n";
     } else {
       std::cout << r.eid << "  thread " << r.info.tid << "  " << fmt::step_kind_name(r.info.kind) << "  pc " << hex_u64(r.info.pc);
+      if (sym) std::cout << " " << sym->text();
       for (const auto& [k, v] : r.attrs) std::cout << "  " << k << "=" << attr_json(v).dump();
       if (j.contains("regs")) std::cout << "  regs " << j["regs"].dump();
       if (j.contains("mem")) std::cout << "  mem " << j["mem"].dump();

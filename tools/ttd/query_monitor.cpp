@@ -117,8 +117,8 @@ gdb::MonitorReply register_history(const Trace& t, uint64_t here, const MonitorA
     if (!next) return failure(cmd, next.error());
     bool json = a.flag("--json");
     auto line = [&](const char* label, const std::optional<query::RegisterWrite>& w, const std::string& none) {
-      if (json) return std::string(w ? query::to_json(t, *w) : "null") + "\n";
-      return std::string(label) + (w ? query::to_text(t, *w) : none) + "\n";
+      if (json) return std::string(w ? query::to_json(t, *w, &t.symbolizer()) : "null") + "\n";
+      return std::string(label) + (w ? query::to_text(t, *w, &t.symbolizer()) : none) + "\n";
     };
     return {line("previous: ", *prev, "no write before EID " + std::to_string(here)) +
             line("next:     ", *next, "no write at or after EID " + std::to_string(here))};
@@ -135,7 +135,7 @@ gdb::MonitorReply register_history(const Trace& t, uint64_t here, const MonitorA
   q.cancel = io.interrupted;
   HitText out{io.out, a.flag("--json"), *limit};
   Status s = query::scan_register_writes(t, q, [&](const query::RegisterWrite& w) {
-    return out.add(out.json ? query::to_json(t, w) : query::to_text(t, w), w.next);
+    return out.add(out.json ? query::to_json(t, w, &t.symbolizer()) : query::to_text(t, w, &t.symbolizer()), w.next);
   });
   if (!s) return failure(cmd, s.error());
   return {out.finish("no hits")};
@@ -210,7 +210,7 @@ gdb::MonitorReply history(const Trace& t, uint64_t here, std::string_view text, 
   Status s = query::scan_memory_accesses(t, q, [&](const query::MemoryAccessView& v) {
     query::MemoryAccess m{v.eid, v.tid, v.pid, v.pc, v.kind, v.addr, v.size, std::nullopt, v.next};
     if (v.value) m.value.emplace(v.value, v.value + v.size);
-    return out.add(out.json ? query::to_json(m) : query::to_text(m), m.next);
+    return out.add(out.json ? query::to_json(m, &t.symbolizer()) : query::to_text(m, &t.symbolizer()), m.next);
   });
   if (!s) return failure(cmd, s.error());
   return {out.finish("no hits")};
@@ -262,7 +262,7 @@ gdb::MonitorReply executions(const Trace& t, std::string_view text, const Io& io
   uint64_t counted = 0;
   Status s = query::scan_executions(t, q, [&](const query::Execution& e) {
     if (count_only) return ++counted, *limit == 0 || counted < *limit;
-    return out.add(out.json ? query::to_json(e) : query::to_text(e), e.next);
+    return out.add(out.json ? query::to_json(e, &t.symbolizer()) : query::to_text(e, &t.symbolizer()), e.next);
   });
   if (!s) return failure(cmd, s.error());
   if (count_only)
@@ -317,7 +317,7 @@ gdb::MonitorReply calls(const std::shared_ptr<const Trace>& t, std::string_view 
       more = true;
       break;
     }
-    if (!io.out((a->flag("--json") ? query::to_json(**c) : query::to_text(**c)) + "\n"))
+    if (!io.out((a->flag("--json") ? query::to_json(**c, &t->symbolizer()) : query::to_text(**c, &t->symbolizer())) + "\n"))
       return {a->flag("--json") ? "" : "(interrupted after " + std::to_string(n) + " calls)\n"};
     ++n;
   }

@@ -20,6 +20,9 @@ void add_trace_options(CLI::App& sub, TraceOptions& o) {
   sub.add_option("--program", o.program,
                  "the traced program's ELF: code bytes where the trace has none (default: the program the trace "
                  "names, if it exists and fits)");
+  sub.add_option("--symbols", o.symbols,
+                 "FILE[@ADDR]: an ELF file whose symbols and DWARF lines name pcs (a shared object at its load "
+                 "address ADDR; default: where the trace maps it). Repeatable");
   sub.add_flag("--rebuild", o.rebuild, "rebuild the index even if a valid one exists");
   sub.add_option("--max-steps", o.max_steps,
                  "accept a trace that expands to up to N steps (default: a limit that grows with the file size)")
@@ -46,6 +49,14 @@ std::shared_ptr<Trace> open_trace_or_report(const TraceOptions& o) {
   opts.reader.max_steps = o.max_steps;
   opts.reader.backing_files = !o.no_backing_files;
   opts.program = o.program;
+  for (const auto& text : o.symbols) {
+    auto f = parse_symbol_file(text);
+    if (!f) {
+      std::cerr << "ttd: " << f.error().to_string() << "\n";
+      return nullptr;
+    }
+    opts.symbol_files.push_back(*f);
+  }
   bool bar = o.progress && ::isatty(2);
   auto last = std::chrono::steady_clock::now();
   if (bar) {

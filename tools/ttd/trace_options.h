@@ -1,10 +1,11 @@
 // Options every subcommand that opens a trace shares (--format, --index,
-// --cache-dir, --instr-map, --program, --rebuild, --max-steps,
+// --cache-dir, --instr-map, --program, --symbols, --rebuild, --max-steps,
 // --no-backing-files), and opening with them.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/trace.h"
 
@@ -17,6 +18,7 @@ struct TraceOptions {
   std::string cache_dir;
   std::string instr_map;
   std::string program;  // the traced program's ELF, for code bytes the trace lacks
+  std::vector<std::string> symbols;  // FILE[@ADDR]: more ELF files to name pcs with
   bool rebuild = false;
   uint64_t max_steps = 0;        // 0 = the readers' automatic limit (formats/common/step_limit.h)
   bool no_backing_files = false;  // UCIR: do not read trimmed mappings' backing files
