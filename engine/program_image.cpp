@@ -1,31 +1,16 @@
 #include "engine/program_image.h"
 
 #include <elf.h>
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 
+#include "elf/elf_file.h"
 #include "engine/index_file.h"
 
 namespace ttd {
 
 namespace {
-
-// Closes the descriptor and the libelf handle on every path.
-struct ElfHandle {
-  int fd = -1;
-  Elf* elf = nullptr;
-  ~ElfHandle() {
-    if (elf) elf_end(elf);
-    if (fd >= 0) ::close(fd);
-  }
-};
 
 // A program's file bytes beyond this are refused (a hostile header could
 // otherwise ask for any size; real programs' loadable bytes are far below).
@@ -46,45 +31,30 @@ uint16_t elf_machine_of(ArchId a) {
 }
 
 Result<std::shared_ptr<const ProgramImage>> ProgramImage::open(const std::string& path) {
-  if (elf_version(EV_CURRENT) == EV_NONE) return make_error(path, "libelf is too old");
-  ElfHandle h;
-  h.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (h.fd < 0) return make_error(path, std::string("cannot open the program: ") + std::strerror(errno));
-  struct stat sb {};
-  if (::fstat(h.fd, &sb) != 0 || !S_ISREG(sb.st_mode)) return make_error(path, "the program is not a regular file");
-  h.elf = elf_begin(h.fd, ELF_C_READ, nullptr);
-  if (!h.elf || elf_kind(h.elf) != ELF_K_ELF) return make_error(path, "the program is not an ELF file");
-  GElf_Ehdr eh;
-  if (!gelf_getehdr(h.elf, &eh)) return make_error(path, std::string("bad ELF header: ") + elf_errmsg(-1));
-  size_t phnum = 0;
-  if (elf_getphdrnum(h.elf, &phnum) != 0) return make_error(path, std::string("bad program header table: ") + elf_errmsg(-1));
+  auto file = elf::ElfFile::open(path, "the program");
+  if (!file) return file.error();
+  auto phdrs = file->program_headers();
+  if (!phdrs) return phdrs.error();
   std::shared_ptr<ProgramImage> img(new ProgramImage());
   img->path_ = path;
-  img->machine_ = eh.e_machine;
-  img->entry_ = eh.e_entry;
+  img->machine_ = file->machine();
+  img->entry_ = file->header().e_entry;
   uint64_t total = 0;
-  for (size_t i = 0; i < phnum; ++i) {
-    GElf_Phdr ph;
-    if (!gelf_getphdr(h.elf, int(i), &ph))
-      return make_error(path, "program header " + std::to_string(i) + ": " + elf_errmsg(-1));
+  for (size_t i = 0; i < phdrs->size(); ++i) {
+    const GElf_Phdr& ph = (*phdrs)[i];
     if (ph.p_type != PT_LOAD || ph.p_filesz == 0) continue;
     const std::string where = "program header " + std::to_string(i) + " (file offset " + std::to_string(ph.p_offset) + ")";
-    if (ph.p_offset > uint64_t(sb.st_size) || ph.p_filesz > uint64_t(sb.st_size) - ph.p_offset)
+    if (ph.p_offset > file->file_size() || ph.p_filesz > file->file_size() - ph.p_offset)
       return make_error(path, where + ": segment bytes run past the end of the file");
     if (ph.p_vaddr + ph.p_filesz < ph.p_vaddr) return make_error(path, where + ": segment wraps the address space");
     total += ph.p_filesz;
     if (total > kMaxImageBytes) return make_error(path, where + ": loadable bytes exceed 1 GiB");
+    auto bytes = file->read(ph.p_offset, ph.p_filesz, where + ": cannot read the segment");
+    if (!bytes) return bytes.error();
     Segment s;
     s.vaddr = ph.p_vaddr;
     s.exec = ph.p_flags & PF_X;
-    s.bytes.resize(ph.p_filesz);
-    size_t got = 0;
-    while (got < s.bytes.size()) {
-      ssize_t n = ::pread(h.fd, s.bytes.data() + got, s.bytes.size() - got, off_t(ph.p_offset + got));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return make_error(path, where + ": cannot read the segment: " + (n < 0 ? std::strerror(errno) : "short file"));
-      got += size_t(n);
-    }
+    s.bytes = std::move(*bytes);
     img->segments_.push_back(std::move(s));
   }
   std::sort(img->segments_.begin(), img->segments_.end(), [](const Segment& a, const Segment& b) { return a.vaddr < b.vaddr; });

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "engine/byte_codec.h"
+#include "state/byte_order.h"  // load_le
 #include "formats/common/trace_sink.h"
 #include "state/arch.h"
 
@@ -115,23 +116,6 @@ class AccessEnds {
   uint32_t next_ = 0;
 };
 
-// The value of n <= 8 little-endian bytes, read without a variable-length
-// copy through memory (which stalls the load that follows it).
-inline uint64_t load_le(const uint8_t* p, size_t n) {
-  uint64_t x = 0;
-  if (n == 8) {
-    std::memcpy(&x, p, 8);
-  } else if (n == 4) {
-    uint32_t y;
-    std::memcpy(&y, p, 4);
-    x = y;
-  } else {
-    for (size_t i = 0; i < n; ++i) x |= uint64_t(p[i]) << (8 * i);
-    return x;
-  }
-  if constexpr (std::endian::native == std::endian::big) x = n == 8 ? __builtin_bswap64(x) : __builtin_bswap32(uint32_t(x));
-  return x;
-}
 inline size_t var_len(uint64_t v) { return v < 0x80 ? 1 : size_t(64 - std::countl_zero(v) + 6) / 7; }
 
 // Per-chunk memory of register values, shared by encoder and decoder.

@@ -13,6 +13,8 @@
 // text packet a client sends uses a raw '}', and X/vFile data needs it.
 // Memory use is bounded by the payload limit plus a bounded event queue, so
 // arbitrary input can neither crash the reader nor make it grow.
+// Spec: the GDB manual, "Overview" of the Remote Protocol (framing,
+// checksums, acks) and "Interrupts" (0x03).
 #pragma once
 #include <cstddef>
 #include <cstdint>

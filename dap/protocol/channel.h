@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "net/fd_channel.h"
 #include "state/error.h"
 
 namespace ttd::dap {
@@ -27,24 +28,20 @@ class Channel {
 };
 
 // Reads from one file descriptor and writes to another (both may be the
-// same socket). Does not close them unless `owns` is set. shutdown() wakes
-// a blocked read() through a self-pipe, so it works for pipes (stdio) as
-// well as sockets.
+// same socket): the shared descriptor channel (net/fd_channel.h) behind the
+// Channel interface. Does not close them unless `owns` is set. shutdown()
+// wakes a blocked read() through a self-pipe, so it works for pipes
+// (stdio) as well as sockets.
 class FdChannel : public Channel {
  public:
   FdChannel(int in_fd, int out_fd, bool owns = false);
-  ~FdChannel() override;
-  FdChannel(const FdChannel&) = delete;
-  FdChannel& operator=(const FdChannel&) = delete;
   long read(void* buf, size_t n) override;
   bool write_all(const void* buf, size_t n) override;
-  void shutdown() override;
-  bool readable_within(int timeout_ms) override;
+  void shutdown() override { channel_.shutdown(); }
+  bool readable_within(int timeout_ms) override { return channel_.readable_within(timeout_ms); }
 
  private:
-  int in_, out_;
-  bool owns_;
-  int wake_[2] = {-1, -1};
+  net::FdChannel channel_;
 };
 
 }  // namespace ttd::dap

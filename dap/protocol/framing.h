@@ -10,6 +10,7 @@
 // offset where the frame started; the reader then resynchronises by
 // scanning forwards for the next "Content-Length" and answers from there.
 // Every resynchronisation moves forwards, so any input ends in End.
+// Spec: the Debug Adapter Protocol specification, "Base Protocol".
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -1,30 +1,22 @@
-// A listening TCP socket for `ttd dap --listen HOST:PORT` (clients such as
-// VS Code's "debugServer" connect to it). Port 0 picks a free port.
+// `ttd dap --listen HOST:PORT` (clients such as VS Code's "debugServer"
+// connect to it): the shared listener (net/tcp_listener.h) with the
+// address rules `ttd dap` has always had: HOST is a numeric IPv4 address or
+// "localhost" (empty = 127.0.0.1); port 0 picks a free port.
 #pragma once
-#include <cstdint>
 #include <string>
 
+#include "net/tcp_listener.h"
 #include "state/error.h"
 
 namespace ttd::dap {
 
-class TcpListener {
+class TcpListener : public net::TcpListener {
  public:
-  // Parses "HOST:PORT" (HOST a numeric IPv4 address or "localhost").
+  // Errors name "--listen" and what was wrong with the text.
   static Result<TcpListener> listen(const std::string& host_port);
-  TcpListener(TcpListener&& o) noexcept : fd_(o.fd_), port_(o.port_) { o.fd_ = -1; }
-  TcpListener& operator=(TcpListener&&) = delete;
-  ~TcpListener();
-  uint16_t port() const { return port_; }
-  // Blocks until a client connects; returns the connected socket.
-  Result<int> accept();
-  // Like accept(), but returns -1 when no client came within timeout_ms.
-  Result<int> accept_within(int timeout_ms);
 
  private:
-  TcpListener(int fd, uint16_t port) : fd_(fd), port_(port) {}
-  int fd_ = -1;
-  uint16_t port_ = 0;
+  explicit TcpListener(net::TcpListener&& l) : net::TcpListener(std::move(l)) {}
 };
 
 }  // namespace ttd::dap

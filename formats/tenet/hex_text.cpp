@@ -1,4 +1,5 @@
 #include "formats/tenet/hex_text.h"
+#include "state/byte_order.h"
 
 #include <array>
 #include <cstring>
@@ -67,9 +68,7 @@ HexStatus parse_hex_u64(std::string_view text, uint64_t& out) {
   uint8_t le[8];
   HexStatus st = parse_hex_number_le(text, le);
   if (st != HexStatus::Ok) return st;
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | le[i];
-  out = v;
+  out = load_le64(le);
   return HexStatus::Ok;
 }
 

@@ -1,4 +1,5 @@
 #include "formats/tenet/tenet_line.h"
+#include "state/byte_order.h"
 
 #include <algorithm>
 #include <cstring>
@@ -124,7 +125,7 @@ bool LineParser::parse_register(std::string_view name, std::string_view value, P
     uint64_t v = 0;
     st = parse_hex_u64(value, v);
     if (st == HexStatus::Ok && size < 8 && (v >> (8 * size)) != 0) st = HexStatus::TooLarge;
-    for (uint32_t i = 0; i < size; ++i) dst[i] = uint8_t(v >> (8 * i));
+    store_le(dst.data(), v, size);
   } else {
     st = parse_hex_number_le(value, dst);
   }

@@ -68,7 +68,7 @@ void register_value(Value& v, uint32_t op, const PpcUserState& regs, uint32_t ad
       v.known = true;
       return;
     case 1000 + 534: case 1000 + 662:  // lwbrx stwbrx
-      for (int i = 0; i < 4; ++i) v.bytes[i] = uint8_t(g >> (8 * i));
+      store_le32(v.bytes, uint32_t(g));
       v.known = true;
       return;
     case 50: case 51: case 54: case 55: case 1000 + 599: case 1000 + 631: case 1000 + 727: case 1000 + 759:

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "state/byte_order.h"  // load_be32 / store_be32: every field is big-endian
+
 namespace ttd::fmt::tt6 {
 
 // The three variants. TT6 and TT6E differ in which opcodes carry an
@@ -98,20 +100,5 @@ static_assert(kThreadStateBytes == 160 && kFloatStateBytes == 264 && kVectorStat
 static_assert(kRecordBytes == 1004);
 static_assert(kVrsave + 4 == kFloatState && kFpscr + 4 == kVectorState);
 }  // namespace full
-
-inline uint32_t load_be32(const uint8_t* p) {
-  return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | uint32_t(p[3]);
-}
-inline uint64_t load_be64(const uint8_t* p) { return (uint64_t(load_be32(p)) << 32) | load_be32(p + 4); }
-inline void store_be32(uint8_t* p, uint32_t v) {
-  p[0] = uint8_t(v >> 24);
-  p[1] = uint8_t(v >> 16);
-  p[2] = uint8_t(v >> 8);
-  p[3] = uint8_t(v);
-}
-inline void store_be64(uint8_t* p, uint64_t v) {
-  store_be32(p, uint32_t(v >> 32));
-  store_be32(p + 4, uint32_t(v));
-}
 
 }  // namespace ttd::fmt::tt6

@@ -1,4 +1,5 @@
 #include "formats/ucir/effect_emitter.h"
+#include "state/byte_order.h"
 
 #include <algorithm>
 #include <bit>
@@ -13,12 +14,12 @@ void EffectEmitter::emit_reg_value(uint64_t tid, uint16_t reg, uint64_t value) {
   const uint32_t bytes = arch_.regs[reg].bytes();
   if (arch_.endian == Endian::Little && bytes <= 8 && std::endian::native == std::endian::little) {
     uint8_t le[8];
-    std::memcpy(le, &value, 8);
+    store_le64(le, value);
     return sink_.reg(tid, reg, {le, bytes});
   }
   uint8_t buf[kMaxSpRegBytes] = {};
   const size_t width = std::min<size_t>(std::max<uint32_t>(arch_.regs[reg].bytes(), 1), sizeof buf);
-  for (size_t i = 0; i < 8 && i < width; ++i) buf[i] = uint8_t(value >> (8 * i));
+  store_le(buf, value, std::min<size_t>(width, 8));
   if (arch_.endian == Endian::Big) std::reverse(buf, buf + width);
   sink_.reg(tid, reg, {buf, width});
 }

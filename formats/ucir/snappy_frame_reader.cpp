@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "formats/ucir/crc32c.h"
+#include "state/byte_order.h"
 
 namespace ttd::fmt {
 
@@ -24,10 +25,6 @@ std::string hex8(uint8_t v) {
   char buf[8];
   std::snprintf(buf, sizeof buf, "0x%02x", v);
   return buf;
-}
-
-uint32_t load_le32(const uint8_t* p) {
-  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
 }
 
 }  // namespace

@@ -3,23 +3,11 @@
 #include <bit>
 #include <cstring>
 
+#include "state/byte_order.h"
+
 namespace ttd::fmt::ucir {
 
 namespace {
-
-inline uint16_t ld16(const uint8_t* p) { return uint16_t(p[0] | p[1] << 8); }
-inline uint32_t ld32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
-  return v;
-}
-inline uint64_t ld64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
-  return v;
-}
 
 std::string str(std::string_view s) { return std::string(s); }
 
@@ -83,24 +71,24 @@ bool OpParser::parse_effect(uint8_t op, EffectGroup& g, uint64_t off) {
   switch (op) {
     case OP_NOP: break;
     case OP_EXIT: g.add(OP_EXIT); break;
-    case OP_JMP: steps_.set_pc(ld64(p)); break;
+    case OP_JMP: steps_.set_pc(load_le64(p)); break;
     case OP_REG: {
       int32_t index;
-      if (!parse_register(ld16(p), op, off, index)) return false;
+      if (!parse_register(load_le16(p), op, off, index)) return false;
       if (index >= 0) {
         Effect& e = g.add(OP_REG);
         e.reg = uint16_t(index);
-        e.size = ld64(p + 2);
+        e.size = load_le64(p + 2);
       }
       break;
     }
     case OP_SPREG: {
-      const uint16_t size = ld16(p + 2);
+      const uint16_t size = load_le16(p + 2);
       if (size > kMaxSpRegBytes)
         return fail(off, "OP_SPREG value of " + std::to_string(size) + " bytes is larger than any register (" +
                              std::to_string(kMaxSpRegBytes) + ")");
       int32_t index;
-      if (!parse_register(ld16(p), op, off, index) || !need(fixed + size, op, off)) return false;
+      if (!parse_register(load_le16(p), op, off, index) || !need(fixed + size, op, off)) return false;
       if (index >= 0 && size > 0) {  // an empty value says nothing
         Effect& e = g.add(OP_SPREG);
         e.reg = uint16_t(index);
@@ -110,8 +98,8 @@ bool OpParser::parse_effect(uint8_t op, EffectGroup& g, uint64_t off) {
       return true;
     }
     case OP_MEM_READ: {
-      const uint64_t addr = ld64(p);
-      const uint32_t size = ld32(p + 8);
+      const uint64_t addr = load_le64(p);
+      const uint32_t size = load_le32(p + 8);
       if (!check_range(addr, size, op, off)) return false;
       Effect& e = g.add(OP_MEM_READ);
       e.addr = addr;
@@ -119,8 +107,8 @@ bool OpParser::parse_effect(uint8_t op, EffectGroup& g, uint64_t off) {
       break;
     }
     case OP_MEM_WRITE: {
-      const uint64_t addr = ld64(p);
-      const uint32_t size = ld32(p + 8);
+      const uint64_t addr = load_le64(p);
+      const uint32_t size = load_le32(p + 8);
       if (!check_range(addr, size, op, off) || !need(fixed + size, op, off)) return false;
       Effect& e = g.add(OP_MEM_WRITE);
       e.addr = addr;
@@ -129,10 +117,10 @@ bool OpParser::parse_effect(uint8_t op, EffectGroup& g, uint64_t off) {
       return true;
     }
     case OP_MEM_MAP: {
-      const uint64_t addr = ld64(p), size = ld64(p + 8);
+      const uint64_t addr = load_le64(p), size = load_le64(p + 8);
       const uint8_t prot = p[16];
-      const uint64_t file_off = ld64(p + 17), file_len = ld64(p + 25);  // read before need() moves the window
-      const uint16_t dlen = ld16(p + 33), flen = ld16(p + 35);
+      const uint64_t file_off = load_le64(p + 17), file_len = load_le64(p + 25);  // read before need() moves the window
+      const uint16_t dlen = load_le16(p + 33), flen = load_le16(p + 35);
       if (!check_range(addr, size, op, off) || !need(fixed + dlen + flen, op, off)) return false;
       const uint8_t* text = w_.cur() + fixed;
       Effect& e = g.add(OP_MEM_MAP);
@@ -153,7 +141,7 @@ bool OpParser::parse_effect(uint8_t op, EffectGroup& g, uint64_t off) {
     }
     case OP_MEM_UNMAP:
     case OP_MEM_PROT: {
-      const uint64_t addr = ld64(p), size = ld64(p + 8);
+      const uint64_t addr = load_le64(p), size = load_le64(p + 8);
       if (!check_range(addr, size, op, off)) return false;
       Effect& e = g.add(op);
       e.addr = addr;
@@ -170,8 +158,8 @@ bool OpParser::parse_effect(uint8_t op, EffectGroup& g, uint64_t off) {
 
 bool OpParser::parse_frame_header(uint8_t op, uint64_t off, uint32_t& count, uint64_t& pid) {
   if (!need(13, op, off)) return false;
-  pid = ld64(w_.cur() + 1);
-  count = ld32(w_.cur() + 9);
+  pid = load_le64(w_.cur() + 1);
+  count = load_le32(w_.cur() + 9);
   w_.advance(13);
   return true;
 }
@@ -207,7 +195,7 @@ bool OpParser::parse_keyframe_body(uint32_t count, uint64_t frame_off, EffectGro
                            std::to_string(i) + " read)");
     if (thread_keyframe && (op == OP_JMP || op == OP_EXIT)) {
       if (!need(1 + kFixedBody[op], op, off)) return false;
-      if (op == OP_JMP) g.add(kEffectThreadPc).addr = ld64(w_.cur() + 1);
+      if (op == OP_JMP) g.add(kEffectThreadPc).addr = load_le64(w_.cur() + 1);
       w_.advance(1 + kFixedBody[op]);
       continue;
     }
@@ -233,14 +221,14 @@ bool OpParser::parse_syscall(uint64_t off, EffectGroup& sys) {
   const uint8_t* p = w_.cur() + 1;
   sys.clear();
   sys.syscall = true;
-  sys.sys_num = ld32(p);
-  sys.sys_ret = ld64(p + 4);
+  sys.sys_num = load_le32(p);
+  sys.sys_ret = load_le64(p + 4);
   const uint8_t argc = p[12];
-  const uint16_t count = ld16(p + 13);
+  const uint16_t count = load_le16(p + 13);
   const size_t head = 1 + kFixedBody[OP_SYSCALL] + size_t(argc) * 8;
   if (!need(head, OP_SYSCALL, off)) return false;
   p = w_.cur() + 1 + kFixedBody[OP_SYSCALL];
-  for (uint8_t i = 0; i < argc; ++i) sys.sys_args.push_back(ld64(p + 8 * i));
+  for (uint8_t i = 0; i < argc; ++i) sys.sys_args.push_back(load_le64(p + 8 * i));
   w_.advance(head);
   for (uint16_t i = 0; i < count; ++i) {
     const uint64_t nested = w_.offset();
@@ -326,11 +314,11 @@ Status OpParser::run(const Progress& progress) {
     }
     if (frame_left > 0) --frame_left;
     if (op == OP_REG && w_.avail() >= 11) {  // the most frequent effect, inline
-      const int32_t index = regs_.index_of(ld16(p + 1));
+      const int32_t index = regs_.index_of(load_le16(p + 1));
       if (index >= 0) {
         Effect& e = steps_.pending().add(OP_REG);
         e.reg = uint16_t(index);
-        e.size = ld64(p + 3);
+        e.size = load_le64(p + 3);
         w_.advance(11);
         steps_.note_op();
         continue;
@@ -339,8 +327,8 @@ Status OpParser::run(const Progress& progress) {
     // Memory accesses, the next most frequent, inline too when whole in
     // the window and well-formed (parse_effect reports what is not).
     if ((op == OP_MEM_READ || op == OP_MEM_WRITE) && w_.avail() >= 13) {
-      const uint64_t addr = ld64(p + 1);
-      const uint32_t size = ld32(p + 9);
+      const uint64_t addr = load_le64(p + 1);
+      const uint32_t size = load_le32(p + 9);
       if ((size == 0 || addr + (size - 1) >= addr) && (op == OP_MEM_READ || w_.avail() - 13 >= size)) {
         EffectGroup& g = steps_.pending();
         Effect& e = g.add(op);

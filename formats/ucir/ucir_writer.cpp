@@ -2,6 +2,7 @@
 // OP_FRAME/OP_KEYFRAME with its op count through the snappy framing
 // encoder (the count comes first, so a frame cannot be streamed).
 #include "formats/ucir/ucir_writer.h"
+#include "state/byte_order.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -77,9 +78,7 @@ class UcirFileWriter final : public UcirWriter {
     ensure_frame();
     const uint32_t width = arch_.regs[reg_index].bytes();
     if (width <= 8) {
-      uint64_t v = 0;
-      for (size_t i = 0; i < value_le.size() && i < 8; ++i) v |= uint64_t(value_le[i]) << (8 * i);
-      enc().reg(*num, v);
+      enc().reg(*num, load_le(value_le.data(), std::min<size_t>(value_le.size(), 8)));
     } else {
       uint8_t buf[ucir::kMaxSpRegBytes] = {};
       const size_t n = std::min<size_t>(width, sizeof buf);
@@ -90,7 +89,7 @@ class UcirFileWriter final : public UcirWriter {
   }
   void reg_u64(uint16_t reg_index, uint64_t value) override {
     uint8_t le[8];
-    for (int i = 0; i < 8; ++i) le[i] = uint8_t(value >> (8 * i));
+    store_le64(le, value);
     reg(reg_index, le);
   }
   void mem_read(uint64_t addr, uint32_t size) override {

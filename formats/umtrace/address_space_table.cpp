@@ -16,7 +16,7 @@ Result<std::vector<AddressRange>> read_address_space_table(const std::string& pa
   out.reserve(h->row_count);
   for (uint64_t i = 0; i < h->row_count; ++i) {
     const uint64_t row = h->row_offset(i);
-    AddressRange a{ld_u64(f.data() + row + L::kFirst), ld_u64(f.data() + row + L::kLast)};
+    AddressRange a{load_le64(f.data() + row + L::kFirst), load_le64(f.data() + row + L::kLast)};
     if ((a.first & 0xfff) != 0 || ((a.last + 1) & 0xfff) != 0 || a.last <= a.first)
       return f.error_at(row, "address range " + std::to_string(i) + " is not a run of whole 4 KiB pages");
     out.push_back(a);

@@ -22,9 +22,9 @@ Status read_reg_map(const MappedFile& f, uint32_t base, uint16_t elem_count, uin
     const uint64_t at = base + uint64_t(i) * L::kRegInfoSize;
     const uint8_t* p = f.data() + at;
     ContextRegInfo r;
-    r.offset = ld_u16(p + L::kInfoOffset);
+    r.offset = load_le16(p + L::kInfoOffset);
     r.size = p[L::kInfoSize];
-    r.eff_largest = ld_i16(p + L::kInfoEffLargest);
+    r.eff_largest = load_le_i16(p + L::kInfoEffLargest);
     if (!valid_id(r.eff_largest, elem_count))
       return f.error_at(at + L::kInfoEffLargest, "register " + std::to_string(i) + ": largest enclosing register " +
                                                      std::to_string(r.eff_largest) + " is not among the " +
@@ -53,8 +53,8 @@ Result<ContextMap> ContextMap::read(const std::string& path) {
   ContextMap m;
   m.path_ = path;
   const uint8_t* p = f.data();
-  m.dump_size_ = ld_u16(p + L::kDumpSize);
-  m.elem_count_ = ld_u16(p + L::kElemCount);
+  m.dump_size_ = load_le16(p + L::kDumpSize);
+  m.elem_count_ = load_le16(p + L::kElemCount);
   if (m.elem_count_ > kEntries)
     return f.error_at(L::kElemCount, "element count " + std::to_string(m.elem_count_) + " exceeds the " +
                                          std::to_string(kEntries) + " entries of the arrays");
@@ -71,7 +71,7 @@ Result<ContextMap> ContextMap::read(const std::string& path) {
       c = char(std::tolower(uint8_t(c)));
     }
     m.names_[i] = std::move(name);
-    m.common_[i] = ld_i16(p + L::kCommonName + 2u * i);
+    m.common_[i] = load_le_i16(p + L::kCommonName + 2u * i);
     if (!valid_id(m.common_[i], m.elem_count_))
       return f.error_at(L::kCommonName + 2u * i, "register " + std::to_string(i) + ": common name " +
                                                      std::to_string(m.common_[i]) + " is not among the " +

@@ -17,13 +17,13 @@ Result<ContextView> ContextView::parse(const ExecRecord& r, uint64_t at, uint16_
   const uint8_t* base = r.data + at;
   ContextView v;
   v.base_ = base;
-  const int32_t count = ld_i32(base + L::kMemCount);
+  const int32_t count = load_le_i32(base + L::kMemCount);
   if (count < 0 || uint64_t(count) > (avail - L::kMemRefs) / L::kMemRefSize)
     return make_error_at(path, file_at + L::kMemCount, rec + ": " + std::to_string(count) +
                                                            " memory references do not fit in the " +
                                                            std::to_string(avail) + "-byte context");
   v.mem_count_ = uint32_t(count);
-  const int64_t regs_fp = ld_i64(base + L::kRegsFP);
+  const int64_t regs_fp = load_le_i64(base + L::kRegsFP);
   if (regs_fp < 0 || uint64_t(regs_fp) > avail || avail - uint64_t(regs_fp) < dump_size)
     return make_error_at(path, file_at + L::kRegsFP, rec + ": register dump of " + std::to_string(dump_size) +
                                                          " bytes at context offset " + std::to_string(regs_fp) +
@@ -31,7 +31,7 @@ Result<ContextView> ContextView::parse(const ExecRecord& r, uint64_t at, uint16_
   v.regs_ = base + regs_fp;
   for (uint32_t i = 0; i < v.mem_count_; ++i) {
     const uint8_t* m = base + L::kMemRefs + uint64_t(i) * L::kMemRefSize;
-    const int64_t size = ld_i64(m + L::kMemSize), fp = ld_i64(m + L::kMemDataFP);
+    const int64_t size = load_le_i64(m + L::kMemSize), fp = load_le_i64(m + L::kMemDataFP);
     if (size < 0 || fp < 0 || uint64_t(fp) > avail || avail - uint64_t(fp) < uint64_t(size))
       return make_error_at(path, file_at + L::kMemRefs + uint64_t(i) * L::kMemRefSize,
                            rec + ": memory reference " + std::to_string(i) + " (" + std::to_string(size) +
@@ -44,7 +44,7 @@ Result<ContextView> ContextView::parse(const ExecRecord& r, uint64_t at, uint16_
 ContextMemRef ContextView::mem(uint32_t i) const {
   using L = ContextLayout;
   const uint8_t* m = base_ + L::kMemRefs + uint64_t(i) * L::kMemRefSize;
-  return {ld_u64(m + L::kMemAddress), base_ + ld_i64(m + L::kMemDataFP), ld_u64(m + L::kMemSize)};
+  return {load_le64(m + L::kMemAddress), base_ + load_le_i64(m + L::kMemDataFP), load_le64(m + L::kMemSize)};
 }
 
 }  // namespace ttd::fmt::umtrace

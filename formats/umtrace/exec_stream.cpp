@@ -26,7 +26,7 @@ Result<bool> ExecStream::next(ExecRecord& out) {
   if (eid_ >= count_) return false;
   auto o = offsets_.view(eid_ * 8, 16);
   if (!o) return o.error();
-  const uint64_t begin = ld_u64(*o), end = ld_u64(*o + 8);
+  const uint64_t begin = load_le64(*o), end = load_le64(*o + 8);
   if (auto s = check_record_extent(eid_, begin, end, vtable_.size(), vtable_.path(), offsets_.path()); !s)
     return s.error();
   auto r = vtable_.view(begin, end - begin);
@@ -35,8 +35,8 @@ Result<bool> ExecStream::next(ExecRecord& out) {
   if (prev_next_) {
     auto pn = prev_next_->view(eid_ * 16, 16);
     if (!pn) return pn.error();
-    out.prev = ld_i64(*pn);
-    out.next = ld_i64(*pn + 8);
+    out.prev = load_le_i64(*pn);
+    out.next = load_le_i64(*pn + 8);
     out.has_prev_next = true;
   }
   ++eid_;

@@ -17,11 +17,11 @@ Result<std::unique_ptr<ExecTable>> ExecTable::open(const std::string& dir) {
   const MappedFile& f = *t->vtable_;
   if (!f.contains(0, L::kHeaderSize))
     return f.error_at(f.size(), "file is " + std::to_string(f.size()) + " bytes, shorter than its 16-byte header");
-  const int32_t version = ld_i32(f.data() + L::kVersion);
+  const int32_t version = load_le_i32(f.data() + L::kVersion);
   if (version != 0 && version != 1)
     return f.error_at(L::kVersion, "execution table version " + std::to_string(version) + " (this reader knows 0 and 1)");
   t->version_ = uint32_t(version);
-  const int64_t count = ld_i64(f.data() + L::kRecordCount);
+  const int64_t count = load_le_i64(f.data() + L::kRecordCount);
   const uint64_t offset_entries = t->offsets_->size() / 8;
   if (count < 0 || offset_entries == 0 || uint64_t(count) > offset_entries - 1)
     return f.error_at(L::kRecordCount, std::to_string(count) + " records need " +
@@ -63,7 +63,7 @@ void fill_record(uint64_t eid, uint64_t begin, const uint8_t* r, uint64_t size, 
   using L = ExecLayout;
   out.eid = eid;
   out.offset = begin;
-  out.thread = ld_u32(r + L::kThreadID);
+  out.thread = load_le32(r + L::kThreadID);
   out.type = r[L::kType];
   out.flags = r[L::kFlags];
   out.data = r + L::kRecordHeader;
@@ -73,13 +73,13 @@ void fill_record(uint64_t eid, uint64_t begin, const uint8_t* r, uint64_t size, 
 Status ExecTable::read(uint64_t eid, ExecRecord& out) const {
   if (eid >= count_) return make_error(vtable_->path(), "record " + std::to_string(eid) + " does not exist");
   const uint8_t* o = offsets_->data() + eid * 8;
-  const uint64_t begin = ld_u64(o), end = ld_u64(o + 8);
+  const uint64_t begin = load_le64(o), end = load_le64(o + 8);
   if (auto s = check_record_extent(eid, begin, end, vtable_->size(), vtable_->path(), offsets_->path()); !s) return s;
   fill_record(eid, begin, vtable_->data() + begin, end - begin, out);
   if (prev_next_) {
     const uint8_t* pn = prev_next_->data() + eid * 16;
-    out.prev = ld_i64(pn);
-    out.next = ld_i64(pn + 8);
+    out.prev = load_le_i64(pn);
+    out.next = load_le_i64(pn + 8);
     out.has_prev_next = true;
   }
   return {};

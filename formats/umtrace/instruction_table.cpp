@@ -54,7 +54,7 @@ Result<InstructionPlan> InstructionTable::decode(uint64_t id, const RegisterReso
   const uint8_t* r = f.data() + row;
   InstructionPlan p;
   p.id = id;
-  const int64_t self = ld_i64(r + R::kID);
+  const int64_t self = load_le_i64(r + R::kID);
   if (self != int64_t(id))
     return f.error_at(row + R::kID, ins_name(id) + " says it is record " + std::to_string(self));
   p.type = r[R::kType];
@@ -63,12 +63,12 @@ Result<InstructionPlan> InstructionTable::decode(uint64_t id, const RegisterReso
   if (p.code_size > R::kMaxCode)
     return f.error_at(row + R::kCodeSize, ins_name(id) + ": code size " + std::to_string(p.code_size) +
                                               " exceeds the 15 bytes an x86 instruction can have");
-  p.module_id = ld_i32(r + R::kModuleID);
-  p.address = ld_u64(r + R::kAddress);
+  p.module_id = load_le_i32(r + R::kModuleID);
+  p.address = load_le64(r + R::kAddress);
   std::memcpy(p.code, r + R::kCodeBytes, p.code_size);
 
   // decodedIns lives in the extra area; its file pointer is relative to ExtraFP.
-  const int64_t fp = ld_i64(r + R::kDecodedFP);
+  const int64_t fp = load_le_i64(r + R::kDecodedFP);
   const uint64_t extra_end = header_.extra_fp + header_.extra_size;
   if (fp < 0 || uint64_t(fp) > header_.extra_size || header_.extra_size - uint64_t(fp) < D::kFixedSize)
     return f.error_at(row + R::kDecodedFP, ins_name(id) + ": decoded instruction at extra offset " +
@@ -78,7 +78,7 @@ Result<InstructionPlan> InstructionTable::decode(uint64_t id, const RegisterReso
   const uint8_t* d = f.data() + at;
   const uint8_t exp_count = d[D::kExpCount];
   const uint8_t first_out = d[D::kFirstOutSlot], first_after = d[D::kFirstAfterSlot], lc_count = d[D::kLCCount];
-  p.lc_size = ld_u16(d + D::kLCSize);
+  p.lc_size = load_le16(d + D::kLCSize);
   if (exp_count > D::kMaxExpOper)
     return f.error_at(at + D::kExpCount, ins_name(id) + ": " + std::to_string(exp_count) +
                                              " explicit operands (at most 4)");
@@ -105,9 +105,9 @@ Result<InstructionPlan> InstructionTable::decode(uint64_t id, const RegisterReso
   for (uint8_t i = 0; i < lc_count; ++i) {
     const uint64_t sat = at + D::kLCSlots + uint64_t(i) * S::kSize;
     const uint8_t* s = f.data() + sat;
-    const uint16_t name = ld_u16(s + S::kRegName);
-    const uint16_t value_size = ld_u16(s + S::kValueSize);
-    const uint16_t offset = ld_u16(s + S::kOffset);
+    const uint16_t name = load_le16(s + S::kRegName);
+    const uint16_t value_size = load_le16(s + S::kValueSize);
+    const uint16_t offset = load_le16(s + S::kOffset);
     const uint8_t addr_width = s[S::kAddrWidth];
     if (name == kRegInvalid || name == kRegAgen) continue;  // constants / lea's address: no machine state
     if (name < kRegAgen && name >= elem_count)
@@ -166,11 +166,11 @@ void InstructionTable::forget_code_in(uint64_t lo, uint64_t hi) {
 Result<std::string> InstructionTable::disassembly(uint64_t id) const {
   if (id >= header_.row_count) return make_error(file_->path(), ins_name(id) + " does not exist");
   const uint64_t row = header_.row_offset(id);
-  const int64_t fp = ld_i64(file_->data() + row + InsRecLayout::kDisasmFP);
+  const int64_t fp = load_le_i64(file_->data() + row + InsRecLayout::kDisasmFP);
   if (fp < 0 || uint64_t(fp) > header_.extra_size || header_.extra_size - uint64_t(fp) < 3)
     return file_->error_at(row + InsRecLayout::kDisasmFP, ins_name(id) + ": disassembly outside the extra area");
   const uint64_t at = header_.extra_fp + uint64_t(fp);
-  const int16_t len = ld_i16(file_->data() + at);
+  const int16_t len = load_le_i16(file_->data() + at);
   if (len < 0 || uint64_t(len) + 3 > header_.extra_size - uint64_t(fp))
     return file_->error_at(at, ins_name(id) + ": disassembly string of " + std::to_string(len) +
                                    " characters runs past the extra area");

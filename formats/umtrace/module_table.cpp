@@ -31,15 +31,15 @@ Result<std::string> read_ustr(const MappedFile& f, const ItableHeader& h, int64_
   const uint64_t extra_end = h.extra_fp + h.extra_size;
   if (fp < int64_t(h.extra_fp) || uint64_t(fp) + 4 > extra_end)
     return f.error_at(field_at, "module name at byte " + std::to_string(fp) + " is outside the string area");
-  const int16_t len = ld_i16(f.data() + fp);
+  const int16_t len = load_le_i16(f.data() + fp);
   if (len < 0 || uint64_t(fp) + 2 + 2 * uint64_t(len) + 2 > extra_end)
     return f.error_at(uint64_t(fp), "module name of " + std::to_string(len) + " code units runs past the string area");
   std::string out;
   const uint8_t* u = f.data() + fp + 2;
   for (int i = 0; i < len; ++i) {
-    uint32_t c = ld_u16(u + 2 * i);
+    uint32_t c = load_le16(u + 2 * i);
     if (c >= 0xd800 && c < 0xdc00 && i + 1 < len) {
-      uint32_t lo = ld_u16(u + 2 * (i + 1));
+      uint32_t lo = load_le16(u + 2 * (i + 1));
       if (lo >= 0xdc00 && lo < 0xe000) {
         c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
         ++i;
@@ -69,10 +69,10 @@ Result<std::vector<ModuleRecord>> read_module_table(const std::string& path) {
     const uint64_t row = h->row_offset(i);
     const uint8_t* r = f.data() + row;
     ModuleRecord m;
-    m.load_eid = ld_i64(r + L::kLoadEID);
-    m.unload_eid = ld_i64(r + L::kUnloadEID);
-    m.start = ld_u64(r + L::kStartAddr);
-    m.end = ld_u64(r + L::kEndAddr);
+    m.load_eid = load_le_i64(r + L::kLoadEID);
+    m.unload_eid = load_le_i64(r + L::kUnloadEID);
+    m.start = load_le64(r + L::kStartAddr);
+    m.end = load_le64(r + L::kEndAddr);
     if (m.end < m.start)
       return f.error_at(row + L::kEndAddr, "module " + std::to_string(i) + " ends before it starts");
     // A PE image is at most 4 GiB; anything larger is damage (and would have
@@ -80,9 +80,9 @@ Result<std::vector<ModuleRecord>> read_module_table(const std::string& path) {
     if (m.end - m.start >= (uint64_t(1) << 32))
       return f.error_at(row + L::kEndAddr, "module " + std::to_string(i) + " spans " +
                                                std::to_string(m.end - m.start + 1) + " bytes, more than a PE image can");
-    auto win = read_ustr(f, *h, ld_i64(r + L::kWinNameFP), row + L::kWinNameFP);
+    auto win = read_ustr(f, *h, load_le_i64(r + L::kWinNameFP), row + L::kWinNameFP);
     if (!win) return win.error();
-    auto dev = read_ustr(f, *h, ld_i64(r + L::kDeviceNameFP), row + L::kDeviceNameFP);
+    auto dev = read_ustr(f, *h, load_le_i64(r + L::kDeviceNameFP), row + L::kDeviceNameFP);
     if (!dev) return dev.error();
     m.win_name = std::move(*win);
     m.device_name = std::move(*dev);

@@ -124,7 +124,7 @@ Status StepAssembler::record(const ExecRecord& r) {
     case ExecType::SyscallEntry:
     case ExecType::SyscallExit: {
       if (r.data_size < 8) return cut_short(r, 8, "system call");
-      const int64_t id = ld_i64(r.data);
+      const int64_t id = load_le_i64(r.data);
       // An exit with no matching entry is, per the specification, a context change.
       const StepKind kind = (type == ExecType::SyscallExit && id == -1) ? StepKind::ContextChange : StepKind::Syscall;
       s = context_event(r, t, 8, kind);
@@ -145,7 +145,7 @@ Status StepAssembler::record(const ExecRecord& r) {
       sink_.step(StepInfo{t.tid, s_.pid, t.regs.pc_known() ? t.regs.pc() : 0, 0,
                           thread_end ? StepKind::ThreadEnd : StepKind::Marker});
       if (!thread_end) sink_.attr("event", AttrValue(std::string("application end")));
-      sink_.attr("exit_code", AttrValue(int64_t(ld_i32(r.data))));
+      sink_.attr("exit_code", AttrValue(int64_t(load_le_i32(r.data))));
       reliability_attrs(r);
       if (thread_end) sink_.thread_end(t.tid);
       break;
@@ -154,7 +154,7 @@ Status StepAssembler::record(const ExecRecord& r) {
       if (r.data_size < 8) return cut_short(r, 8, "skipped system call exit");
       sink_.step(StepInfo{t.tid, s_.pid, t.regs.pc_known() ? t.regs.pc() : 0, 0, StepKind::Syscall});
       sink_.attr("event", AttrValue(std::string("skipped exit")));
-      s = syscall_attrs(r, ld_i64(r.data), false);
+      s = syscall_attrs(r, load_le_i64(r.data), false);
       reliability_attrs(r);
       break;
     }
@@ -173,7 +173,7 @@ Status StepAssembler::record(const ExecRecord& r) {
 
 Status StepAssembler::instruction(const ExecRecord& r, Thread& t) {
   if (r.data_size < 8) return cut_short(r, 8, "instruction");
-  const int64_t ins_id = ld_i64(r.data);
+  const int64_t ins_id = load_le_i64(r.data);
   if (ins_id < 0)
     return make_error_at(s_.vtable_path, r.data_offset(),
                          "record " + std::to_string(r.eid) + " names instruction " + std::to_string(ins_id));
@@ -206,7 +206,7 @@ Status StepAssembler::instruction(const ExecRecord& r, Thread& t) {
   t.regs.set_pc(p.address + p.code_size);
 
   for (const MemSlot& m : p.reads) {
-    const uint64_t addr = ld_u64(lc + m.lc_offset) & m.addr_mask;
+    const uint64_t addr = load_le64(lc + m.lc_offset) & m.addr_mask;
     if (ok.inputs) {
       sink_.mem_read(pid, addr, m.size, {lc + m.lc_offset + 8, m.size});
       memory_.note(addr, m.size);
@@ -223,13 +223,13 @@ Status StepAssembler::instruction(const ExecRecord& r, Thread& t) {
       t.regs.set_pc(next);
     }
     for (const MemSlot& m : p.writes) {
-      const uint64_t addr = ld_u64(lc + m.lc_offset) & m.addr_mask;
+      const uint64_t addr = load_le64(lc + m.lc_offset) & m.addr_mask;
       sink_.mem_write(pid, addr, {lc + m.lc_offset + 8, m.size});
       memory_.note(addr, m.size);
     }
   } else {
     for (const RegSlot& s : p.after) t.regs.forget(sink_, tid, s.target.reg);
-    for (const MemSlot& m : p.writes) sink_.mem_unknown(pid, ld_u64(lc + m.lc_offset) & m.addr_mask, m.size);
+    for (const MemSlot& m : p.writes) sink_.mem_unknown(pid, load_le64(lc + m.lc_offset) & m.addr_mask, m.size);
   }
   return {};
 }
@@ -247,7 +247,7 @@ Status StepAssembler::context_event(const ExecRecord& r, Thread& t, uint64_t con
     for (const DumpPiece& d : regs.dump_pieces(mode64)) {
       if (d.target.role == RegRole::ProgramCounter) {
         if (d.target.offset == 0 && d.size >= 4) {
-          pc = d.size >= 8 ? ld_u64(dump + d.dump_offset) : ld_u32(dump + d.dump_offset);
+          pc = d.size >= 8 ? load_le64(dump + d.dump_offset) : load_le32(dump + d.dump_offset);
           have_pc = true;
         }
         continue;

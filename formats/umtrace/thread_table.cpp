@@ -17,15 +17,15 @@ Result<std::vector<ThreadRecord>> read_thread_table(const std::string& path) {
   for (uint64_t i = 0; i < h->row_count; ++i) {
     const uint64_t row = h->row_offset(i);
     const uint8_t* r = f.data() + row;
-    const int32_t self = ld_i32(r + L::kID);
+    const int32_t self = load_le_i32(r + L::kID);
     if (self != int64_t(i))
       return f.error_at(row, "thread " + std::to_string(i) + " says it is thread " + std::to_string(self));
     ThreadRecord t;
-    t.win_tid = ld_u32(r + L::kWinTID);
-    t.tib = ld_u64(r + L::kTIBAddr);
-    t.first_eid = ld_i64(r + L::kFirstEID);
-    t.last_eid = ld_i64(r + L::kLastEID);
-    t.record_count = ld_u64(r + L::kRecCount);
+    t.win_tid = load_le32(r + L::kWinTID);
+    t.tib = load_le64(r + L::kTIBAddr);
+    t.first_eid = load_le_i64(r + L::kFirstEID);
+    t.last_eid = load_le_i64(r + L::kLastEID);
+    t.record_count = load_le64(r + L::kRecCount);
     out.push_back(t);
   }
   return out;

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "state/byte_order.h"
+
 namespace ttd::fmt::umtrace {
 
 // ---- file names inside the trace directory ----
@@ -21,25 +23,7 @@ inline constexpr const char* kContextMap = "context_map.itable";
 inline constexpr const char* kAddressSpace = "address_space.itable";
 inline constexpr const char* kTraceXml = "trace.xml";
 
-// ---- little-endian field access (the format is little-endian everywhere) ----
-inline uint16_t ld_u16(const uint8_t* p) { return uint16_t(p[0] | (p[1] << 8)); }
-inline uint32_t ld_u32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-inline uint64_t ld_u64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-inline int16_t ld_i16(const uint8_t* p) { return int16_t(ld_u16(p)); }
-inline int32_t ld_i32(const uint8_t* p) { return int32_t(ld_u32(p)); }
-inline int64_t ld_i64(const uint8_t* p) { return int64_t(ld_u64(p)); }
-inline void st_u16(uint8_t* p, uint16_t v) { p[0] = uint8_t(v), p[1] = uint8_t(v >> 8); }
-inline void st_u32(uint8_t* p, uint32_t v) { std::memcpy(p, &v, 4); }
-inline void st_u64(uint8_t* p, uint64_t v) { std::memcpy(p, &v, 8); }
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "memcpy loads above assume a little-endian host");
+// Fields are little-endian everywhere: state/byte_order.h loads them.
 
 // ---- generic fixed-size table header (every *.itable but the context map) ----
 struct ItableHeaderLayout {

@@ -36,7 +36,7 @@ class BasicReader {
   }
 
   Status record(const uint8_t* p, uint64_t off) {
-    uint16_t type = load_u16(p);
+    uint16_t type = load_le16(p);
     if (type == 0) {
       if (auto s = flush(); !s) return s;
       uint8_t action = p[3];
@@ -49,10 +49,10 @@ class BasicReader {
       ev_.kind = kinds[action];
       ev_.offset = off;
       ev_.cpu = p[2];
-      ev_.func_id = uint32_t(load_i32(p + 4));
-      ev_.tsc = load_u64(p + 8);
-      ev_.tid = load_u32(p + 16);
-      ev_.pid = load_u32(p + 20);
+      ev_.func_id = uint32_t(load_le_i32(p + 4));
+      ev_.tsc = load_le64(p + 8);
+      ev_.tid = load_le32(p + 16);
+      ev_.pid = load_le32(p + 20);
       ev_.args.clear();
       if (is_entry(ev_.kind)) {
         pending_ = true;  // argument records may follow
@@ -62,13 +62,13 @@ class BasicReader {
       return out_.on_event(ev_);
     }
     if (type == 1) {
-      uint32_t func = uint32_t(load_i32(p + 4));
-      uint32_t tid = load_u32(p + 8), pid = load_u32(p + 12);
+      uint32_t func = uint32_t(load_le_i32(p + 4));
+      uint32_t tid = load_le32(p + 8), pid = load_le32(p + 12);
       if (!pending_ || func != ev_.func_id || tid != ev_.tid || (h_.version >= 3 && pid != ev_.pid))
         return make_error_at(in_.path(), off,
                              "argument record for function " + std::to_string(func) + ", thread " +
                                  std::to_string(tid) + " does not follow an entry of that function and thread");
-      ev_.args.push_back(load_u64(p + 16));
+      ev_.args.push_back(load_le64(p + 16));
       ev_.kind = EventKind::EnterArgs;
       return {};
     }

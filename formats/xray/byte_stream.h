@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "state/byte_order.h"  // load_le16 / 32 / 64: XRay logs are little-endian
 #include "state/error.h"
 
 namespace ttd::fmt::xray {
@@ -61,14 +62,5 @@ class ByteStream {
   std::vector<uint8_t> buf_;
   std::string io_error_;
 };
-
-// Little-endian loads from unaligned bytes (XRay logs are written by
-// little-endian runtimes; see docs/formats/xray.md for big-endian).
-inline uint16_t load_u16(const uint8_t* p) { return uint16_t(p[0] | (p[1] << 8)); }
-inline uint32_t load_u32(const uint8_t* p) {
-  return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
-}
-inline uint64_t load_u64(const uint8_t* p) { return uint64_t(load_u32(p)) | (uint64_t(load_u32(p + 4)) << 32); }
-inline int32_t load_i32(const uint8_t* p) { return int32_t(load_u32(p)); }
 
 }  // namespace ttd::fmt::xray

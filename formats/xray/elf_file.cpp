@@ -1,26 +1,12 @@
 #include "formats/xray/elf_file.h"
 
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstring>
+
+#include "elf/elf_file.h"
 
 namespace ttd::fmt::xray {
 
 namespace {
-
-// Closes the descriptor and the libelf handle on every path.
-struct ElfHandle {
-  int fd = -1;
-  Elf* elf = nullptr;
-  ~ElfHandle() {
-    if (elf) elf_end(elf);
-    if (fd >= 0) ::close(fd);
-  }
-};
 
 // Relocation types that store "load base + addend" (position-independent
 // binaries with version 0/1 sleds) and "symbol + addend" (64-bit absolute).
@@ -99,30 +85,26 @@ void read_relocations(Elf* elf, Elf_Scn* scn, const GElf_Shdr& sh, ElfInfo& out,
 }  // namespace
 
 Result<ElfInfo> read_elf_for_xray(const std::string& path) {
-  if (elf_version(EV_CURRENT) == EV_NONE) return make_error(path, "libelf is too old");
-  ElfHandle h;
-  h.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (h.fd < 0) return make_error(path, std::string("cannot open instrumented binary: ") + std::strerror(errno));
-  h.elf = elf_begin(h.fd, ELF_C_READ, nullptr);
-  if (!h.elf || elf_kind(h.elf) != ELF_K_ELF) return make_error(path, "not an ELF file");
-  GElf_Ehdr eh;
-  if (!gelf_getehdr(h.elf, &eh)) return make_error(path, std::string("bad ELF header: ") + elf_errmsg(-1));
+  auto file = elf::ElfFile::open(path, "instrumented binary");
+  if (!file) return file.error();
+  Elf* elf = file->libelf();
+  const GElf_Ehdr& eh = file->header();
   ElfInfo out;
-  out.machine = eh.e_machine;
-  out.is64 = eh.e_ident[EI_CLASS] == ELFCLASS64;
-  out.little_endian = eh.e_ident[EI_DATA] == ELFDATA2LSB;
+  out.machine = file->machine();
+  out.is64 = file->is64();
+  out.little_endian = file->little_endian();
   size_t shstrndx = 0;
-  if (elf_getshdrstrndx(h.elf, &shstrndx) != 0)
+  if (elf_getshdrstrndx(elf, &shstrndx) != 0)
     return make_error(path, std::string("bad ELF section table: ") + elf_errmsg(-1));
 
   size_t map_index = 0;
   Elf_Scn *symtab = nullptr, *dynsym = nullptr;
   GElf_Shdr symtab_sh{}, dynsym_sh{};
   std::vector<std::pair<Elf_Scn*, GElf_Shdr>> relas;
-  for (Elf_Scn* scn = elf_nextscn(h.elf, nullptr); scn; scn = elf_nextscn(h.elf, scn)) {
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr sh;
     if (!gelf_getshdr(scn, &sh)) continue;
-    const char* name = elf_strptr(h.elf, shstrndx, sh.sh_name);
+    const char* name = elf_strptr(elf, shstrndx, sh.sh_name);
     if (sh.sh_type == SHT_SYMTAB) symtab = scn, symtab_sh = sh;
     if (sh.sh_type == SHT_DYNSYM) dynsym = scn, dynsym_sh = sh;
     if (sh.sh_type == SHT_RELA) relas.emplace_back(scn, sh);
@@ -140,9 +122,9 @@ Result<ElfInfo> read_elf_for_xray(const std::string& path) {
     }
   }
   if (symtab)
-    read_symbols(h.elf, symtab, symtab_sh, out);
+    read_symbols(elf, symtab, symtab_sh, out);
   else if (dynsym)
-    read_symbols(h.elf, dynsym, dynsym_sh, out);
+    read_symbols(elf, dynsym, dynsym_sh, out);
   if (out.instr_map) {
     Elf_Scn* syms = symtab ? symtab : dynsym;
     const GElf_Shdr* syms_sh = symtab ? &symtab_sh : (dynsym ? &dynsym_sh : nullptr);
@@ -150,7 +132,7 @@ Result<ElfInfo> read_elf_for_xray(const std::string& path) {
       // In an object file, offsets are relative to the section a relocation
       // section applies to; only the map's own relocations count there.
       if (eh.e_type == ET_REL && sh.sh_info != map_index) continue;
-      read_relocations(h.elf, scn, sh, out, syms, syms_sh);
+      read_relocations(elf, scn, sh, out, syms, syms_sh);
     }
   }
   return out;

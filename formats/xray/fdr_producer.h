@@ -44,7 +44,7 @@ class FdrProducer {
       if (off + kFunctionBytes <= buf_end_) {
         const uint8_t* p = in_.peek(kFunctionBytes);
         if (p && !(p[0] & 1u)) {
-          uint32_t word = load_u32(p);
+          uint32_t word = load_le32(p);
           uint32_t action = (word >> 1) & 7u;
           if (action <= 3) {
             r.kind = RecordKind::Function;
@@ -52,7 +52,7 @@ class FdrProducer {
             r.size = kFunctionBytes;
             r.action = FunctionAction(action);
             r.func_id = word >> 4;
-            r.delta = load_u32(p + 4);
+            r.delta = load_le32(p + 4);
             in_.skip(kFunctionBytes);
             return Next::Record;
           }

@@ -59,7 +59,7 @@ Result<InstrMap> InstrMap::load(const std::string& path) {
   // relocation at load time; use the relocation's value then.
   auto word_at = [&](size_t off) -> uint64_t {
     const uint8_t* p = sec.bytes.data() + off;
-    uint64_t v = elf->is64 ? load_u64(p) : load_u32(p);
+    uint64_t v = elf->is64 ? load_le64(p) : load_le32(p);
     if (v == 0) {
       auto it = elf->relocations.find(sec.address + off);
       if (it != elf->relocations.end()) return it->second;

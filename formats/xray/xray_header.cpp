@@ -9,18 +9,18 @@ Result<FileHeader> parse_file_header(std::span<const uint8_t> b, const std::stri
     return make_error_at(where, b.size(),
                          "file too short for an XRay header (" + std::to_string(b.size()) + " of 32 bytes)");
   FileHeader h;
-  h.version = load_u16(b.data());
-  uint16_t type = load_u16(b.data() + 2);
+  h.version = load_le16(b.data());
+  uint16_t type = load_le16(b.data() + 2);
   if (type > 1)
     return make_error_at(where, 2, "unknown XRay log type " + std::to_string(type) + " (0 = basic, 1 = FDR)");
   h.type = LogType(type);
   // Only the two low bits of the bitfield mean anything; the runtime leaves
   // the rest uninitialised (basic logs show 0xff there).
-  uint32_t bits = load_u32(b.data() + 4);
+  uint32_t bits = load_le32(b.data() + 4);
   h.constant_tsc = bits & 1u;
   h.nonstop_tsc = bits & 2u;
-  h.cycle_frequency = load_u64(b.data() + 8);
-  h.buffer_size = load_u64(b.data() + 16);
+  h.cycle_frequency = load_le64(b.data() + 8);
+  h.buffer_size = load_le64(b.data() + 16);
   uint16_t max = h.is_fdr() ? kMaxFdrVersion : kMaxBasicVersion;
   if (h.version < 1 || h.version > max)
     return make_error_at(where, 0,
@@ -41,8 +41,8 @@ Result<FileHeader> read_file_header(ByteStream& in) {
 
 bool looks_like_xray(std::span<const uint8_t> head, uint64_t file_size) {
   if (head.size() < kFileHeaderSize) return false;
-  uint16_t version = load_u16(head.data());
-  uint16_t type = load_u16(head.data() + 2);
+  uint16_t version = load_le16(head.data());
+  uint16_t type = load_le16(head.data() + 2);
   if (type == uint16_t(LogType::Fdr)) {
     if (version < 1 || version > kMaxFdrVersion) return false;
     if (file_size == kFileHeaderSize) return true;  // header only: nothing was flushed
@@ -58,7 +58,7 @@ bool looks_like_xray(std::span<const uint8_t> head, uint64_t file_size) {
     // First record: record type 0 (a function record) with action 0..3. A
     // partial last record is left to the reader, which names its offset.
     if (head.size() < kFileHeaderSize + 32) return false;
-    return load_u16(head.data() + kFileHeaderSize) == 0 && head[kFileHeaderSize + 3] <= 3;
+    return load_le16(head.data() + kFileHeaderSize) == 0 && head[kFileHeaderSize + 3] <= 3;
   }
   return false;
 }

@@ -2,6 +2,7 @@
 // to the target with every resume. Inserting one twice is harmless (gdb and
 // lldb both re-insert around single steps), removing a missing one is OK.
 // Z1 / Z2-Z4 get the empty "unsupported" reply when the target lacks them.
+// Spec: the GDB manual, "Packets" (Z / z types 0-4).
 #include <algorithm>
 
 #include "gdbstub/hex.h"

@@ -9,6 +9,8 @@
 // with a raw reply (no 'b' prefix); LLDB 21+ does the same when the stub does
 // not advertise binary-upload+ (we never do; gdb >= 16 would then expect the
 // 'b' form). So: "x<addr>,0" -> OK, otherwise escaped raw bytes.
+// Spec: the GDB manual, "Packets" (m, x, M, X); lldb's x form is in
+// docs/notes/rsp-clients.md.
 #include <algorithm>
 
 #include "gdbstub/hex.h"

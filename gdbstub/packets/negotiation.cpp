@@ -1,5 +1,6 @@
 // Feature negotiation: qSupported (derived from the target's capabilities),
 // no-ack mode and lldb's opt-in extensions.
+// Spec: the GDB manual, "General Query Packets" (qSupported, QStartNoAckMode).
 #include "gdbstub/hex.h"
 #include "gdbstub/packets/handlers.h"
 

@@ -3,6 +3,8 @@
 // sent when it returns. Signals in C/S/vCont actions are accepted and
 // ignored: a replay cannot deliver a signal the recording did not have.
 // A resume address ("c addr") is ignored for the same reason.
+// Spec: the GDB manual, "Packets" (vCont, c, s, bc, bs) and "Reverse
+// Execution" (what reverse-continue and reverse-stepi mean to the user).
 #include <vector>
 
 #include "gdbstub/hex.h"

@@ -1,5 +1,7 @@
 // Stop replies ("T05thread:p1.2;swbreak:;10:0010400000000000;" / "W00") and
 // the bookkeeping every reported stop needs.
+// Spec: the GDB manual, "Stop Reply Packets" (T and W replies, the
+// replaylog:begin|end reason for history boundaries).
 #pragma once
 #include <string>
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "formats/tenet/tenet_writer.h"
+#include "formats/tenet/testing/tenet_writer.h"
 
 using namespace ttd::fmt::tenet;
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "formats/tenet/tenet_writer.h"
+#include "formats/tenet/testing/tenet_writer.h"
 #include "state/arch.h"
 
 namespace ttd::test {

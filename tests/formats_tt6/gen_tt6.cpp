@@ -9,7 +9,7 @@
 #include <cstring>
 #include <string>
 
-#include "formats/tt6/tt6_writer.h"
+#include "formats/tt6/testing/tt6_writer.h"
 
 using namespace ttd::fmt::tt6;
 

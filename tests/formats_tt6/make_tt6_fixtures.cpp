@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "formats/tt6/tt6_writer.h"
+#include "formats/tt6/testing/tt6_writer.h"
 #include "ppc_guest_run.h"
 
 int main(int argc, char** argv) {

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "formats/tt6/ppc_opcode.h"
-#include "formats/tt6/tt6_writer.h"
+#include "formats/tt6/testing/tt6_writer.h"
 #include "state/arch.h"
 #include "ppc_sync_tracker.h"
 
@@ -97,9 +97,9 @@ bool read_state(Tracer& t, PpcUserState& s, std::string& error) {
     return false;
   }
   for (int v = 0; v < 32; ++v)
-    for (int w = 0; w < 4; ++w) s.vr[v][w] = fmt::tt6::load_be32(saved + 16 * v + 4 * w);
-  s.vscr = fmt::tt6::load_be32(saved + 32 * 16 + 12);
-  s.vrsave = fmt::tt6::load_be32(saved + 33 * 16);
+    for (int w = 0; w < 4; ++w) s.vr[v][w] = load_be32(saved + 16 * v + 4 * w);
+  s.vscr = load_be32(saved + 32 * 16 + 12);
+  s.vrsave = load_be32(saved + 33 * 16);
   s.vrvalid = 0xFFFFFFFFu;  // the probe read them all
   return true;
 }
@@ -166,7 +166,7 @@ GuestRun run_ppc_guest() {
     st.pc = pc;
     uint8_t op_bytes[4];
     uc_mem_read(uc, pc, op_bytes, 4);
-    st.opcode = fmt::tt6::load_be32(op_bytes);
+    st.opcode = load_be32(op_bytes);
     if (!read_state(t, st.before, run.error)) break;
     run.memory.note(run.steps.size(), snapshot(uc, run.memory));
 

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "formats/tt6/full_reader.h"
-#include "formats/tt6/tt6_writer.h"
+#include "formats/tt6/testing/tt6_writer.h"
 #include "state/arch.h"
 #include "tt6_test_support.h"
 

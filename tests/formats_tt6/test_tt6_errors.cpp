@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "formats/tt6/tt6_layout.h"
-#include "formats/tt6/tt6_writer.h"
+#include "formats/tt6/testing/tt6_writer.h"
 #include "tt6_test_support.h"
 
 namespace ttd::test {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "formats/umtrace/umtrace_writer.h"
-#include "formats/umtrace/x86_register_catalog.h"
+#include "formats/umtrace/testing/umtrace_writer.h"
+#include "formats/umtrace/testing/x86_register_catalog.h"
 
 using namespace ttd::fmt::umtrace;
 

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "formats/umtrace/x86_register_catalog.h"
+#include "formats/umtrace/testing/x86_register_catalog.h"
 #include "temp_dir.h"
 
 namespace ttd::test {

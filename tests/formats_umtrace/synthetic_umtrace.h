@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "formats/umtrace/umtrace_writer.h"
+#include "formats/umtrace/testing/umtrace_writer.h"
 
 namespace ttd::test {
 

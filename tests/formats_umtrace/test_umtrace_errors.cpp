@@ -60,9 +60,9 @@ void check_error(const Error& e, const char* file, std::optional<uint64_t> offse
   CHECK(!e.message.empty());
 }
 
-uint64_t u64_at(const std::vector<uint8_t>& b, size_t at) { return ld_u64(b.data() + at); }
-void set_u64(std::vector<uint8_t>& b, size_t at, uint64_t v) { st_u64(b.data() + at, v); }
-void set_u16(std::vector<uint8_t>& b, size_t at, uint16_t v) { st_u16(b.data() + at, v); }
+uint64_t u64_at(const std::vector<uint8_t>& b, size_t at) { return load_le64(b.data() + at); }
+void set_u64(std::vector<uint8_t>& b, size_t at, uint64_t v) { store_le64(b.data() + at, v); }
+void set_u16(std::vector<uint8_t>& b, size_t at, uint16_t v) { store_le16(b.data() + at, v); }
 
 struct Damage {
   TempDir dir;
@@ -152,7 +152,7 @@ TEST_CASE("execution table damage") {
     auto o = d.get(kExecOffsets);
     const uint64_t begin = u64_at(o, 5 * 8);  // the system call exit
     auto v = d.get(kExecVtable);
-    st_u32(v.data() + begin + 6 + 8 + ContextLayout::kMemCount, 0x7fffffff);
+    store_le32(v.data() + begin + 6 + 8 + ContextLayout::kMemCount, 0x7fffffff);
     d.put(kExecVtable, v);
     check_error(d.error(), kExecVtable, begin + 6 + 8);
   }
@@ -311,7 +311,7 @@ TEST_CASE("small table damage") {
   }
   SUBCASE("a thread row with the wrong self id") {
     auto t = d.get(kThreadTable);
-    st_u32(t.data() + ItableHeaderLayout::kSize + ThreadLayout::kSize, 5);
+    store_le32(t.data() + ItableHeaderLayout::kSize + ThreadLayout::kSize, 5);
     d.put(kThreadTable, t);
     check_error(d.error(), kThreadTable, ItableHeaderLayout::kSize + ThreadLayout::kSize);
   }

@@ -6,9 +6,9 @@
 #include <cstring>
 #include <memory>
 
-#include "formats/umtrace/umtrace_writer.h"
-#include "formats/umtrace/x86_local_context.h"
-#include "formats/umtrace/x86_register_catalog.h"
+#include "formats/umtrace/testing/umtrace_writer.h"
+#include "formats/umtrace/testing/x86_local_context.h"
+#include "formats/umtrace/testing/x86_register_catalog.h"
 #include "temp_dir.h"
 
 namespace ttd::test {
@@ -206,7 +206,7 @@ struct Tracer {
     } else {
       const uint64_t args = reg("edx");
       std::vector<uint8_t> a = mem(args, 8);
-      sc.args = {ld_u32(a.data()), ld_u32(a.data() + 4)};
+      sc.args = {load_le32(a.data()), load_le32(a.data() + 4)};
     }
     const uint64_t id = w->add_syscall(sc);
     w->syscall(id).begin_eid = int64_t(w->record_count());

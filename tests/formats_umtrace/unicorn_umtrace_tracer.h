@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "formats/umtrace/umtrace_writer_types.h"
+#include "formats/umtrace/testing/umtrace_writer_types.h"
 #include "state/arch.h"
 
 namespace ttd::test {

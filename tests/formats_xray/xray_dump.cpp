@@ -1,12 +1,11 @@
 // Developer tool: prints an XRay log's raw records (fdr-dump style), its
-// expanded events or its calls, plus what the reader recovered.
-//   xray_dump records|events|calls|info LOG [INSTRUMENTED_BINARY]
+// expanded events, plus what the reader recovered (`ttd calls` lists its calls).
+//   xray_dump records|events|info LOG [INSTRUMENTED_BINARY]
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 
 #include "formats/xray/record_printer.h"
-#include "formats/xray/xray_calls.h"
 #include "formats/xray/xray_pipeline.h"
 #include "formats/xray/xray_reader.h"
 
@@ -34,7 +33,7 @@ struct PrintEvents : EventConsumer {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s records|events|calls|info LOG [BINARY]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s records|events|info LOG [BINARY]\n", argv[0]);
     return 2;
   }
   std::string what = argv[1], log = argv[2];
@@ -46,20 +45,6 @@ int main(int argc, char** argv) {
   } else if (what == "events") {
     PrintEvents p;
     s = read_xray_events(log, p, &rep);
-  } else if (what == "calls") {
-    auto calls = collect_xray_calls(log, &rep);
-    if (!calls) {
-      s = calls.error();
-    } else {
-      for (const auto& c : *calls) {
-        std::printf("tid=%llu depth=%u fn=%u entry=%lld exit=%lld dur=%lld%s%s", (unsigned long long)c.tid, c.depth,
-                    c.func_id, c.entry_eid ? (long long)*c.entry_eid : -1LL, c.exit_eid ? (long long)*c.exit_eid : -1LL,
-                    c.duration() ? (long long)*c.duration() : -1LL, c.tail_exit ? " tail" : "",
-                    c.unwound ? " unwound" : "");
-        for (auto a : c.args) std::printf(" arg=%llu", (unsigned long long)a);
-        std::printf("\n");
-      }
-    }
   } else if (what == "info") {
     ttd::fmt::ReaderOptions o;
     if (argc > 3) o.instr_map_binary = argv[3];

@@ -119,48 +119,87 @@ TEST_CASE("calls in exit order, filtered by function, depth and window") {
   CHECK(!open[1].exit_eid.has_value());
 }
 
+// The engine is the one place XRay calls are paired (formats/xray only
+// reads events). Its answer against a brute-force per-thread stack on
+// logs with one thread, with three threads and arguments, and with the
+// clang 14 runtime bug's cut records (three exits without their entry).
 TEST_CASE("XRay calls pair enter and exit events") {
-  std::string data = std::string(TTD_QUERY_TEST_DATA) + "/xray/fdr-v5-single-thread.xray";
-  auto t = Trace::open(data, [] {
-    OpenOptions o;
-    o.index_path = test::temp_path("xray.ttdidx");
-    return o;
-  }());
-  REQUIRE_MESSAGE(t.ok(), t.error().to_string());
-  // Brute force: a per-thread stack of (function, enter eid).
-  std::map<uint64_t, std::vector<std::pair<uint64_t, uint64_t>>> stacks;
-  std::map<uint64_t, uint64_t> exit_of;  // enter eid -> exit eid
-  std::vector<uint64_t> enters;
-  auto s = (*t)->for_each_step(0, (*t)->step_count(), [&](const StepRecord& r) {
-    uint64_t fn = ~0ull;
-    for (auto& [k, v] : r.attrs)
-      if (k == "function") fn = std::get<uint64_t>(v);
-    auto& st = stacks[r.info.tid];
-    if (r.info.kind == fmt::StepKind::FunctionEnter) {
-      st.push_back({fn, r.eid});
-      enters.push_back(r.eid);
-    } else if (r.info.kind == fmt::StepKind::FunctionExit || r.info.kind == fmt::StepKind::FunctionTailExit) {
-      size_t pos = st.size();
-      while (pos > 0 && st[pos - 1].first != fn) --pos;
-      if (pos == 0) return true;  // its enter came before the trace
-      while (st.size() >= pos) {
-        exit_of[st.back().second] = r.eid;
+  struct Log {
+    const char* file;
+    size_t calls;
+    uint64_t orphans;
+  };
+  for (const Log& log : {Log{"fdr-v5-single-thread.xray", 3, 0}, Log{"fdr-v5-3threads-arg1-O0.xray", 761, 0},
+                         Log{"generated/fdr-v5-clang14-events-tscwrap.xray", 0, 3}}) {
+    CAPTURE(log.file);
+    std::string data = std::string(TTD_QUERY_TEST_DATA) + "/xray/" + log.file;
+    auto t = Trace::open(data, [] {
+      OpenOptions o;
+      o.index_path = test::temp_path("xray.ttdidx");
+      return o;
+    }());
+    REQUIRE_MESSAGE(t.ok(), t.error().to_string());
+    // Brute force: a per-thread stack of (function, enter eid).
+    std::map<uint64_t, std::vector<std::pair<uint64_t, uint64_t>>> stacks;
+    std::map<uint64_t, std::pair<uint64_t, CallExit>> exit_of;  // enter eid -> exit eid, how
+    std::map<uint64_t, std::vector<uint64_t>> args_of;
+    std::vector<uint64_t> enters;
+    uint64_t orphans = 0;
+    auto s = (*t)->for_each_step(0, (*t)->step_count(), [&](const StepRecord& r) {
+      uint64_t fn = ~0ull;
+      for (auto& [k, v] : r.attrs) {
+        if (k == "function") fn = std::get<uint64_t>(v);
+        if (k == "args") args_of[r.eid] = std::get<std::vector<uint64_t>>(v);
+      }
+      auto& st = stacks[r.info.tid];
+      if (r.info.kind == fmt::StepKind::FunctionEnter) {
+        st.push_back({fn, r.eid});
+        enters.push_back(r.eid);
+      } else if (r.info.kind == fmt::StepKind::FunctionExit || r.info.kind == fmt::StepKind::FunctionTailExit) {
+        size_t pos = st.size();
+        while (pos > 0 && st[pos - 1].first != fn) --pos;
+        if (pos == 0) {  // its enter came before the trace, or was lost
+          ++orphans;
+          return true;
+        }
+        CallExit how = r.info.kind == fmt::StepKind::FunctionTailExit ? CallExit::TailExit : CallExit::Return;
+        while (st.size() > pos) {
+          exit_of[st.back().second] = {r.eid, CallExit::Unwound};
+          st.pop_back();
+        }
+        exit_of[st.back().second] = {r.eid, how};
         st.pop_back();
       }
+      return true;
+    });
+    REQUIRE(s.ok());
+    REQUIRE(!enters.empty());
+    if (log.calls) CHECK(enters.size() == log.calls);
+    CHECK(orphans == log.orphans);
+    auto walker = CallWalker::create(*t, whole(**t));
+    REQUIRE(walker.ok());
+    std::vector<Call> calls;
+    for (;;) {
+      auto c = (*walker)->next();
+      REQUIRE(c.ok());
+      if (!*c) break;
+      calls.push_back(std::move(**c));
     }
-    return true;
-  });
-  REQUIRE(s.ok());
-  REQUIRE(!enters.empty());
-  auto calls = all_calls(*t, whole(**t));
-  REQUIRE(calls.size() == enters.size());
-  for (size_t i = 0; i < calls.size(); ++i) {
-    CHECK(calls[i].entry_eid == enters[i]);
-    auto it = exit_of.find(enters[i]);
-    if (it == exit_of.end())
-      CHECK(!calls[i].exit_eid.has_value());
-    else
-      CHECK(calls[i].exit_eid == it->second);
+    CHECK((*walker)->stats().orphan_returns == orphans);
+    REQUIRE(calls.size() == enters.size());
+    for (size_t i = 0; i < calls.size(); ++i) {
+      CHECK(calls[i].entry_eid == enters[i]);
+      auto it = exit_of.find(enters[i]);
+      if (it == exit_of.end()) {
+        CHECK(!calls[i].exit_eid.has_value());
+        CHECK(calls[i].exit == CallExit::Open);
+      } else {
+        CHECK(calls[i].exit_eid == it->second.first);
+        CHECK(calls[i].exit == it->second.second);
+      }
+      auto a = args_of.find(enters[i]);
+      CHECK(calls[i].args == (a == args_of.end() ? std::vector<uint64_t>{} : a->second));
+    }
+    std::remove((*t)->stats().index_path.c_str());
   }
-  std::remove((*t)->stats().index_path.c_str());
 }

@@ -1,13 +1,12 @@
 #include "tools/recorder/elf_image.h"
 
-#include <elf.h>
-
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 
+#include "elf/elf_file.h"
 #include "state/machine_state.h"
 
 namespace ttd::rec {
@@ -62,8 +61,11 @@ Result<ElfImage> load_elf(const std::string& path, uint64_t dyn_bias) {
     return make_error(path, "unsupported architecture: big-endian ELF");
   if (f.size() < sizeof(Elf64_Ehdr)) return make_error_at(path, f.size(), "truncated ELF header");
 
-  Elf64_Ehdr eh;
-  std::memcpy(&eh, f.data(), sizeof eh);
+  // The identification bytes are checked above, so libelf only ever sees
+  // a 64-bit little-endian file here and converts nothing.
+  auto file = elf::ElfFile::from_bytes(path, f);
+  if (!file) return file.error();
+  const GElf_Ehdr& eh = file->header();
   if (eh.e_machine == EM_X86_64) img.arch = ArchId::X86_64;
   else if (eh.e_machine == EM_AARCH64) img.arch = ArchId::AArch64;
   else return make_error(path, "unsupported architecture: " + machine_name(eh.e_machine) +
@@ -75,8 +77,9 @@ Result<ElfImage> load_elf(const std::string& path, uint64_t dyn_bias) {
   if (eh.e_phoff > f.size() || uint64_t(eh.e_phnum) * sizeof(Elf64_Phdr) > f.size() - eh.e_phoff)
     return make_error_at(path, offsetof(Elf64_Ehdr, e_phoff), "program header table lies outside the file");
 
-  std::vector<Elf64_Phdr> phdrs(eh.e_phnum);
-  std::memcpy(phdrs.data(), f.data() + eh.e_phoff, phdrs.size() * sizeof(Elf64_Phdr));
+  auto read_phdrs = file->program_headers();
+  if (!read_phdrs) return read_phdrs.error();
+  const std::vector<GElf_Phdr>& phdrs = *read_phdrs;
   for (size_t i = 0; i < phdrs.size(); ++i) {
     const auto& ph = phdrs[i];
     if (ph.p_type != PT_INTERP) continue;

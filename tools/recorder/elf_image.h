@@ -1,6 +1,7 @@
 // Reads a Linux ELF executable or shared object (the program interpreter):
 // which architecture it is for, where its PT_LOAD segments go, what they
-// contain, and which interpreter it asks for. Knows nothing of Unicorn.
+// contain, and which interpreter it asks for (headers read with the shared
+// libelf reader, elf/elf_file.h). Knows nothing of Unicorn.
 #pragma once
 #include <cstdint>
 #include <string>

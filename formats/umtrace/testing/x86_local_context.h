@@ -17,8 +17,8 @@
 #include <span>
 #include <vector>
 
-#include "formats/umtrace/umtrace_writer_types.h"
-#include "formats/umtrace/x86_instruction_decoder.h"
+#include "formats/umtrace/testing/umtrace_writer_types.h"
+#include "formats/umtrace/testing/x86_instruction_decoder.h"
 
 namespace ttd::fmt::umtrace {
 

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "formats/umtrace/umtrace_writer_types.h"
+#include "formats/umtrace/testing/umtrace_writer_types.h"
 
 namespace ttd::fmt::umtrace {
 

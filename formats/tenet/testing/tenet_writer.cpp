@@ -1,4 +1,4 @@
-#include "formats/tenet/tenet_writer.h"
+#include "formats/tenet/testing/tenet_writer.h"
 
 #include <cctype>
 

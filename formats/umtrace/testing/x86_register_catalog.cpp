@@ -1,4 +1,4 @@
-#include "formats/umtrace/x86_register_catalog.h"
+#include "formats/umtrace/testing/x86_register_catalog.h"
 
 #include <cctype>
 

@@ -1,4 +1,4 @@
-#include "formats/umtrace/table_encoder.h"
+#include "formats/umtrace/testing/table_encoder.h"
 
 #include <algorithm>
 
@@ -6,9 +6,9 @@ namespace ttd::fmt::umtrace {
 
 namespace {
 
-void put16(std::vector<uint8_t>& b, size_t at, uint16_t v) { st_u16(b.data() + at, v); }
-void put32(std::vector<uint8_t>& b, size_t at, uint32_t v) { st_u32(b.data() + at, v); }
-void put64(std::vector<uint8_t>& b, size_t at, uint64_t v) { st_u64(b.data() + at, v); }
+void put16(std::vector<uint8_t>& b, size_t at, uint16_t v) { store_le16(b.data() + at, v); }
+void put32(std::vector<uint8_t>& b, size_t at, uint32_t v) { store_le32(b.data() + at, v); }
+void put64(std::vector<uint8_t>& b, size_t at, uint64_t v) { store_le64(b.data() + at, v); }
 
 // Common header of a fixed-size table whose rows follow it directly.
 std::vector<uint8_t> itable(uint32_t record_version, uint64_t rows, uint32_t row_size, bool has_extra) {

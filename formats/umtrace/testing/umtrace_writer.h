@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "formats/umtrace/table_encoder.h"
+#include "formats/umtrace/testing/table_encoder.h"
 #include "state/error.h"
 
 namespace ttd::fmt::umtrace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "formats/umtrace/umtrace_writer_types.h"
+#include "formats/umtrace/testing/umtrace_writer_types.h"
 
 namespace ttd::fmt::umtrace {
 

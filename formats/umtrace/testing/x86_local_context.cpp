@@ -1,11 +1,11 @@
-#include "formats/umtrace/x86_local_context.h"
+#include "formats/umtrace/testing/x86_local_context.h"
 
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <string>
 
-#include "formats/umtrace/x86_register_catalog.h"
+#include "formats/umtrace/testing/x86_register_catalog.h"
 
 namespace ttd::fmt::umtrace {
 
@@ -218,7 +218,7 @@ Result<BuiltInstruction> X86LocalContextBuilder::build(const ExecutedX86& e) {
   auto add_mem_slot = [&](const MemGroup& g, const std::vector<uint8_t>& value) {
     LcSlotSpec s{g.name, g.name, uint16_t(g.size), uint16_t(lc.size()), addr_width};
     uint8_t a[8];
-    st_u64(a, g.addr);
+    store_le64(a, g.addr);
     lc.insert(lc.end(), a, a + 8);
     lc.insert(lc.end(), value.begin(), value.end());
     d.slots.push_back(s);

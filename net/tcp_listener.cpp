@@ -1,8 +1,6 @@
-#include "gdbstub/tcp_listener.h"
+#include "net/tcp_listener.h"
 
 #include <arpa/inet.h>
-#include <cerrno>
-#include <cstring>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -10,24 +8,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "gdbstub/hex.h"
+#include <cerrno>
+#include <cstring>
 
-namespace ttd::gdb {
+namespace ttd::net {
 
-Result<HostPort> parse_host_port(std::string_view text) {
-  HostPort out{"127.0.0.1", 0};
-  size_t colon = text.rfind(':');
-  std::string_view port = colon == std::string_view::npos ? text : text.substr(colon + 1);
-  if (colon != std::string_view::npos && colon > 0) out.host = std::string(text.substr(0, colon));
-  if (port.empty() || port.size() > 5) return make_error("--listen", "expected HOST:PORT, got '" + std::string(text) + "'");
-  uint32_t value = 0;
-  for (char c : port) {
-    if (c < '0' || c > '9') return make_error("--listen", "port must be a number, got '" + std::string(port) + "'");
-    value = value * 10 + uint32_t(c - '0');
-  }
-  if (value > 65535) return make_error("--listen", "port out of range: " + std::string(port));
-  out.port = uint16_t(value);
-  return out;
+namespace {
+constexpr int kBacklog = 16;
 }
 
 Result<TcpListener> TcpListener::listen(const HostPort& where) {
@@ -48,7 +35,7 @@ Result<TcpListener> TcpListener::listen(const HostPort& where) {
     }
     int one = 1;
     ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (::bind(fd, a->ai_addr, a->ai_addrlen) != 0 || ::listen(fd, 8) != 0) {
+    if (::bind(fd, a->ai_addr, a->ai_addrlen) != 0 || ::listen(fd, kBacklog) != 0) {
       last_error = std::strerror(errno);
       ::close(fd);
       continue;
@@ -84,15 +71,16 @@ TcpListener::~TcpListener() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Result<int> TcpListener::accept(int timeout_ms) {
-  while (true) {
+Result<int> TcpListener::accept_within(int timeout_ms) {
+  for (;;) {
     pollfd p{fd_, POLLIN, 0};
     int r = ::poll(&p, 1, timeout_ms);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) return make_error("accept", std::strerror(errno));
-    if (r == 0) return make_error("accept", "timed out waiting for a client");
+    if (r == 0) return -1;
     int fd = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) {
+      // The client left between poll and accept, or a signal came: wait on.
       if (errno == EINTR || errno == ECONNABORTED || errno == EAGAIN) continue;
       return make_error("accept", std::strerror(errno));
     }
@@ -102,4 +90,6 @@ Result<int> TcpListener::accept(int timeout_ms) {
   }
 }
 
-}  // namespace ttd::gdb
+Result<int> TcpListener::accept() { return accept_within(-1); }
+
+}  // namespace ttd::net

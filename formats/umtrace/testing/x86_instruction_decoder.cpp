@@ -1,10 +1,10 @@
-#include "formats/umtrace/x86_instruction_decoder.h"
+#include "formats/umtrace/testing/x86_instruction_decoder.h"
 
 #include <capstone/capstone.h>
 
 #include <algorithm>
 
-#include "formats/umtrace/x86_register_catalog.h"
+#include "formats/umtrace/testing/x86_register_catalog.h"
 
 namespace ttd::fmt::umtrace {
 

@@ -1,4 +1,4 @@
-#include "formats/tt6/tt6_writer.h"
+#include "formats/tt6/testing/tt6_writer.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "formats/umtrace/umtrace_writer.h"
+#include "formats/umtrace/testing/umtrace_writer.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -51,7 +51,7 @@ Result<std::unique_ptr<UmtraceWriter>> UmtraceWriter::create(const std::string& 
     std::remove(pn.c_str());
   }
   uint8_t header[ExecLayout::kHeaderSize] = {};
-  st_u32(header + ExecLayout::kVersion, w->opt_.exec_version);
+  store_le32(header + ExecLayout::kVersion, w->opt_.exec_version);
   std::fwrite(header, 1, sizeof header, w->vtable_);
   w->vtable_pos_ = sizeof header;
   return w;
@@ -108,7 +108,7 @@ Result<uint64_t> UmtraceWriter::append(uint32_t thread, uint8_t type, uint8_t fl
   if (finished_) return make_error(dir_, "record appended after finish()");
   if (thread >= threads_.size()) return make_error(dir_, "record for thread " + std::to_string(thread) + ", which was never added");
   scratch_.assign(ExecLayout::kRecordHeader, 0);
-  st_u32(scratch_.data() + ExecLayout::kThreadID, thread);
+  store_le32(scratch_.data() + ExecLayout::kThreadID, thread);
   scratch_[ExecLayout::kType] = type;
   scratch_[ExecLayout::kFlags] = flags;
   scratch_.insert(scratch_.end(), head.begin(), head.end());
@@ -120,15 +120,15 @@ Result<uint64_t> UmtraceWriter::append(uint32_t thread, uint8_t type, uint8_t fl
     const size_t base = scratch_.size();
     const uint64_t regs_fp = L::kMemRefs + L::kMemRefSize * ctx->memory.size();
     scratch_.resize(base + regs_fp, 0);
-    st_u32(scratch_.data() + base + L::kMemCount, uint32_t(ctx->memory.size()));
-    st_u64(scratch_.data() + base + L::kRegsFP, regs_fp);
+    store_le32(scratch_.data() + base + L::kMemCount, uint32_t(ctx->memory.size()));
+    store_le64(scratch_.data() + base + L::kRegsFP, regs_fp);
     scratch_.insert(scratch_.end(), ctx->registers.begin(), ctx->registers.end());
     for (size_t i = 0; i < ctx->memory.size(); ++i) {
       const ContextMemSpec& m = ctx->memory[i];
       uint8_t* ref = scratch_.data() + base + L::kMemRefs + L::kMemRefSize * i;
-      st_u64(ref + L::kMemAddress, m.address);
-      st_u64(ref + L::kMemSize, m.bytes.size());
-      st_u64(ref + L::kMemDataFP, scratch_.size() - base);
+      store_le64(ref + L::kMemAddress, m.address);
+      store_le64(ref + L::kMemSize, m.bytes.size());
+      store_le64(ref + L::kMemDataFP, scratch_.size() - base);
       scratch_.insert(scratch_.end(), m.bytes.begin(), m.bytes.end());
       note_pages(m.address, m.bytes.size());
     }
@@ -179,9 +179,9 @@ Result<uint64_t> UmtraceWriter::instruction(uint32_t thread, uint8_t flags, uint
     return make_error(dir_, "local context of " + std::to_string(lc.size()) + " bytes for instruction " +
                                 std::to_string(ins_id) + ", whose decoded form says " +
                                 std::to_string(ins.decoded.lc_size));
-  for (const MemorySlot& m : memory_slots_[ins_id]) note_pages(ld_u64(lc.data() + m.lc_offset) & m.mask, m.size);
+  for (const MemorySlot& m : memory_slots_[ins_id]) note_pages(load_le64(lc.data() + m.lc_offset) & m.mask, m.size);
   uint8_t head[8];
-  st_u64(head, ins_id);
+  store_le64(head, ins_id);
   scratch_lc_.assign(head, head + 8);
   scratch_lc_.insert(scratch_lc_.end(), lc.begin(), lc.end());
   return append(thread, uint8_t(ExecType::Instruction), flags, scratch_lc_, nullptr);
@@ -193,33 +193,33 @@ Result<uint64_t> UmtraceWriter::thread_begin(uint32_t thread, uint8_t flags, con
 
 Result<uint64_t> UmtraceWriter::thread_end(uint32_t thread, uint8_t flags, int32_t exit_code) {
   uint8_t d[4];
-  st_u32(d, uint32_t(exit_code));
+  store_le32(d, uint32_t(exit_code));
   return append(thread, uint8_t(ExecType::ThreadEnd), flags, d, nullptr);
 }
 
 Result<uint64_t> UmtraceWriter::app_end(uint32_t thread, uint8_t flags, int32_t exit_code) {
   uint8_t d[4];
-  st_u32(d, uint32_t(exit_code));
+  store_le32(d, uint32_t(exit_code));
   return append(thread, uint8_t(ExecType::AppEnd), flags, d, nullptr);
 }
 
 Result<uint64_t> UmtraceWriter::syscall_entry(uint32_t thread, uint8_t flags, uint64_t syscall_id,
                                               const ContextSpec& ctx) {
   uint8_t d[8];
-  st_u64(d, syscall_id);
+  store_le64(d, syscall_id);
   return append(thread, uint8_t(ExecType::SyscallEntry), flags, d, &ctx);
 }
 
 Result<uint64_t> UmtraceWriter::syscall_exit(uint32_t thread, uint8_t flags, int64_t syscall_id,
                                              const ContextSpec& ctx) {
   uint8_t d[8];
-  st_u64(d, uint64_t(syscall_id));
+  store_le64(d, uint64_t(syscall_id));
   return append(thread, uint8_t(ExecType::SyscallExit), flags, d, &ctx);
 }
 
 Result<uint64_t> UmtraceWriter::skipped_syscall_exit(uint32_t thread, uint8_t flags, uint64_t syscall_id) {
   uint8_t d[8];
-  st_u64(d, syscall_id);
+  store_le64(d, syscall_id);
   return append(thread, uint8_t(ExecType::SkippedSyscallExit), flags, d, nullptr);
 }
 
@@ -247,7 +247,7 @@ Status UmtraceWriter::finish() {
   std::fwrite(&vtable_pos_, 8, 1, offsets_);
   std::fflush(vtable_);
   uint8_t count[8];
-  st_u64(count, records_);
+  store_le64(count, records_);
   const bool ok_v = std::fseek(vtable_, ExecLayout::kRecordCount, SEEK_SET) == 0 && std::fwrite(count, 1, 8, vtable_) == 8;
   const bool closed_v = std::fclose(vtable_) == 0, closed_o = std::fclose(offsets_) == 0;
   vtable_ = offsets_ = nullptr;
