@@ -1,11 +1,7 @@
 #include "engine/symbolizer.h"
 
 #include <elf.h>
-#include <fcntl.h>
 #include <gelf.h>
-#include <libelf.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
@@ -13,6 +9,7 @@
 #include <map>
 
 #include "debuginfo/debug_info.h"
+#include "elf/elf_file.h"
 #include "engine/index_file.h"
 #include "engine/keyframe_codec.h"
 #include "engine/program_image.h"
@@ -57,39 +54,21 @@ struct ElfLayout {
 };
 
 Result<ElfLayout> read_layout(const std::string& path) {
-  if (elf_version(EV_CURRENT) == EV_NONE) return make_error(path, "libelf is too old");
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return make_error(path, "cannot open");
-  struct stat sb {};
-  if (::fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-    ::close(fd);
-    return make_error(path, "not a regular file");
-  }
-  Elf* elf = elf_begin(fd, ELF_C_READ, nullptr);
+  auto file = elf::ElfFile::open(path, path);
+  if (!file) return file.error();
+  auto phdrs = file->program_headers();
+  if (!phdrs) return phdrs.error();
   ElfLayout out;
-  Status st;
-  GElf_Ehdr eh;
-  size_t phnum = 0;
-  if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &phnum) != 0) {
-    st = make_error(path, "not an ELF file");
-  } else {
-    out.machine = eh.e_machine;
-    for (size_t i = 0; i < phnum; ++i) {
-      GElf_Phdr ph;
-      if (!gelf_getphdr(elf, int(i), &ph) || ph.p_type != PT_LOAD || ph.p_memsz == 0) continue;
-      if (ph.p_vaddr + ph.p_memsz < ph.p_vaddr) continue;  // wraps: ignored
-      out.loads.push_back({ph.p_vaddr, ph.p_vaddr + ph.p_memsz});
-    }
-    if (out.loads.empty()) st = make_error(path, "no loadable segments");
-    else {
-      uint64_t lo = out.loads[0].lo;
-      for (const auto& l : out.loads) lo = std::min(lo, l.lo);
-      out.lowest = lo & ~uint64_t(0xfff);
-    }
+  out.machine = file->machine();
+  for (const GElf_Phdr& ph : *phdrs) {
+    if (ph.p_type != PT_LOAD || ph.p_memsz == 0) continue;
+    if (ph.p_vaddr + ph.p_memsz < ph.p_vaddr) continue;  // wraps: ignored
+    out.loads.push_back({ph.p_vaddr, ph.p_vaddr + ph.p_memsz});
   }
-  if (elf) elf_end(elf);
-  ::close(fd);
-  if (!st) return st.error();
+  if (out.loads.empty()) return make_error(path, "no loadable segments");
+  uint64_t lo = out.loads[0].lo;
+  for (const auto& l : out.loads) lo = std::min(lo, l.lo);
+  out.lowest = lo & ~uint64_t(0xfff);
   return out;
 }
 
@@ -104,31 +83,27 @@ struct CodeLabel {
 
 std::vector<CodeLabel> read_code_labels(const std::string& path, uint64_t bias) {
   std::vector<CodeLabel> out;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return out;
-  Elf* elf = elf_begin(fd, ELF_C_READ, nullptr);
-  if (elf && elf_kind(elf) == ELF_K_ELF) {
-    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
-      GElf_Shdr sh;
-      if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || sh.sh_entsize == 0) continue;
-      Elf_Data* data = elf_getdata(scn, nullptr);
-      if (!data) continue;
-      size_t n = sh.sh_size / sh.sh_entsize;
-      for (size_t i = 0; i < n; ++i) {
-        GElf_Sym sym;
-        if (!gelf_getsym(data, int(i), &sym) || GELF_ST_TYPE(sym.st_info) != STT_NOTYPE) continue;
-        if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE || sym.st_value == 0) continue;
-        GElf_Shdr target;
-        Elf_Scn* tscn = elf_getscn(elf, sym.st_shndx);
-        if (!tscn || !gelf_getshdr(tscn, &target) || !(target.sh_flags & SHF_EXECINSTR)) continue;
-        const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
-        if (!name || !*name || name[0] == '$' || name[0] == '.') continue;
-        out.push_back({name, sym.st_value + bias, target.sh_addr + target.sh_size + bias});
-      }
+  auto file = elf::ElfFile::open(path, path);
+  if (!file) return out;
+  Elf* elf = file->libelf();
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || sh.sh_entsize == 0) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (!data) continue;
+    size_t n = sh.sh_size / sh.sh_entsize;
+    for (size_t i = 0; i < n; ++i) {
+      GElf_Sym sym;
+      if (!gelf_getsym(data, int(i), &sym) || GELF_ST_TYPE(sym.st_info) != STT_NOTYPE) continue;
+      if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE || sym.st_value == 0) continue;
+      GElf_Shdr target;
+      Elf_Scn* tscn = elf_getscn(elf, sym.st_shndx);
+      if (!tscn || !gelf_getshdr(tscn, &target) || !(target.sh_flags & SHF_EXECINSTR)) continue;
+      const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
+      if (!name || !*name || name[0] == '$' || name[0] == '.') continue;
+      out.push_back({name, sym.st_value + bias, target.sh_addr + target.sh_size + bias});
     }
   }
-  if (elf) elf_end(elf);
-  ::close(fd);
   std::sort(out.begin(), out.end(), [](const CodeLabel& a, const CodeLabel& b) { return a.addr < b.addr; });
   return out;
 }
