@@ -48,7 +48,8 @@ std::optional<uint32_t> ChunkScan::tidx_of(uint64_t tid) const {
 }
 
 bool ChunkScan::may_hit(size_t chunk, const StopConditions& c) const {
-  const ChunkSummary& s = trace_.index().chunks()[chunk].summary;
+  const auto summary = trace_.index().summary(chunk);
+  const ChunkSummary& s = *summary;
   for (uint64_t bp : c.breakpoints)
     if (s.has_pc(bp)) return true;
   for (const auto& w : c.watchpoints) {
@@ -61,7 +62,7 @@ bool ChunkScan::may_hit(size_t chunk, const StopConditions& c) const {
 template <class Fn>
 bool ChunkScan::scan_chunk(size_t chunk, bool want_accesses, const StopConditions& c, Fn&& fn) const {
   const IndexFile& idx = trace_.index();
-  const ChunkEntry& ch = idx.chunks()[chunk];
+  const ChunkEntry ch = idx.chunk(chunk);
   std::string buf;
   if (!idx.read_blob(ch.stream, buf)) return false;
   StepDecoder dec(trace_.arch(), reinterpret_cast<const uint8_t*>(buf.data()), buf.size());
@@ -83,8 +84,8 @@ std::optional<uint64_t> ChunkScan::find_thread_forward(uint64_t from, uint64_t t
   const IndexFile& idx = trace_.index();
   uint64_t count = idx.meta().step_count;
   StopConditions none;
-  for (size_t c = idx.chunk_of(from); from < count && c < idx.chunks().size(); ++c) {
-    if (!idx.chunks()[c].summary.has_thread(*t)) continue;
+  for (size_t c = idx.chunk_of(from); from < count && c < idx.chunk_count(); ++c) {
+    if (!idx.summary(c)->has_thread(*t)) continue;
     std::optional<uint64_t> found;
     scan_chunk(c, false, none, [&](uint64_t eid, const DecodedStep& s, const WatchMatcher&) {
       if (eid >= from && s.tidx == *t) {
@@ -104,7 +105,7 @@ std::optional<uint64_t> ChunkScan::find_thread_backward(uint64_t before, uint64_
   const IndexFile& idx = trace_.index();
   StopConditions none;
   for (size_t c = idx.chunk_of(before - 1) + 1; c-- > 0;) {
-    if (!idx.chunks()[c].summary.has_thread(*t)) continue;
+    if (!idx.summary(c)->has_thread(*t)) continue;
     std::optional<uint64_t> found;
     scan_chunk(c, false, none, [&](uint64_t eid, const DecodedStep& s, const WatchMatcher&) {
       if (eid >= before) return false;
@@ -123,10 +124,10 @@ ScanHit ChunkScan::find_stop_forward(uint64_t start, const StopConditions& c, co
   ScanHit hit;
   uint64_t count = idx.meta().step_count;
   if (start >= count) return hit;
-  for (size_t ch = idx.chunk_of(start); ch < idx.chunks().size(); ++ch) {
+  for (size_t ch = idx.chunk_of(start); ch < idx.chunk_count(); ++ch) {
     if (interrupted && interrupted()) {
       hit.interrupted = true;
-      hit.eid = idx.chunks()[ch].first_eid;
+      hit.eid = idx.chunk(ch).first_eid;
       return hit;
     }
     if (!may_hit(ch, c)) continue;
@@ -158,7 +159,7 @@ ScanHit ChunkScan::find_stop_backward(uint64_t start, const StopConditions& c, c
   for (size_t ch = idx.chunk_of(start - 1) + 1; ch-- > 0;) {
     if (interrupted && interrupted()) {
       best.interrupted = true;
-      best.eid = idx.chunks()[ch].first_eid;
+      best.eid = idx.chunk(ch).first_eid;
       return best;
     }
     if (!may_hit(ch, c)) continue;

@@ -58,9 +58,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string blob;
   NullVisitor v;
   std::vector<std::pair<uint32_t, fmt::AttrValue>> attrs;
-  const size_t chunks = std::min<size_t>(index.chunks().size(), 16);
+  const size_t chunks = std::min<size_t>(index.chunk_count(), 16);
   for (size_t c = 0; c < chunks; ++c) {
-    const ChunkEntry& ch = index.chunks()[c];
+    const ChunkEntry ch = index.chunk(c);
     if (index.read_blob(ch.keyframe, blob)) {
       MachineState st(arch);
       (void)decode_keyframe(reinterpret_cast<const uint8_t*>(blob.data()), blob.size(),
