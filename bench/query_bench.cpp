@@ -102,7 +102,7 @@ struct RewrittenBytes : EffectVisitor {
 // summaries cannot help.
 QuietWrite quiet_byte(const Trace& t) {
   QuietWrite q;
-  const auto& chunks = t.index().chunks();
+  const auto chunks = t.index().load_all_chunks();
   if (chunks.empty() || t.step_count() <= kDistance + chunks[0].steps) return q;
   FirstChunkWrites first;
   linear_scan(t, 0, chunks[0].steps, first);
@@ -123,7 +123,7 @@ const QuietWrite& quiet_write(const Trace& t) {
   auto it = cache.find(&t);
   if (it != cache.end()) return it->second;
   QuietWrite q;
-  const auto& chunks = t.index().chunks();
+  const auto chunks = t.index().load_all_chunks();
   std::map<uint64_t, size_t> last_chunk;  // page -> last chunk writing it before the horizon
   for (size_t c = 0; c < chunks.size(); ++c)
     for (uint64_t p : chunks[c].summary.pages_written) last_chunk[p] = c;
@@ -169,7 +169,7 @@ const QuietRegister& quiet_register(const Trace& t) {
   auto it = cache.find(&t);
   if (it != cache.end()) return it->second;
   QuietRegister q;
-  const auto& chunks = t.index().chunks();
+  const auto chunks = t.index().load_all_chunks();
   for (uint16_t r = 0; r < t.arch().regs.size() && r < 256 && !q.found; ++r) {
     if (r == t.arch().pc_index) continue;
     auto bit = [&](size_t c) { return (chunks[c].summary.regs_written[r >> 6] >> (r & 63)) & 1; };
@@ -191,7 +191,7 @@ const QuietRegister& quiet_register(const Trace& t) {
 // The page written in the most chunks (a stack page, typically).
 uint64_t hottest_page(const Trace& t) {
   std::map<uint64_t, uint64_t> n;
-  for (const auto& c : t.index().chunks())
+  for (const auto& c : t.index().load_all_chunks())
     for (uint64_t p : c.summary.pages_written) ++n[p];
   uint64_t best = 0, best_n = 0;
   for (auto [p, k] : n)
@@ -262,7 +262,7 @@ struct PageAccessCounts : EffectVisitor {
 };
 
 uint64_t densest_page(const Trace& t) {
-  const auto& chunks = t.index().chunks();
+  const auto chunks = t.index().load_all_chunks();
   if (chunks.empty()) return 0;
   const ChunkEntry& mid = chunks[chunks.size() / 2];
   PageAccessCounts v;

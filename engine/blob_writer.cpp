@@ -1,7 +1,6 @@
 #include "engine/blob_writer.h"
 
 #include <snappy.h>
-#include <xxhash.h>
 
 #include <cerrno>
 #include <cstring>
@@ -20,9 +19,6 @@ constexpr size_t kMaxSpareBytes = size_t(16) << 20;  // written blocks kept for 
 }  // namespace
 
 BlobWriter::BlobWriter(std::FILE* out, uint64_t start) : out_(out), pos_(start) {
-  auto* st = XXH3_createState();
-  XXH3_64bits_reset(st);
-  hash_state_ = st;
   if (usable_cpus() < 2) return;  // the caller's thread compresses: nothing to overlap with
   try {
     thread_ = std::thread(&BlobWriter::run, this);
@@ -34,7 +30,6 @@ BlobWriter::BlobWriter(std::FILE* out, uint64_t start) : out_(out), pos_(start) 
 
 BlobWriter::~BlobWriter() {
   finish();
-  XXH3_freeState(static_cast<XXH3_state_t*>(hash_state_));
 }
 
 uint64_t BlobWriter::put(ByteBlock bytes, BlobKind kind) {
@@ -142,9 +137,8 @@ void BlobWriter::write(const Job& job) {
       len = clen;
     }
   }
-  refs_.push_back(BlobRef{pos_, uint32_t(len), uint32_t(n)});
+  refs_.push_back(BlobRef{pos_, uint32_t(len), uint32_t(n), blob_checksum(data, len, pos_)});
   if (out_ && std::fwrite(data, 1, len, out_) != len && error_.empty()) error_ = std::strerror(errno);
-  XXH3_64bits_update(static_cast<XXH3_state_t*>(hash_state_), data, len);
   pos_ += len;
 }
 
@@ -159,7 +153,6 @@ void BlobWriter::finish() {
     work_.notify_one();
     thread_.join();
   }
-  data_hash_ = XXH3_64bits_digest(static_cast<XXH3_state_t*>(hash_state_));
 }
 
 }  // namespace ttd

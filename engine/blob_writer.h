@@ -30,7 +30,7 @@
 namespace ttd {
 
 // What a blob holds, so compression is judged per kind.
-enum class BlobKind : uint8_t { Steps, Keyframe, Segment, Page };
+enum class BlobKind : uint8_t { Steps, Keyframe, Segment, Page, Summaries };
 
 class BlobWriter {
  public:
@@ -49,13 +49,12 @@ class BlobWriter {
   // A page shared copy-on-write: the live state copies before writing it.
   uint64_t put(std::shared_ptr<const Page> page);
 
-  // Waits until every blob is written. After it: refs() by ticket, the
-  // file offset past the last blob, the xxh3 of the data region, and the
+  // Waits until every blob is written. After it: refs() by ticket (with
+  // each blob's checksum), the file offset past the last blob, and the
   // first write error (empty if none).
   void finish();
   const std::vector<BlobRef>& refs() const { return refs_; }
   uint64_t end_offset() const { return pos_; }
-  uint64_t data_hash() const { return data_hash_; }
   const std::string& error() const { return error_; }
   bool threaded() const { return threaded_; }
 
@@ -83,11 +82,9 @@ class BlobWriter {
 
   std::FILE* out_;
   uint64_t pos_;
-  uint64_t data_hash_ = 0;
-  void* hash_state_;  // XXH3_state_t (kept out of this header)
   std::string error_;
   std::string compressed_;
-  CompressionOdds odds_[4];
+  CompressionOdds odds_[5];
   std::vector<BlobRef> refs_;  // by ticket; written by the thread, read after finish()
   uint64_t tickets_ = 0;
 

@@ -49,7 +49,8 @@ bool has_bp(const StopConditions& c, uint64_t pc) {
 ChunkScan::ChunkScan(const Trace& t) : trace_(t) {}
 
 bool ChunkScan::may_hit(size_t chunk, const StopConditions& c) const {
-  const ChunkSummary& s = trace_.index().chunks()[chunk].summary;
+  const auto summary = trace_.index().summary(chunk);
+  const ChunkSummary& s = *summary;
   for (uint64_t bp : c.breakpoints)
     if (s.has_pc(bp)) return true;
   for (const auto& w : c.watchpoints) {
@@ -62,7 +63,7 @@ bool ChunkScan::may_hit(size_t chunk, const StopConditions& c) const {
 template <class Fn>
 bool ChunkScan::scan_chunk(size_t chunk, bool want_accesses, const StopConditions& c, Fn&& fn) const {
   const IndexFile& idx = trace_.index();
-  const ChunkEntry& ch = idx.chunks()[chunk];
+  const ChunkEntry ch = idx.chunk(chunk);
   std::string buf;
   if (!idx.read_blob(ch.stream, buf)) return false;
   StepDecoder dec(trace_.arch(), reinterpret_cast<const uint8_t*>(buf.data()), buf.size());
@@ -97,10 +98,10 @@ ScanHit ChunkScan::find_stop_forward(uint64_t start, const StopConditions& c, co
   ScanHit hit;
   uint64_t count = idx.meta().step_count;
   if (start >= count) return hit;
-  for (size_t ch = idx.chunk_of(start); ch < idx.chunks().size() && idx.chunks()[ch].first_eid < until; ++ch) {
+  for (size_t ch = idx.chunk_of(start); ch < idx.chunk_count() && idx.chunk(ch).first_eid < until; ++ch) {
     if (interrupted && interrupted()) {
       hit.interrupted = true;
-      hit.eid = idx.chunks()[ch].first_eid;
+      hit.eid = idx.chunk(ch).first_eid;
       return hit;
     }
     if (!may_hit(ch, c)) continue;
@@ -130,10 +131,10 @@ ScanHit ChunkScan::find_stop_backward(uint64_t start, const StopConditions& c, c
   ScanHit best;
   if (start == 0) return best;
   for (size_t ch = idx.chunk_of(start - 1) + 1; ch-- > 0;) {
-    if (idx.chunks()[ch].first_eid + idx.chunks()[ch].steps <= from) break;
+    if (idx.chunk(ch).first_eid + idx.chunk(ch).steps <= from) break;
     if (interrupted && interrupted()) {
       best.interrupted = true;
-      best.eid = idx.chunks()[ch].first_eid;
+      best.eid = idx.chunk(ch).first_eid;
       return best;
     }
     if (!may_hit(ch, c)) continue;

@@ -1,3 +1,5 @@
+#include <xxhash.h>
+
 #include <algorithm>
 
 #include "engine/index_layout.h"
@@ -40,12 +42,20 @@ bool touches(const std::vector<uint64_t>& pages, const std::vector<uint64_t>& co
 }
 }  // namespace
 
-bool ChunkSummary::has_pc(uint64_t pc) const { return std::binary_search(pcs.begin(), pcs.end(), pc); }
-bool ChunkSummary::has_thread(uint32_t t) const { return std::binary_search(threads.begin(), threads.end(), t); }
+uint32_t blob_checksum(const void* stored, size_t size, uint64_t offset) {
+  return uint32_t(XXH3_64bits_withSeed(stored, size, offset));
+}
+
+bool ChunkSummary::has_pc(uint64_t pc) const { return corrupt || std::binary_search(pcs.begin(), pcs.end(), pc); }
+bool ChunkSummary::has_thread(uint32_t t) const {
+  return corrupt || std::binary_search(threads.begin(), threads.end(), t);
+}
 bool ChunkSummary::reads(uint64_t addr, uint64_t len) const {
+  if (corrupt) return true;
   return touches(pages_read, pages_read_coarse, lines_read, line_slots_read, addr, len);
 }
 bool ChunkSummary::writes(uint64_t addr, uint64_t len) const {
+  if (corrupt) return true;
   return touches(pages_written, pages_written_coarse, lines_written, line_slots_written, addr, len);
 }
 

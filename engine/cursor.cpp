@@ -51,7 +51,7 @@ std::optional<fmt::StepInfo> Cursor::current_step() const {
 
 namespace {
 Error corrupt(const Trace& t, size_t chunk) {
-  return make_error(t.stats().index_path, "index chunk " + std::to_string(chunk) + " is corrupt; rebuild with `ttd index --rebuild`");
+  return t.index().chunk_error(chunk);
 }
 }  // namespace
 
@@ -62,14 +62,14 @@ Status Cursor::seek(uint64_t target) {
   if (target > count)
     return make_error("EID", std::to_string(target) + " is out of range (the trace has " + std::to_string(count) +
                                  " steps, EIDs 0.." + std::to_string(count) + ")");
-  if (idx.chunks().empty()) return make_error(trace_->stats().index_path, "index has no chunks");
+  if (idx.chunk_count() == 0) return make_error(trace_->stats().index_path, "index has no chunks");
   size_t c = idx.chunk_of(target);
   const auto& slots = idx.thread_slots();
   // Replay forward from here when that is shorter than from the keyframe.
   bool continue_here = I.chunk != SIZE_MAX && eid_ <= target && I.chunk <= c &&
                        (I.chunk == c || target - eid_ < idx.chunk_steps());
   if (!continue_here) {
-    const ChunkEntry& ch = idx.chunks()[c];
+    const ChunkEntry ch = idx.chunk(c);
     if (!idx.read_blob(ch.keyframe, I.keyframe)) return corrupt(*trace_, c);
     if (!I.restorer.restore(reinterpret_cast<const uint8_t*>(I.keyframe.data()), I.keyframe.size(),
                             [&](uint64_t id) { return I.pages->get(id); }, I.pages->segment_source(), state_))
@@ -94,13 +94,13 @@ Status Cursor::seek(uint64_t target) {
     I.any_applied = true;
     ++eid_;
     I.has_pending = false;
-    const ChunkEntry& ch = idx.chunks()[I.chunk];
-    if (eid_ == ch.first_eid + ch.steps) {
-      if (I.chunk + 1 >= idx.chunks().size()) break;  // end of trace
+    // The chunk's end, without a table look-up per step.
+    if (eid_ == std::min<uint64_t>(uint64_t(I.chunk + 1) * idx.chunk_steps(), count)) {
+      if (I.chunk + 1 >= idx.chunk_count()) break;  // end of trace
       // Continue into the next chunk with the same state (a fresh decoder:
       // chunk encodings are self-contained).
       ++I.chunk;
-      if (!idx.read_blob(idx.chunks()[I.chunk].stream, I.buf)) return corrupt(*trace_, I.chunk);
+      if (!idx.read_blob(idx.chunk(I.chunk).stream, I.buf)) return corrupt(*trace_, I.chunk);
       I.dec = std::make_unique<StepDecoder>(trace_->arch(), reinterpret_cast<const uint8_t*>(I.buf.data()), I.buf.size());
     }
     if (!(I.has_pending = I.dec->next(I.pending)) || I.pending.tidx >= slots.size()) return corrupt(*trace_, I.chunk);

@@ -65,9 +65,16 @@ struct IndexBuilder::Impl {
 
   bool chunk_open = false;
   uint32_t until_chunk = 0;           // steps left before the next chunk starts
-  ChunkEntry chunk;
+  ChunkBlobs chunk;
+  uint64_t chunk_first_eid = 0;
   ChunkSummaryBuilder summary;
-  std::vector<ChunkEntry> chunks;
+  std::vector<ChunkBlobs> chunks;
+  // Summaries are encoded as chunks close and written a group at a time,
+  // so the builder does not hold them all.
+  ChunkSummary closed_summary;
+  ByteWriter summary_group;
+  uint32_t summaries_in_group = 0;
+  std::vector<uint64_t> summary_group_tickets;
   // Blob tickets (BlobWriter) of each chunk's stream and keyframe, and of
   // each stored page and segment; turned into BlobRefs by finish().
   struct ChunkTickets {
@@ -156,8 +163,8 @@ struct IndexBuilder::Impl {
 
   void open_chunk() {
     flush_pcs();
-    chunk = ChunkEntry{};
-    chunk.first_eid = steps;
+    chunk = ChunkBlobs{};
+    chunk_first_eid = steps;
     page_lists.update(live);
     keyframe_buf.clear();
     encode_keyframe(
@@ -172,10 +179,18 @@ struct IndexBuilder::Impl {
     if (!chunk_open) return;
     enc->end_step();
     chunk_tickets.back().stream = blobs->put(enc->out().take(blobs->spare(enc->out().capacity())), BlobKind::Steps);
-    chunk.steps = uint32_t(steps - chunk.first_eid);
-    summary.take(chunk.summary);
-    chunks.push_back(std::move(chunk));
+    chunk.steps = uint32_t(steps - chunk_first_eid);
+    summary.take(closed_summary);
+    encode_summary(summary_group, closed_summary);
+    if (++summaries_in_group == kGroupEntries[size_t(IndexTable::Summaries)]) flush_summaries();
+    chunks.push_back(chunk);
     chunk_open = false;
+  }
+
+  void flush_summaries() {
+    if (summaries_in_group == 0) return;
+    summary_group_tickets.push_back(blobs->put(summary_group.take(), BlobKind::Summaries));
+    summaries_in_group = 0;
   }
 
   // What StateApplier::end_step does, deferred.
@@ -430,6 +445,7 @@ Result<std::unique_ptr<IndexFile>> IndexBuilder::finish(std::chrono::steady_cloc
   if (I.chunk_open || I.chunks.empty()) end();
   I.meta.step_count = I.steps;
   I.meta.unique_pages = I.pages.tickets().size();
+  I.flush_summaries();
   I.blobs->finish();
   I.meta.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (I.write_error.empty()) I.write_error = I.blobs->error();
@@ -439,11 +455,15 @@ Result<std::unique_ptr<IndexFile>> IndexBuilder::finish(std::chrono::steady_cloc
     I.chunks[i].keyframe = refs[I.chunk_tickets[i].keyframe];
   }
 
-  std::vector<BlobRef> page_refs, segment_refs;  // by page and segment id
+  std::vector<BlobRef> page_refs, segment_refs, summary_refs;  // by page, segment and summary group id
   for (uint64_t t : I.pages.tickets()) page_refs.push_back(refs[t]);
   for (uint64_t t : I.segments.tickets()) segment_refs.push_back(refs[t]);
+  for (uint64_t t : I.summary_group_tickets) summary_refs.push_back(refs[t]);
   ByteWriter dir;
-  write_index_directory(dir, I.meta, I.chunks, page_refs, segment_refs);
+  uint64_t pos = I.blobs->end_offset();
+  if (I.out && !write_index_tables(I.out, pos, {&I.meta, &I.chunks, &summary_refs, &page_refs, &segment_refs}, dir) &&
+      I.write_error.empty())
+    I.write_error = std::strerror(errno);
 
   IndexHeader h{};
   std::memcpy(h.magic, kIndexMagic, 8);
@@ -454,10 +474,9 @@ Result<std::unique_ptr<IndexFile>> IndexBuilder::finish(std::chrono::steady_cloc
   h.source_identity = I.stamp.identity;
   h.source_content_hash = I.stamp.content_hash;
   h.source_path_hash = I.source_path_hash;
-  h.dir_offset = I.blobs->end_offset();
+  h.dir_offset = pos;
   h.dir_size = dir.size();
   h.dir_checksum = XXH3_64bits(dir.data(), dir.size());
-  h.data_checksum = I.blobs->data_hash();
   h.header_checksum = XXH3_64bits(&h, offsetof(IndexHeader, header_checksum));
 
   if (!I.out) return make_error(I.path, I.write_error);
@@ -477,8 +496,7 @@ Result<std::unique_ptr<IndexFile>> IndexBuilder::finish(std::chrono::steady_cloc
   forget_temp_index(I.tmp_path);
   int fd = I.tmp_fd;
   I.tmp_fd = -1;
-  return IndexFile::adopt(fd, {I.chunk_steps, std::move(I.meta), std::move(I.chunks), std::move(page_refs),
-                               std::move(segment_refs)});
+  return IndexFile::adopt(fd, I.path);
 }
 
 }  // namespace ttd

@@ -1,60 +1,89 @@
 #include "engine/index_directory_writer.h"
 
+#include <snappy.h>
+
 #include "engine/index_meta_json.h"
 
 namespace ttd {
 
 namespace {
 
-void write_list(ByteWriter& w, const std::vector<uint64_t>& v) {
-  w.var(v.size());
-  uint64_t prev = 0;
-  for (uint64_t x : v) {
-    w.var(x - prev);
-    prev = x;
+// Writes one group blob (compressed when that pays) and returns its ref.
+bool put_blob(std::FILE* out, uint64_t& pos, const ByteWriter& raw, BlobRef& ref) {
+  std::string compressed;
+  snappy::Compress(reinterpret_cast<const char*>(raw.data()), raw.size(), &compressed);
+  const char* data = reinterpret_cast<const char*>(raw.data());
+  size_t len = raw.size();
+  if (compressed.size() < raw.size()) {
+    data = compressed.data();
+    len = compressed.size();
   }
+  ref = BlobRef{pos, uint32_t(len), uint32_t(raw.size()), blob_checksum(data, len, pos)};
+  if (len && std::fwrite(data, 1, len, out) != len) return false;
+  pos += len;
+  return true;
 }
-void write_ref(ByteWriter& w, const BlobRef& b) {
-  w.var(b.offset);
-  w.var(b.size);
-  w.var(b.raw_size);
+
+bool put_group_index(std::FILE* out, uint64_t& pos, IndexTable t, const std::vector<BlobRef>& groups,
+                     TablePlace& place) {
+  place.groups = groups.size();
+  place.index_offset = pos;
+  for (uint64_t g = 0; g < groups.size(); ++g) {
+    GroupRecord rec;
+    rec.offset = groups[g].offset;
+    rec.size = groups[g].size;
+    rec.raw_size = groups[g].raw_size;
+    rec.checksum = groups[g].checksum;
+    rec.check = group_record_check(rec, t, g);
+    if (std::fwrite(&rec, 1, sizeof rec, out) != sizeof rec) return false;
+    pos += sizeof rec;
+  }
+  return true;
+}
+
+// Cuts a table into groups of kGroupEntries[t] entries, encoded by `put`.
+template <class Entry, class Put>
+bool put_table(std::FILE* out, uint64_t& pos, IndexTable t, const std::vector<Entry>& entries, Put put,
+               TablePlace& place) {
+  const uint32_t ge = kGroupEntries[size_t(t)];
+  std::vector<BlobRef> groups;
+  ByteWriter w;
+  for (size_t i = 0; i < entries.size(); i += ge) {
+    w.clear();
+    for (size_t k = i; k < std::min(entries.size(), i + ge); ++k) put(w, entries[k]);
+    BlobRef ref;
+    if (!put_blob(out, pos, w, ref)) return false;
+    groups.push_back(ref);
+  }
+  place.entries = entries.size();
+  place.group_entries = ge;
+  return put_group_index(out, pos, t, groups, place);
 }
 
 }  // namespace
 
-void write_index_directory(ByteWriter& dir, const IndexMeta& meta, const std::vector<ChunkEntry>& chunks,
-                           const std::vector<BlobRef>& pages, const std::vector<BlobRef>& segments) {
-  // Sized once: doubling a directory of tens of MB copies it several times.
-  size_t listed = 0;
-  for (const auto& c : chunks) {
-    const ChunkSummary& m = c.summary;
-    listed += m.pcs.size() + m.pages_read.size() + m.pages_written.size() + m.threads.size() + 2 * m.lines_read.size() +
-              2 * m.lines_written.size() + m.pages_read_coarse.size() + m.pages_written_coarse.size();
+bool write_index_tables(std::FILE* out, uint64_t& pos, const IndexTablesIn& in, ByteWriter& head) {
+  TablePlace places[kIndexTables];
+  auto put_chunk = [](ByteWriter& w, const ChunkBlobs& c) {
+    w.var(c.steps);
+    encode_ref(w, c.stream);
+    encode_ref(w, c.keyframe);
+  };
+  auto put_ref = [](ByteWriter& w, const BlobRef& r) { encode_ref(w, r); };
+  if (!put_table(out, pos, IndexTable::Chunks, *in.chunks, put_chunk, places[0])) return false;
+  places[1].entries = in.chunks->size();
+  places[1].group_entries = kGroupEntries[1];
+  if (!put_group_index(out, pos, IndexTable::Summaries, *in.summary_groups, places[1])) return false;
+  if (!put_table(out, pos, IndexTable::Pages, *in.pages, put_ref, places[2])) return false;
+  if (!put_table(out, pos, IndexTable::Segments, *in.segments, put_ref, places[3])) return false;
+  head.str(meta_to_json(*in.meta));
+  for (const TablePlace& p : places) {
+    head.var(p.entries);
+    head.var(p.group_entries);
+    head.var(p.groups);
+    head.var(p.index_offset);
   }
-  dir.reserve(listed * 3 + chunks.size() * 96 + (pages.size() + segments.size()) * 12 + 4096);
-  dir.str(meta_to_json(meta));
-  dir.var(chunks.size());
-  for (const auto& c : chunks) {
-    dir.var(c.steps);
-    write_ref(dir, c.stream);
-    write_ref(dir, c.keyframe);
-    write_list(dir, c.summary.pcs);
-    write_list(dir, c.summary.pages_read);
-    write_list(dir, c.summary.pages_written);
-    std::vector<uint64_t> t(c.summary.threads.begin(), c.summary.threads.end());
-    write_list(dir, t);
-    write_list(dir, c.summary.lines_read);
-    dir.bytes(c.summary.line_slots_read.data(), c.summary.line_slots_read.size());
-    write_list(dir, c.summary.lines_written);
-    dir.bytes(c.summary.line_slots_written.data(), c.summary.line_slots_written.size());
-    write_list(dir, c.summary.pages_read_coarse);
-    write_list(dir, c.summary.pages_written_coarse);
-    for (uint64_t w : c.summary.regs_written) dir.fixed64(w);
-  }
-  for (const auto* table : {&pages, &segments}) {
-    dir.var(table->size());
-    for (const BlobRef& r : *table) write_ref(dir, r);
-  }
+  return true;
 }
 
 }  // namespace ttd

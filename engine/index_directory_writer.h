@@ -1,7 +1,11 @@
-// The index directory as IndexBuilder writes it (IndexFile::parse_directory
-// reads it back): metadata JSON, chunk table with summaries, page table,
-// page-map segment table.
+// The index tables and directory head as IndexBuilder writes them
+// (engine/index_tables.h; IndexFile reads them back): the chunk, page and
+// segment tables cut into groups written as blobs, every table's group
+// index, and the head (metadata JSON and where each table lies). The
+// summary table's groups are already in the data region (the builder
+// writes them as chunks close); their refs are passed in.
 #pragma once
+#include <cstdio>
 #include <vector>
 
 #include "engine/byte_codec.h"
@@ -9,7 +13,16 @@
 
 namespace ttd {
 
-void write_index_directory(ByteWriter& dir, const IndexMeta& meta, const std::vector<ChunkEntry>& chunks,
-                           const std::vector<BlobRef>& pages, const std::vector<BlobRef>& segments);
+struct IndexTablesIn {
+  const IndexMeta* meta = nullptr;
+  const std::vector<ChunkBlobs>* chunks = nullptr;
+  const std::vector<BlobRef>* summary_groups = nullptr;  // kGroupEntries[Summaries] chunks each
+  const std::vector<BlobRef>* pages = nullptr;
+  const std::vector<BlobRef>* segments = nullptr;
+};
+
+// Appends the tables to `out` at file offset `pos` (advanced past them)
+// and fills `head`. False on a write error (errno tells).
+bool write_index_tables(std::FILE* out, uint64_t& pos, const IndexTablesIn& in, ByteWriter& head);
 
 }  // namespace ttd

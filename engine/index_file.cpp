@@ -15,10 +15,6 @@
 
 namespace ttd {
 
-IndexFile::~IndexFile() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
 namespace {
 // Reads exactly n bytes at off; false on a short read or an error.
 bool pread_all(int fd, void* dst, size_t n, uint64_t off) {
@@ -34,51 +30,61 @@ bool pread_all(int fd, void* dst, size_t n, uint64_t off) {
   return true;
 }
 
-// The data region's xxh3 against the header's, streamed in blocks so that
-// opening does not hold the whole index in memory.
-bool data_hash_matches(int fd, const IndexHeader& h) {
-  XXH3_state_t* hs = XXH3_createState();
-  XXH3_64bits_reset(hs);
-  std::vector<uint8_t> block(size_t(std::min<uint64_t>(uint64_t(4) << 20, h.dir_offset - kIndexHeaderSize + 1)));
-  bool ok = true;
-  for (uint64_t off = kIndexHeaderSize; ok && off < h.dir_offset;) {
-    size_t n = size_t(std::min<uint64_t>(block.size(), h.dir_offset - off));
-    ok = pread_all(fd, block.data(), n, off);
-    if (ok) XXH3_64bits_update(hs, block.data(), n);
-    off += n;
-  }
-  uint64_t digest = XXH3_64bits_digest(hs);
-  XXH3_freeState(hs);
-  return ok && digest == h.data_checksum;
+// The last failed read of this thread, for chunk_error(): readers report
+// a bare false, and the error is built where the chunk number is known.
+struct ReadFailure {
+  uint64_t offset = 0;
+  std::string what;
+};
+thread_local ReadFailure last_failure;
+bool fail_at(uint64_t offset, std::string what) {
+  last_failure = {offset, std::move(what)};
+  return false;
 }
+
+// Bounds of the group caches (groups, not bytes): a chunk group is about
+// 1024 x 40 bytes, a page or segment group 1024 x 20, a summary group 32
+// summaries of up to a few KB.
+constexpr size_t kCachedChunkGroups = 64, kCachedSummaryGroups = 64, kCachedRefGroups = 64;
 }  // namespace
+
+IndexFile::IndexFile()
+    : chunk_groups_(kCachedChunkGroups),
+      summary_groups_(kCachedSummaryGroups),
+      ref_groups_{IndexGroupCache<BlobRef>(kCachedRefGroups), IndexGroupCache<BlobRef>(kCachedRefGroups)} {
+  auto bad = std::make_shared<ChunkSummary>();
+  bad->corrupt = true;
+  for (auto& w : bad->regs_written) w = ~uint64_t(0);
+  corrupt_summary_ = std::move(bad);
+}
+
+IndexFile::~IndexFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
 
 Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, const SourceStamp& now,
                                                    const ContentHash& content_hash) {
   // Blobs are read with pread rather than through a mapping: a seek then
-  // costs two small reads, and the process's RSS stays its own working set
-  // instead of growing to the whole index as seeks touch it. O_NONBLOCK:
-  // opening a FIFO must not wait for a writer (it is refused below).
+  // costs a few small reads, and the process's RSS stays its own working
+  // set instead of growing to the whole index as seeks touch it.
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused).
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return make_error(path, "no index yet");
-  std::unique_ptr<IndexFile> f(new IndexFile());
-  f->fd_ = fd;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return make_error(path, "the index is not a regular file");
-  uint64_t size = uint64_t(st.st_size);
-  if (size < kIndexHeaderSize) return make_error_at(path, 0, "index file too short");
-  f->size_ = size;
-
   IndexHeader h;
-  if (!pread_all(fd, &h, sizeof h, 0)) return make_error_at(path, 0, "cannot read the index header");
-  if (std::memcmp(h.magic, kIndexMagic, 8) != 0) return make_error_at(path, 0, "not a ttd index (bad magic)");
-  // The version before the checksum: an older header has another size.
-  if (h.version != kIndexVersion)
-    return make_error_at(path, 8, "index version " + std::to_string(h.version) + ", this ttd writes " +
-                                      std::to_string(kIndexVersion));
-  if (XXH3_64bits(&h, offsetof(IndexHeader, header_checksum)) != h.header_checksum)
-    return make_error_at(path, 0, "index header checksum mismatch");
+  {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd);
+      return make_error(path, "the index is not a regular file");
+    }
+    if (uint64_t(st.st_size) < kIndexHeaderSize || !pread_all(fd, &h, sizeof h, 0)) {
+      ::close(fd);
+      return make_error_at(path, 0, "index file too short");
+    }
+  }
   SourceStamp recorded{h.source_size, h.source_mtime_ns, h.source_identity, h.source_content_hash};
+  auto f = open_fd(fd, path);  // header and head checked
+  if (!f) return f.error();
   switch (judge_freshness(recorded, now)) {
     case Freshness::Fresh:
       break;
@@ -95,123 +101,249 @@ Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, cons
       break;
     }
   }
+  return f;
+}
+
+Result<std::unique_ptr<IndexFile>> IndexFile::adopt(int fd, const std::string& path) { return open_fd(fd, path); }
+
+Result<std::unique_ptr<IndexFile>> IndexFile::open_fd(int fd, const std::string& path) {
+  std::unique_ptr<IndexFile> f(new IndexFile());
+  f->fd_ = fd;
+  f->path_ = path;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return make_error(path, "the index is not a regular file");
+  uint64_t size = uint64_t(st.st_size);
+  if (size < kIndexHeaderSize) return make_error_at(path, 0, "index file too short");
+  f->size_ = size;
+  IndexHeader h;
+  if (!pread_all(fd, &h, sizeof h, 0)) return make_error_at(path, 0, "cannot read the index header");
+  if (std::memcmp(h.magic, kIndexMagic, 8) != 0) return make_error_at(path, 0, "not a ttd index (bad magic)");
+  // The version before the checksum: an older header has another size.
+  if (h.version != kIndexVersion)
+    return make_error_at(path, 8, "index version " + std::to_string(h.version) + ", this ttd writes " +
+                                      std::to_string(kIndexVersion));
+  if (XXH3_64bits(&h, offsetof(IndexHeader, header_checksum)) != h.header_checksum)
+    return make_error_at(path, 0, "index header checksum mismatch");
   if (h.dir_offset < kIndexHeaderSize || h.dir_offset > size || h.dir_size > size - h.dir_offset)
     return make_error_at(path, offsetof(IndexHeader, dir_offset), "index directory out of bounds");
   if (h.chunk_steps == 0) return make_error_at(path, offsetof(IndexHeader, chunk_steps), "index chunk size is 0");
+  // The head holds the metadata JSON (threads, attribute keys) and a few
+  // numbers; it does not grow with chunks or pages.
+  constexpr uint64_t kMaxHead = uint64_t(64) << 20;
+  if (h.dir_size > kMaxHead) return make_error_at(path, h.dir_offset, "index directory head larger than 64 MiB");
   std::vector<uint8_t> dir(h.dir_size);
   if (!pread_all(fd, dir.data(), dir.size(), h.dir_offset) || XXH3_64bits(dir.data(), dir.size()) != h.dir_checksum)
     return make_error_at(path, h.dir_offset, "index directory checksum mismatch");
-  if (!data_hash_matches(fd, h)) return make_error_at(path, kIndexHeaderSize, "index data checksum mismatch");
   f->chunk_steps_ = h.chunk_steps;
-  if (auto s = f->parse_directory(path, dir.data(), dir.size()); !s) return s.error();
+  if (auto s = f->parse_head(dir.data(), dir.size()); !s) return s.error();
   return f;
 }
 
-Result<std::unique_ptr<IndexFile>> IndexFile::adopt(int fd, Parts parts) {
-  std::unique_ptr<IndexFile> f(new IndexFile());
-  f->fd_ = fd;
-  struct stat st {};
-  ::fstat(fd, &st);
-  f->size_ = uint64_t(st.st_size);
-  f->chunk_steps_ = parts.chunk_steps;
-  f->meta_ = std::move(parts.meta);
-  f->chunks_ = std::move(parts.chunks);
-  f->pages_ = std::move(parts.pages);
-  f->segments_ = std::move(parts.segments);
-  for (auto& t : f->meta_.threads) f->slots_.push_back(ThreadSlot{t.tid, t.pid});
-  return f;
-}
-
-namespace {
-template <class T>
-bool read_list(ByteReader& r, std::vector<T>& out) {
-  uint64_t n = r.var();
-  if (n > r.remaining()) return false;
-  out.resize(n);
-  uint64_t prev = 0;
-  for (auto& x : out) {
-    prev += r.var();
-    x = T(prev);
-  }
-  return r.ok();
-}
-// n slot masks, one per line just read; a line with no slot is corrupt.
-bool read_slots(ByteReader& r, size_t n, std::vector<uint8_t>& out) {
-  out.resize(n);
-  if (n && !r.bytes(out.data(), n)) return false;
-  return std::find(out.begin(), out.end(), uint8_t(0)) == out.end();
-}
-bool read_ref(ByteReader& r, BlobRef& b) {
-  b.offset = r.var();
-  b.size = uint32_t(r.var());
-  b.raw_size = uint32_t(r.var());
-  return r.ok();
-}
-}  // namespace
-
-Status IndexFile::parse_directory(const std::string& path, const uint8_t* p, size_t n) {
+Status IndexFile::parse_head(const uint8_t* p, size_t n) {
   ByteReader r(p, n);
   std::string json = r.str();
-  if (!r.ok() || !meta_from_json(json, meta_)) return make_error(path, "index metadata is malformed");
-  uint64_t nchunks = r.var();
-  if (nchunks > n) return make_error(path, "index chunk table is malformed");
-  chunks_.resize(nchunks);
-  uint64_t eid = 0;
-  for (auto& c : chunks_) {
-    c.first_eid = eid;
-    c.steps = uint32_t(r.var());
-    eid += c.steps;
-    bool ok = read_ref(r, c.stream) && read_ref(r, c.keyframe) && read_list(r, c.summary.pcs) &&
-              read_list(r, c.summary.pages_read) && read_list(r, c.summary.pages_written) &&
-              read_list(r, c.summary.threads) && read_list(r, c.summary.lines_read) &&
-              read_slots(r, c.summary.lines_read.size(), c.summary.line_slots_read) &&
-              read_list(r, c.summary.lines_written) &&
-              read_slots(r, c.summary.lines_written.size(), c.summary.line_slots_written) &&
-              read_list(r, c.summary.pages_read_coarse) && read_list(r, c.summary.pages_written_coarse);
-    for (auto& w : c.summary.regs_written) w = r.fixed64();
-    if (!ok || !r.ok()) return make_error(path, "index chunk table is malformed");
+  if (!r.ok() || !meta_from_json(json, meta_)) return make_error(path_, "index metadata is malformed");
+  for (size_t t = 0; t < kIndexTables; ++t) {
+    TablePlace& tp = tables_[t];
+    tp.entries = r.var();
+    tp.group_entries = uint32_t(r.var());
+    tp.groups = r.var();
+    tp.index_offset = r.var();
+    const char* name = table_name(IndexTable(t));
+    if (!r.ok() || tp.group_entries == 0 || tp.group_entries > (1u << 20))
+      return make_error(path_, std::string("index ") + name + " is malformed");
+    if (tp.groups != (tp.entries + tp.group_entries - 1) / tp.group_entries || tp.groups > size_ / 32 ||
+        tp.index_offset < kIndexHeaderSize || tp.index_offset > size_ || tp.groups * 32 > size_ - tp.index_offset)
+      return make_error_at(path_, tp.index_offset, std::string("index ") + name + " does not fit the file");
   }
-  if (eid != meta_.step_count) return make_error(path, "index chunk table does not add up to the step count");
-  uint64_t npages = r.var();
-  if (npages > n) return make_error(path, "index page table is malformed");
-  pages_.resize(npages);
-  for (auto& b : pages_)
-    if (!read_ref(r, b)) return make_error(path, "index page table is malformed");
-  uint64_t nsegments = r.var();
-  if (nsegments > n) return make_error(path, "index page-map segment table is malformed");
-  segments_.resize(nsegments);
-  for (auto& b : segments_)
-    if (!read_ref(r, b)) return make_error(path, "index page-map segment table is malformed");
+  if (tables_[1].entries != tables_[0].entries) return make_error(path_, "index summary table does not match the chunks");
+  // Every chunk holds chunk_steps steps but the last; an empty trace has
+  // one empty chunk (the initial state).
+  uint64_t want = std::max<uint64_t>(1, (meta_.step_count + chunk_steps_ - 1) / chunk_steps_);
+  if (tables_[0].entries != want) return make_error(path_, "index chunk table does not add up to the step count");
   for (auto& t : meta_.threads) slots_.push_back(ThreadSlot{t.tid, t.pid});
-  for (auto& c : chunks_)
-    for (uint32_t t : c.summary.threads)
-      if (t >= slots_.size()) return make_error(path, "index chunk names an unknown thread");
   return {};
 }
 
 bool IndexFile::read_blob(const BlobRef& ref, std::string& out) const {
-  if (ref.offset < kIndexHeaderSize || ref.offset > size_ || ref.size > size_ - ref.offset) return false;
-  if (ref.size == ref.raw_size) {  // stored as it is
-    out.resize(ref.size);
-    return pread_all(fd_, out.data(), ref.size, ref.offset);
-  }
+  if (ref.offset == 0 && ref.size == 0 && ref.raw_size == 0 && ref.checksum == 0)
+    return false;  // left empty by a corrupt table group, whose failure is noted
+  if (ref.offset < kIndexHeaderSize || ref.offset > size_ || ref.size > size_ - ref.offset)
+    return fail_at(ref.offset, "blob of " + std::to_string(ref.size) + " bytes outside the file");
   // One buffer per thread: cursors of several clients read concurrently.
-  thread_local std::string compressed;
-  compressed.resize(ref.size);
-  if (!pread_all(fd_, compressed.data(), ref.size, ref.offset)) return false;
-  const char* src = compressed.data();
+  thread_local std::string stored;
+  stored.resize(ref.size);
+  if (!pread_all(fd_, stored.data(), ref.size, ref.offset)) return fail_at(ref.offset, "cannot read the blob");
+  if (blob_checksum(stored.data(), ref.size, ref.offset) != ref.checksum)
+    return fail_at(ref.offset, "blob checksum mismatch");
+  if (ref.size == ref.raw_size) {  // stored as it is
+    out.assign(stored.data(), ref.size);
+    return true;
+  }
   size_t raw = 0;
-  if (!snappy::GetUncompressedLength(src, ref.size, &raw) || raw != ref.raw_size) return false;
+  if (!snappy::GetUncompressedLength(stored.data(), ref.size, &raw) || raw != ref.raw_size)
+    return fail_at(ref.offset, "blob size does not match its reference");
   // Snappy expands at most 64 bytes out of a 3-byte copy: a larger claim
   // is a crafted blob that would make Uncompress allocate up to 4 GiB.
-  if (raw > uint64_t(ref.size) * 22 + 64) return false;
-  return snappy::Uncompress(src, ref.size, &out);
+  if (raw > uint64_t(ref.size) * 22 + 64) return fail_at(ref.offset, "blob claims an impossible size");
+  if (!snappy::Uncompress(stored.data(), ref.size, &out)) return fail_at(ref.offset, "blob does not decompress");
+  return true;
+}
+
+bool IndexFile::read_group(IndexTable t, uint64_t g, std::string& raw) const {
+  const TablePlace& tp = tables_[size_t(t)];
+  const uint64_t at = tp.index_offset + g * sizeof(GroupRecord);
+  GroupRecord rec;
+  if (g >= tp.groups || !pread_all(fd_, &rec, sizeof rec, at))
+    return fail_at(at, std::string("cannot read the ") + table_name(t) + " group index");
+  if (group_record_check(rec, t, g) != rec.check)
+    return fail_at(at, std::string(table_name(t)) + " group " + std::to_string(g) + ": record checksum mismatch");
+  return read_blob(rec.ref(), raw);
+}
+
+std::shared_ptr<const std::vector<ChunkBlobs>> IndexFile::chunk_group(uint64_t g) const {
+  if (auto hit = chunk_groups_.find(g)) return hit;
+  std::string raw;
+  if (!read_group(IndexTable::Chunks, g, raw)) return nullptr;
+  const TablePlace& tp = tables_[0];
+  auto v = std::make_shared<std::vector<ChunkBlobs>>(tp.entries_in(g));
+  ByteReader r(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
+  uint64_t c = g * tp.group_entries;
+  for (auto& e : *v) {
+    e.steps = uint32_t(r.var());
+    uint64_t first = c * chunk_steps_;
+    uint64_t want = std::min<uint64_t>(chunk_steps_, meta_.step_count - std::min(first, meta_.step_count));
+    if (!decode_ref(r, e.stream) || !decode_ref(r, e.keyframe) || e.steps != want)
+      return fail_at(0, "chunk table group " + std::to_string(g) + " is malformed"), nullptr;
+    ++c;
+  }
+  if (!r.at_end()) return fail_at(0, "chunk table group " + std::to_string(g) + " is malformed"), nullptr;
+  chunk_groups_.add(g, v);
+  return v;
+}
+
+std::shared_ptr<const std::vector<ChunkSummary>> IndexFile::summary_group(uint64_t g) const {
+  if (auto hit = summary_groups_.find(g)) return hit;
+  std::string raw;
+  if (!read_group(IndexTable::Summaries, g, raw)) return nullptr;
+  auto v = std::make_shared<std::vector<ChunkSummary>>(tables_[1].entries_in(g));
+  ByteReader r(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
+  for (auto& s : *v)
+    if (!decode_summary(r, s, slots_.size())) break;
+  if (!r.ok() || !r.at_end()) return fail_at(0, "chunk summary group " + std::to_string(g) + " is malformed"), nullptr;
+  summary_groups_.add(g, v);
+  return v;
+}
+
+std::shared_ptr<const std::vector<BlobRef>> IndexFile::ref_group(IndexTable t, uint64_t g) const {
+  IndexGroupCache<BlobRef>& cache = ref_groups_[t == IndexTable::Pages ? 0 : 1];
+  if (auto hit = cache.find(g)) return hit;
+  std::string raw;
+  if (!read_group(t, g, raw)) return nullptr;
+  auto v = std::make_shared<std::vector<BlobRef>>(tables_[size_t(t)].entries_in(g));
+  ByteReader r(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
+  for (auto& e : *v)
+    if (!decode_ref(r, e)) break;
+  if (!r.ok() || !r.at_end())
+    return fail_at(0, std::string(table_name(t)) + " group " + std::to_string(g) + " is malformed"), nullptr;
+  cache.add(g, v);
+  return v;
+}
+
+ChunkEntry IndexFile::chunk(size_t c) const {
+  ChunkEntry e;
+  e.first_eid = uint64_t(c) * chunk_steps_;
+  e.steps = uint32_t(std::min<uint64_t>(chunk_steps_, meta_.step_count - std::min(e.first_eid, meta_.step_count)));
+  const uint64_t ge = tables_[0].group_entries;
+  if (c >= chunk_count()) return e;
+  if (auto g = chunk_group(c / ge)) {
+    const ChunkBlobs& b = (*g)[c % ge];
+    e.stream = b.stream;
+    e.keyframe = b.keyframe;
+  }
+  return e;
+}
+
+std::shared_ptr<const ChunkSummary> IndexFile::summary(size_t c) const {
+  const uint64_t ge = tables_[1].group_entries;
+  if (c >= chunk_count()) return corrupt_summary_;
+  auto g = summary_group(c / ge);
+  if (!g) return corrupt_summary_;
+  // Aliasing: the summary keeps its group alive.
+  return std::shared_ptr<const ChunkSummary>(g, &(*g)[c % ge]);
+}
+
+bool IndexFile::page_ref(uint64_t id, BlobRef& out) const {
+  const uint64_t ge = tables_[2].group_entries;
+  if (id >= page_count()) return false;
+  auto g = ref_group(IndexTable::Pages, id / ge);
+  if (!g) return false;
+  out = (*g)[id % ge];
+  return true;
+}
+
+bool IndexFile::segment_ref(uint64_t id, BlobRef& out) const {
+  const uint64_t ge = tables_[3].group_entries;
+  if (id >= segment_count()) return false;
+  auto g = ref_group(IndexTable::Segments, id / ge);
+  if (!g) return false;
+  out = (*g)[id % ge];
+  return true;
 }
 
 size_t IndexFile::chunk_of(uint64_t eid) const {
-  if (chunks_.empty()) return 0;
+  if (chunk_count() == 0) return 0;
   size_t c = size_t(eid / chunk_steps_);
-  return std::min(c, chunks_.size() - 1);
+  return std::min(c, chunk_count() - 1);
+}
+
+std::vector<IndexFile::LoadedChunk> IndexFile::load_all_chunks() const {
+  std::vector<LoadedChunk> v(chunk_count());
+  for (size_t c = 0; c < v.size(); ++c) {
+    static_cast<ChunkEntry&>(v[c]) = chunk(c);
+    v[c].summary = *summary(c);
+  }
+  return v;
+}
+
+Error IndexFile::chunk_error(size_t c) const {
+  std::string what = last_failure.what.empty() ? "" : " (" + last_failure.what + ")";
+  std::string msg = "index chunk " + std::to_string(c) + " is corrupt" + what + "; rebuild with `ttd index --rebuild`";
+  if (last_failure.offset) return make_error_at(path_, last_failure.offset, msg);
+  return make_error(path_, msg);
+}
+
+Status IndexFile::verify(const std::function<void(uint64_t, uint64_t)>& progress) const {
+  std::string blob;
+  auto failed = [&](const std::string& what) {
+    return make_error_at(path_, last_failure.offset,
+                         what + ": " + (last_failure.what.empty() ? "corrupt" : last_failure.what));
+  };
+  uint64_t done = 0;
+  for (size_t c = 0; c < chunk_count(); ++c) {
+    const uint64_t ge = tables_[0].group_entries;
+    if (!chunk_group(c / ge)) return failed("chunk table group " + std::to_string(c / ge));
+    if (summary(c)->corrupt) return failed("chunk summary group " + std::to_string(c / tables_[1].group_entries));
+    ChunkEntry e = chunk(c);
+    if (!read_blob(e.stream, blob)) return failed("chunk " + std::to_string(c) + " steps");
+    if (!read_blob(e.keyframe, blob)) return failed("chunk " + std::to_string(c) + " keyframe");
+    done += e.stream.size + e.keyframe.size;
+    if (progress && c % 256 == 0) progress(done, size_);
+  }
+  for (IndexTable t : {IndexTable::Pages, IndexTable::Segments}) {
+    const uint64_t n = t == IndexTable::Pages ? page_count() : segment_count();
+    for (uint64_t id = 0; id < n; ++id) {
+      BlobRef ref;
+      bool ok = t == IndexTable::Pages ? page_ref(id, ref) : segment_ref(id, ref);
+      if (!ok) return failed(std::string(table_name(t)) + " group " + std::to_string(id / tables_[size_t(t)].group_entries));
+      if (!read_blob(ref, blob))
+        return failed(std::string(t == IndexTable::Pages ? "page " : "page-map segment ") + std::to_string(id));
+      done += ref.size;
+      if (progress && id % 4096 == 0) progress(done, size_);
+    }
+  }
+  if (progress) progress(size_, size_);
+  return {};
 }
 
 }  // namespace ttd

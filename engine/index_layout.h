@@ -1,17 +1,26 @@
 // On-disk layout of a trace index (.ttdidx):
 //
 //   [0, 96)        header (IndexHeader), checksummed
-//   [80, dir)      data: chunk step streams, keyframes, pages and page-map
-//                  segments, each snappy-compressed, referenced by offset
-//                  from the directory
-//   [dir, end)     directory: metadata JSON, chunk table with summaries,
-//                  page table, segment table
+//   [96, tables)   data: chunk step streams, keyframes, pages and page-map
+//                  segments, each snappy-compressed and checksummed
+//                  (BlobRef::checksum), referenced by offset from the tables
+//   [tables, dir)  the four tables (chunk refs, chunk summaries, page refs,
+//                  segment refs), each cut into groups stored as blobs,
+//                  then per table its group index: one 32-byte
+//                  GroupRecord per group, self-checksummed
+//   [dir, end)     directory head: metadata JSON, entry counts, and per
+//                  table its group size, group count and group index offset
+//                  (engine/index_tables.h)
+//
+// Opening reads the header and the head only: its cost does not grow with
+// the number of chunks, pages or segments. A table group is read (and its
+// checksum checked) the first time an entry of it is needed, a blob when it
+// is read; `ttd index --verify` checks every byte on request.
 //
 // The header records the source trace's stamp (engine/source_stamp.h:
 // size, mtime, identity, whole-content xxh3) so a changed trace is
 // detected, the xxh3 of the trace's absolute path so another trace's index
-// is told apart, and xxh3 checksums of the directory and of the data
-// region so a corrupt index is detected and rebuilt. The index is written
+// is told apart, and the xxh3 of the head. The index is written
 // to a temporary file and renamed into place: it is never seen
 // half-written. The magic and version come first and stay where they are
 // in every version, so an index of another version is recognised as one
@@ -32,8 +41,9 @@ constexpr char kIndexMagic[8] = {'T', 'T', 'D', 'I', 'N', 'D', 'E', 'X'};
 // the lines in chunk summaries; 8: the source stamp holds the trace's
 // identity (dev, inode, ctime) and whole-content xxh3 instead of a
 // head-and-tail fingerprint, and the trace's path hash (header 80 -> 96
-// bytes)
-constexpr uint32_t kIndexVersion = 8;
+// bytes); 9: per-blob checksums instead of one over the data region, the
+// directory cut into lazily read, checksummed groups (opening is O(1))
+constexpr uint32_t kIndexVersion = 9;
 constexpr uint64_t kIndexHeaderSize = 96;
 
 struct IndexHeader {
@@ -47,8 +57,8 @@ struct IndexHeader {
   uint64_t source_path_hash;  // xxh3 of the trace's absolute path when it was built
   uint64_t dir_offset;
   uint64_t dir_size;
-  uint64_t dir_checksum;
-  uint64_t data_checksum;
+  uint64_t dir_checksum;  // xxh3 of the directory head
+  uint64_t unused = 0;    // version 8's data-region checksum
   uint64_t header_checksum;  // xxh3 of the 88 bytes before it
 };
 static_assert(sizeof(IndexHeader) == kIndexHeaderSize);
@@ -57,7 +67,12 @@ struct BlobRef {
   uint64_t offset = 0;
   uint32_t size = 0;      // stored (compressed) size
   uint32_t raw_size = 0;  // decompressed size
+  uint32_t checksum = 0;  // blob_checksum() of the stored bytes
 };
+
+// The checksum a blob's stored bytes carry; seeded with the offset, so a
+// reference to another (valid) blob is caught too.
+uint32_t blob_checksum(const void* stored, size_t size, uint64_t offset);
 
 // What a chunk contains, so searches can skip it without decoding.
 struct ChunkSummary {
@@ -83,18 +98,21 @@ struct ChunkSummary {
 
   bool has_pc(uint64_t pc) const;
   bool has_thread(uint32_t tidx) const;
+  // A summary whose group could not be read (checksum, malformed): every
+  // question answers "maybe", and the chunk's readers report the error.
+  bool corrupt = false;
   // Whether [addr, addr+len) may have been read / written in the chunk
   // (false: certainly not).
   bool reads(uint64_t addr, uint64_t len) const;
   bool writes(uint64_t addr, uint64_t len) const;
 };
 
+// A chunk's place and blobs (its summary: IndexFile::summary).
 struct ChunkEntry {
   uint64_t first_eid = 0;
   uint32_t steps = 0;
   BlobRef stream;    // encoded steps
   BlobRef keyframe;  // state before first_eid
-  ChunkSummary summary;
 };
 
 }  // namespace ttd

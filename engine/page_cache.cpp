@@ -30,9 +30,10 @@ void remember(std::mutex& mu, Map& m, uint64_t id, typename Map::mapped_type v, 
 
 std::shared_ptr<Page> PageCache::get(uint64_t id) {
   if (auto hit = cached(mu_, pages_, id)) return hit;
-  if (id >= index_.pages().size()) return nullptr;
+  BlobRef ref;
+  if (!index_.page_ref(id, ref)) return nullptr;
   std::string raw;
-  if (!index_.read_blob(index_.pages()[id], raw) || raw.size() != sizeof(Page)) return nullptr;
+  if (!index_.read_blob(ref, raw) || raw.size() != sizeof(Page)) return nullptr;
   auto page = std::make_shared<Page>();
   std::memcpy(page.get(), raw.data(), sizeof(Page));
   remember(mu_, pages_, id, page, max_pages_);
@@ -41,10 +42,11 @@ std::shared_ptr<Page> PageCache::get(uint64_t id) {
 
 std::shared_ptr<const SegmentPages> PageCache::segment(uint64_t id) {
   if (auto hit = cached(mu_, segments_, id)) return hit;
-  if (id >= index_.segments().size()) return nullptr;
+  BlobRef ref;
+  if (!index_.segment_ref(id, ref)) return nullptr;
   std::string raw;
   auto seg = std::make_shared<SegmentPages>();
-  if (!index_.read_blob(index_.segments()[id], raw) ||
+  if (!index_.read_blob(ref, raw) ||
       !decode_segment(reinterpret_cast<const uint8_t*>(raw.data()), raw.size(), *seg))
     return nullptr;
   remember(mu_, segments_, id, seg, max_segments_);

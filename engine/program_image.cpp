@@ -92,9 +92,9 @@ namespace {
 // Whether the image's executable segments hold pcs the trace runs (the
 // pcs of its first chunks: enough to tell a different program apart).
 bool runs_in(const ProgramImage& img, const IndexFile& index) {
-  size_t chunks = std::min<size_t>(index.chunks().size(), 64);
+  size_t chunks = std::min<size_t>(index.chunk_count(), 64);
   for (size_t c = 0; c < chunks; ++c)
-    for (uint64_t pc : index.chunks()[c].summary.pcs)
+    for (uint64_t pc : index.summary(c)->pcs)
       if (img.executable(pc)) return true;
   return false;
 }

@@ -30,8 +30,8 @@ const std::vector<TimelineStep>* StepTimeline::chunk(size_t c) {
     return &it->second.first;
   }
   const IndexFile& idx = trace_.index();
-  if (c >= idx.chunks().size()) return nullptr;
-  const ChunkEntry& ch = idx.chunks()[c];
+  if (c >= idx.chunk_count()) return nullptr;
+  const ChunkEntry ch = idx.chunk(c);
   std::string buf;
   if (!idx.read_blob(ch.stream, buf)) return nullptr;
   std::vector<TimelineStep> steps;
@@ -58,12 +58,12 @@ ScanEnd StepTimeline::forward(uint64_t from, const Visitor& fn, const std::funct
   const IndexFile& idx = trace_.index();
   uint64_t count = idx.meta().step_count;
   if (from >= count) return ScanEnd::Exhausted;
-  for (size_t c = idx.chunk_of(from); c < idx.chunks().size(); ++c) {
+  for (size_t c = idx.chunk_of(from); c < idx.chunk_count(); ++c) {
     if (interrupted && interrupted()) return ScanEnd::Interrupted;
-    if (only_thread && !idx.chunks()[c].summary.has_thread(*only_thread)) continue;
+    if (only_thread && !idx.summary(c)->has_thread(*only_thread)) continue;
     const auto* steps = chunk(c);
     if (!steps) return ScanEnd::Corrupt;
-    uint64_t first = idx.chunks()[c].first_eid;
+    uint64_t first = idx.chunk(c).first_eid;
     for (size_t i = from > first ? size_t(from - first) : 0; i < steps->size(); ++i)
       if (!fn(first + i, (*steps)[i])) return ScanEnd::Stopped;
   }
@@ -73,13 +73,13 @@ ScanEnd StepTimeline::forward(uint64_t from, const Visitor& fn, const std::funct
 ScanEnd StepTimeline::backward(uint64_t before, const Visitor& fn, const std::function<bool()>& interrupted,
                                std::optional<uint32_t> only_thread) {
   const IndexFile& idx = trace_.index();
-  if (before == 0 || idx.chunks().empty()) return ScanEnd::Exhausted;
+  if (before == 0 || idx.chunk_count() == 0) return ScanEnd::Exhausted;
   for (size_t c = idx.chunk_of(before - 1) + 1; c-- > 0;) {
     if (interrupted && interrupted()) return ScanEnd::Interrupted;
-    if (only_thread && !idx.chunks()[c].summary.has_thread(*only_thread)) continue;
+    if (only_thread && !idx.summary(c)->has_thread(*only_thread)) continue;
     const auto* steps = chunk(c);
     if (!steps) return ScanEnd::Corrupt;
-    uint64_t first = idx.chunks()[c].first_eid;
+    uint64_t first = idx.chunk(c).first_eid;
     size_t end = std::min<uint64_t>(steps->size(), before - first);
     for (size_t i = end; i-- > 0;)
       if (!fn(first + i, (*steps)[i])) return ScanEnd::Stopped;

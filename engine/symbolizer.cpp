@@ -161,14 +161,13 @@ void Symbolizer::discover_locked() const {
   // Lowest start of every file-named mapping in the sampled keyframes.
   std::map<std::string, uint64_t> mapped;
   if (index_) {
-    const auto& chunks = index_->chunks();
-    size_t n = chunks.size();
+    size_t n = index_->chunk_count();
     size_t want = std::min(n, kMaxKeyframesScanned);
     std::string blob;
     KeyframeView view;
     for (size_t k = 0; k < want; ++k) {
       size_t c = want <= 1 ? n - 1 : k * (n - 1) / (want - 1);
-      if (!index_->read_blob(chunks[c].keyframe, blob)) continue;
+      if (!index_->read_blob(index_->chunk(c).keyframe, blob)) continue;
       if (!parse_keyframe(reinterpret_cast<const uint8_t*>(blob.data()), blob.size(), arch_desc(arch_), nullptr, view))
         continue;
       for (const auto& p : view.processes)

@@ -121,23 +121,48 @@ Result<std::shared_ptr<Trace>> Trace::open(const std::string& path, const OpenOp
   t->info_ = index->meta().info;
   t->threads_ = index->meta().threads;
   t->stats_.steps = index->meta().step_count;
-  t->stats_.chunks = index->chunks().size();
-  t->stats_.keyframes = index->chunks().size();
+  t->stats_.chunks = index->chunk_count();
+  t->stats_.keyframes = index->chunk_count();
   t->stats_.unique_pages = index->meta().unique_pages;
   t->stats_.index_bytes = index->file_size();
   t->stats_.source_bytes = stamp->size;
   t->stats_.build_seconds = reused ? 0 : index->meta().build_seconds;
   t->stats_.reused = reused;
   t->stats_.index_path = ipath;
-  auto program = choose_program_image(opts.program, t->info_.exec_path, t->info_.arch, *index, t->info_.caps.code_bytes);
-  if (!program) return program.error();
-  t->program_ = std::move(program->image);
-  t->code_source_ = std::move(program->source);
+  if (!opts.program.empty()) {
+    auto program = choose_program_image(opts.program, t->info_.exec_path, t->info_.arch, *index, t->info_.caps.code_bytes);
+    if (!program) return program.error();
+    std::call_once(t->program_once_, [&] {
+      t->program_ = std::move(program->image);
+      t->code_source_ = std::move(program->source);
+    });
+  }
   t->pages_ = std::make_unique<PageCache>(*index);
   t->symbolizer_ = std::make_unique<Symbolizer>(index.get(), t->info_.arch, opts.symbol_files,
                                                 opts.program.empty() ? t->info_.exec_path : opts.program);
   t->index_ = std::move(index);
   return t;
+}
+
+void Trace::choose_program() const {
+  std::call_once(program_once_, [this] {
+    // Without an explicit path the choice never fails: a program that does
+    // not fit is not used.
+    auto program = choose_program_image("", info_.exec_path, info_.arch, *index_, info_.caps.code_bytes);
+    if (!program) return;
+    program_ = std::move(program->image);
+    code_source_ = std::move(program->source);
+  });
+}
+
+const ProgramImage* Trace::program() const {
+  choose_program();
+  return program_.get();
+}
+
+const std::string& Trace::code_source() const {
+  choose_program();
+  return code_source_;
 }
 
 uint64_t Trace::step_count() const { return index_->meta().step_count; }
@@ -167,17 +192,17 @@ Status Trace::for_each_step(uint64_t from, uint64_t to, const std::function<bool
   std::string buf;
   RecordCollector rc;
   std::vector<std::pair<uint32_t, fmt::AttrValue>> attrs;
-  for (size_t c = index_->chunk_of(from); c < index_->chunks().size() && from < to; ++c) {
-    const ChunkEntry& ch = index_->chunks()[c];
-    if (!index_->read_blob(ch.stream, buf)) return make_error(stats_.index_path, "corrupt chunk " + std::to_string(c));
+  for (size_t c = index_->chunk_of(from); c < index_->chunk_count() && from < to; ++c) {
+    const ChunkEntry ch = index_->chunk(c);
+    if (!index_->read_blob(ch.stream, buf)) return index_->chunk_error(c);
     StepDecoder dec(arch(), reinterpret_cast<const uint8_t*>(buf.data()), buf.size());
     DecodedStep ds;
     for (uint64_t eid = ch.first_eid; eid < ch.first_eid + ch.steps; ++eid) {
-      if (!dec.next(ds)) return make_error(stats_.index_path, "corrupt chunk " + std::to_string(c));
+      if (!dec.next(ds)) return index_->chunk_error(c);
       StepRecord rec;
       rc.rec = &rec;
       uint64_t pid = ds.tidx < slots.size() ? slots[ds.tidx].pid : 0;
-      if (!dec.effects(ds, rc, pid)) return make_error(stats_.index_path, "corrupt chunk " + std::to_string(c));
+      if (!dec.effects(ds, rc, pid)) return index_->chunk_error(c);
       if (eid < from) continue;
       if (eid >= to) return {};
       rec.eid = eid;

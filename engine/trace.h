@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -112,9 +113,13 @@ class Trace {
   Status for_each_step(uint64_t from, uint64_t to, const std::function<bool(const StepRecord&)>& fn) const;
 
   // The program image serving code bytes the trace lacks (null: none), and
-  // where code bytes come from, for output.
-  const ProgramImage* program() const { return program_.get(); }
-  const std::string& code_source() const { return code_source_; }
+  // where code bytes come from, for output. The program the trace names
+  // (up to 1 GiB of segments, checked against the pcs of 64 chunks) is
+  // loaded at the first call of either, not at open: most opens (a query
+  // at an EID, a trace with code bytes) never need it. One given in
+  // OpenOptions::program is loaded at open, so its errors are reported there.
+  const ProgramImage* program() const;
+  const std::string& code_source() const;
   // pc -> function+offset, source:line (engine/symbolizer.h); reads
   // nothing until the first lookup.
   const Symbolizer& symbolizer() const { return *symbolizer_; }
@@ -131,8 +136,10 @@ class Trace {
   IndexStats stats_;
   std::unique_ptr<IndexFile> index_;
   std::unique_ptr<PageCache> pages_;
-  std::shared_ptr<const ProgramImage> program_;
-  std::string code_source_;
+  void choose_program() const;
+  mutable std::once_flag program_once_;
+  mutable std::shared_ptr<const ProgramImage> program_;
+  mutable std::string code_source_;
   std::unique_ptr<Symbolizer> symbolizer_;
 };
 

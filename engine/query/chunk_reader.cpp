@@ -3,8 +3,7 @@
 namespace ttd::query {
 
 Error corrupt_chunk(const Trace& t, size_t chunk) {
-  return make_error(t.stats().index_path,
-                    "index chunk " + std::to_string(chunk) + " is corrupt; rebuild with `ttd index --rebuild`");
+  return t.index().chunk_error(chunk);
 }
 
 ChunkReader::ChunkReader(const Trace& t) : trace_(t), index_(t.index()) {}
@@ -13,13 +12,16 @@ Status ChunkReader::load(size_t c) {
   corrupt_ = false;
   dec_.reset();
   chunk_ = c;
-  if (c >= index_.chunks().size() || !index_.read_blob(index_.chunks()[c].stream, buf_)) {
+  const ChunkEntry ch = c < index_.chunk_count() ? index_.chunk(c) : ChunkEntry{};
+  // A chunk whose summary is unreadable was not skipped by its summary:
+  // report it rather than decode it as if the skip decision were sound.
+  if (c >= index_.chunk_count() || index_.summary(c)->corrupt || !index_.read_blob(ch.stream, buf_)) {
     corrupt_ = true;
     return corrupt_chunk(trace_, c);
   }
   dec_.emplace(trace_.arch(), reinterpret_cast<const uint8_t*>(buf_.data()), buf_.size());
-  next_eid_ = index_.chunks()[c].first_eid;
-  end_eid_ = next_eid_ + index_.chunks()[c].steps;
+  next_eid_ = ch.first_eid;
+  end_eid_ = next_eid_ + ch.steps;
   return {};
 }
 

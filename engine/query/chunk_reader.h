@@ -34,8 +34,9 @@ class ChunkReader {
 
   const Trace& trace() const { return trace_; }
   const IndexFile& index() const { return index_; }
-  size_t chunk_count() const { return index_.chunks().size(); }
-  const ChunkEntry& chunk(size_t c) const { return index_.chunks()[c]; }
+  size_t chunk_count() const { return index_.chunk_count(); }
+  ChunkEntry chunk(size_t c) const { return index_.chunk(c); }
+  std::shared_ptr<const ChunkSummary> summary(size_t c) const { return index_.summary(c); }
   size_t chunk_of(uint64_t eid) const { return index_.chunk_of(eid); }
 
   // Loads chunk c and positions before its first step.

@@ -49,10 +49,10 @@ class ExecutionScan {
     while (cur <= last) {
       if (q_.cancel && q_.cancel()) return interrupted_error();
       size_t c = reader_.chunk_of(cur);
-      const ChunkEntry& ch = reader_.chunk(c);
+      const ChunkEntry ch = reader_.chunk(c);
       uint64_t ch_end = ch.first_eid + ch.steps;
       if (ch.steps == 0 || ch_end <= cur) break;
-      if (chunk_may_run(ch.summary, q_.pc_lo, q_.pc_hi)) {
+      if (chunk_may_run(*reader_.summary(c), q_.pc_lo, q_.pc_hi)) {
         if (auto s = reader_.load(c); !s) return s;
         while (reader_.next()) {
           const StepView& s = reader_.step();
@@ -83,8 +83,8 @@ class ExecutionScan {
     for (;;) {
       if (q_.cancel && q_.cancel()) return interrupted_error();
       size_t c = reader_.chunk_of(cur);
-      const ChunkEntry& ch = reader_.chunk(c);
-      if (ch.steps && chunk_may_run(ch.summary, q_.pc_lo, q_.pc_hi)) {
+      const ChunkEntry ch = reader_.chunk(c);
+      if (ch.steps && chunk_may_run(*reader_.summary(c), q_.pc_lo, q_.pc_hi)) {
         if (auto s = reader_.load(c); !s) return s;
         hits.clear();
         while (reader_.next() && reader_.step().eid <= cur)
@@ -118,7 +118,7 @@ Status scan_executions(const Trace& t, const ExecutionQuery& q, const std::funct
   if (auto s = check_pc_range(q.pc_lo, q.pc_hi); !s) return s;
   auto plan = plan_scan(t, q.start);
   if (!plan) return plan.error();
-  if (t.index().chunks().empty()) return {};
+  if (t.index().chunk_count() == 0) return {};
   return ExecutionScan(t, q, *plan, fn).run();
 }
 

@@ -117,13 +117,13 @@ class InstructionCallWalker : public CallWalker {
     if (next_chunk_ > last_chunk_ || reader_.chunk_count() == 0) return finish();
     if (q_.cancel && q_.cancel()) return interrupted_error();
     size_t c = next_chunk_++;
-    const ChunkEntry& ch = reader_.chunk(c);
+    const auto summary = reader_.summary(c);
     if (auto s = classes_.prepare(c); !s) return s;
     book_.stats().pcs_classified = classes_.classified();
     book_.stats().pcs_unknown = classes_.unknown();
     book_.stats().pcs_from_program = classes_.from_program();
     bool first = !started_;
-    if (!first && !has_pending_thread(ch.summary) && !classes_.may_call_or_return(c)) {
+    if (!first && !has_pending_thread(*summary) && !classes_.may_call_or_return(c)) {
       ++book_.stats().chunks_skipped;
       for (auto& th : threads_) th.fresh = false;
       return {};
@@ -218,7 +218,7 @@ class InstructionCallWalker : public CallWalker {
     ThreadTrack& th = tracker_.thread(tidx);
     if (th.fresh || !tracker_.ret_reg) return th.ret;
     if (!keyframe_) {
-      const ChunkEntry& ch = reader_.chunk(reader_.chunk_of(reader_.step().eid));
+      const ChunkEntry ch = reader_.chunk(reader_.chunk_of(reader_.step().eid));
       std::string kf;
       MachineState st(t_->arch());
       // Registers only: no page map.

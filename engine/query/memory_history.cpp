@@ -54,9 +54,9 @@ Status scan_memory_accesses(const Trace& t, const MemoryQuery& q, const std::fun
   if (auto r = make_range(q.range.addr, q.range.len, "memory range"); !r) return r.error();
   auto plan = plan_scan(t, q.start);
   if (!plan) return plan.error();
-  const auto& chunks = t.index().chunks();
   auto may_hit = [&](size_t c) {
-    const ChunkSummary& s = chunks[c].summary;
+    const auto summary = t.index().summary(c);
+    const ChunkSummary& s = *summary;
     return (q.kind != AccessFilter::Read && s.writes(q.range.addr, q.range.len)) ||
            (q.kind != AccessFilter::Write && s.reads(q.range.addr, q.range.len));
   };

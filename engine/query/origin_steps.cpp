@@ -119,7 +119,7 @@ Result<DecodedInstruction> OriginSteps::instruction_at(uint64_t eid, uint64_t pc
 const DecodedInstruction& OriginSteps::pc_instruction(size_t chunk, uint64_t pc) {
   auto it = by_pc_.find(pc);
   if (it != by_pc_.end()) return it->second;
-  uint64_t first = t_.index().chunks()[chunk].first_eid;
+  uint64_t first = t_.index().chunk(chunk).first_eid;
   std::vector<uint8_t> code;
   if (code_cursor_.eid() == first || code_cursor_.seek(first)) code = code_bytes(code_cursor_.state(), pc);
   return by_pc_.emplace(pc, decoder_.decode(pc, code)).first->second;
@@ -132,13 +132,13 @@ Result<std::optional<RegisterWriter>> OriginSteps::last_register_writer(uint16_t
   // Instructions after the last recorded change that write the register
   // (leaving its value as it was): the latest one is the writer.
   if (lo < at) {
-    const auto& chunks = t_.index().chunks();
     std::optional<ChunkReader> reader;
     for (size_t c = t_.index().chunk_of(at - 1);; --c) {
       if (cancel_ && cancel_()) return make_error("origin", "interrupted");
-      const ChunkEntry& ch = chunks[c];
+      const ChunkEntry ch = t_.index().chunk(c);
+      const auto summary = t_.index().summary(c);
       bool may = false;
-      for (uint64_t pc : ch.summary.pcs)
+      for (uint64_t pc : summary->pcs)
         if (pc_instruction(c, pc).writes_reg(reg)) {
           may = true;
           break;

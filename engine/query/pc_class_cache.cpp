@@ -30,9 +30,12 @@ std::vector<uint8_t> code_in_memory(const MachineState& st, uint64_t pc, size_t 
 }  // namespace
 
 Status PcClassCache::prepare(size_t chunk) {
-  const ChunkEntry& ch = t_.index().chunks()[chunk];
+  const ChunkEntry ch = t_.index().chunk(chunk);
+  const auto summary = t_.index().summary(chunk);
+  // Its pcs decide whether the chunk is skipped: unknown, it cannot be.
+  if (summary->corrupt) return corrupt_chunk(t_, chunk);
   std::vector<uint64_t> fresh;
-  for (uint64_t pc : ch.summary.pcs)
+  for (uint64_t pc : summary->pcs)
     if (!classes_.count(pc)) fresh.push_back(pc);
   if (fresh.empty()) return {};
   std::string kf;
@@ -70,7 +73,7 @@ Result<InsnClass> PcClassCache::at_step(uint64_t eid, uint64_t pc) {
 }
 
 bool PcClassCache::may_call_or_return(size_t chunk) {
-  for (uint64_t pc : t_.index().chunks()[chunk].summary.pcs) {
+  for (uint64_t pc : t_.index().summary(chunk)->pcs) {
     InsnClass c = get(pc);
     if (c == InsnClass::Call || c == InsnClass::Return || c == InsnClass::Unknown) return true;
   }

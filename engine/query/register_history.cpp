@@ -46,8 +46,7 @@ Status scan_register_writes(const Trace& t, const RegisterQuery& q, const std::f
     return make_error("register", "register index " + std::to_string(q.reg) + " is not on " + t.arch().name);
   auto plan = plan_scan(t, q.start);
   if (!plan) return plan.error();
-  const auto& chunks = t.index().chunks();
-  auto may_hit = [&](size_t c) { return (chunks[c].summary.regs_written[q.reg >> 6] >> (q.reg & 63)) & 1; };
+  auto may_hit = [&](size_t c) { return (t.index().summary(c)->regs_written[q.reg >> 6] >> (q.reg & 63)) & 1; };
   RegisterCollector col;
   col.q = &q;
   col.t = &t;

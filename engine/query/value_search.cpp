@@ -167,8 +167,7 @@ Result<std::optional<Appearance>> first_appearance(std::shared_ptr<const Trace> 
   ChunkReader reader(*t);
   for (size_t ch = reader.chunk_of(q.window.from); ch <= reader.chunk_of(q.window.to - 1); ++ch) {
     if (q.cancel && q.cancel()) return interrupted_error();
-    const ChunkEntry& e = reader.chunk(ch);
-    if (!chunk_changes_memory(e.summary, q.within)) continue;
+    if (!chunk_changes_memory(*reader.summary(ch), q.within)) continue;
     if (auto s = reader.load(ch); !s) return s.error();
     while (reader.next()) {
       const StepView& s = reader.step();

@@ -185,7 +185,7 @@ TEST_CASE("chunk summaries: 8-byte slots of a line tell its variables apart") {
 
 TEST_CASE("chunk summaries: never deny an access (soundness), and see 64-byte lines, not just pages") {
   Fixture f(3000, 2);
-  const auto& chunks = f.trace->index().chunks();
+  const auto chunks = f.trace->index().load_all_chunks();
   // Every 8-byte slot of every page the synthetic trace touches.
   std::vector<uint64_t> pages;
   for (const auto& s : f.synth->steps)

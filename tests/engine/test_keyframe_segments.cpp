@@ -73,14 +73,14 @@ TEST_CASE("keyframe segments: keyframes of a trace with thousands of pages share
   auto t = Trace::open(tt.path, tt.options(16));
   REQUIRE(t.ok());
   const IndexFile& idx = (*t)->index();
-  REQUIRE(idx.chunks().size() == 25);
+  REQUIRE(idx.chunk_count() == 25);
   // Each keyframe is a register file and a few segments, not 3000 pages
   // (which took at least 3 bytes each).
   const uint32_t regs = (*t)->arch().file_bytes + 32;
-  for (const auto& c : idx.chunks()) CHECK(c.keyframe.raw_size < regs + 200);
+  for (const auto& c : idx.load_all_chunks()) CHECK(c.keyframe.raw_size < regs + 200);
   // The heap's segments are stored once; the steps dirty one or two
   // segments (stack, data) per chunk.
-  CHECK(idx.segments().size() < 8 + 2 * idx.chunks().size());
+  CHECK(idx.segment_count() < 8 + 2 * idx.chunk_count());
   auto ref = test::reference_digests(*tt.synth);
   Cursor c(*t);
   for (uint64_t e : {uint64_t(0), uint64_t(17), uint64_t(399), uint64_t(200), uint64_t(1), uint64_t(400)}) {

@@ -266,7 +266,7 @@ TEST_CASE("blob writer: an index whose pages and steps do not compress still see
   auto t = Trace::open(tt.path, tt.options(64));
   REQUIRE(t.ok());
   size_t raw = 0, blobs = 0;
-  for (const auto& c : (*t)->index().chunks()) {
+  for (const auto& c : (*t)->index().load_all_chunks()) {
     blobs += 1;
     raw += c.stream.size == c.stream.raw_size;
   }
