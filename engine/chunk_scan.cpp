@@ -83,11 +83,13 @@ ScanHit ChunkScan::watched_access_at(uint64_t eid, const StopConditions& c, Dire
   ScanHit hit;
   const IndexFile& idx = trace_.index();
   if (c.watchpoints.empty() || eid >= idx.meta().step_count) return hit;
-  scan_chunk(idx.chunk_of(eid), true, c, [&](uint64_t e, const DecodedStep& s, const WatchMatcher& m) {
+  size_t ch = idx.chunk_of(eid);
+  bool read = scan_chunk(ch, true, c, [&](uint64_t e, const DecodedStep& s, const WatchMatcher& m) {
     if (e < eid) return true;
     if (m.hit) hit = watch_hit(trace_, e, s, m, dir);
     return false;
   });
+  if (!read) hit.error = idx.chunk_error(ch);
   return hit;
 }
 
@@ -105,7 +107,7 @@ ScanHit ChunkScan::find_stop_forward(uint64_t start, const StopConditions& c, co
       return hit;
     }
     if (!may_hit(ch, c)) continue;
-    scan_chunk(ch, watches, c, [&](uint64_t eid, const DecodedStep& s, const WatchMatcher& m) {
+    bool read = scan_chunk(ch, watches, c, [&](uint64_t eid, const DecodedStep& s, const WatchMatcher& m) {
       if (eid > start && has_bp(c, s.pc)) {
         hit = ScanHit{true, false, eid, StopKind::Breakpoint, s.pc};
         return false;
@@ -120,6 +122,11 @@ ScanHit ChunkScan::find_stop_forward(uint64_t start, const StopConditions& c, co
       return true;
     });
     if (hit.found) return hit;
+    if (!read) {
+      hit.error = idx.chunk_error(ch);
+      hit.eid = std::max(start, idx.chunk(ch).first_eid);
+      return hit;
+    }
   }
   return hit;
 }
@@ -138,7 +145,7 @@ ScanHit ChunkScan::find_stop_backward(uint64_t start, const StopConditions& c, c
       return best;
     }
     if (!may_hit(ch, c)) continue;
-    scan_chunk(ch, watches, c, [&](uint64_t eid, const DecodedStep& s, const WatchMatcher& m) {
+    bool read = scan_chunk(ch, watches, c, [&](uint64_t eid, const DecodedStep& s, const WatchMatcher& m) {
       if (eid >= start) return false;
       if (has_bp(c, s.pc) && (!best.found || eid >= best.eid)) best = ScanHit{true, false, eid, StopKind::Breakpoint, s.pc};
       if (m.hit) {
@@ -147,6 +154,14 @@ ScanHit ChunkScan::find_stop_backward(uint64_t start, const StopConditions& c, c
       }
       return true;
     });
+    // A hit after the damage would still be right, but one before it could
+    // be missed: report the damage, never a stop that may be the wrong one.
+    if (!read) {
+      best = ScanHit{};
+      best.error = idx.chunk_error(ch);
+      best.eid = std::min(start, idx.chunk(ch).first_eid + idx.chunk(ch).steps);
+      return best;
+    }
     if (best.found) return best;
   }
   return best;

@@ -22,6 +22,9 @@ struct ScanHit {
   uint64_t access_eid = 0;  // watchpoints: the accessing step
   size_t watch_index = 0;   // watchpoints: which StopConditions entry
   uint64_t access_tid = 0;  // watchpoints: the thread that made the access
+  // A chunk that could not be read (damaged index): the scan stopped there
+  // instead of skipping it; the error names the index and offset.
+  std::optional<Error> error;
 };
 
 class ChunkScan {

@@ -8,7 +8,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
+
+#include "state/error.h"
 
 namespace ttd {
 
@@ -46,6 +49,10 @@ struct Stop {
   // (call, return, ...) was unknown (no code bytes), so the frame count may
   // be wrong; 0 when the answer is certain.
   uint64_t unclassified = 0;
+  // Set when a chunk the move had to read could not be (a damaged index):
+  // the move stopped before it (kind Interrupted) and the front end must
+  // report this error rather than a stop.
+  std::optional<Error> error;
 };
 
 // Polled now and then during long moves and scans; returning true stops

@@ -72,6 +72,7 @@ Result<StopInfo> EngineDebuggee::resume(const ResumeArgs& args, const InterruptC
 
 Result<StopInfo> EngineDebuggee::resume_continue(const ResumeArgs& args, const InterruptCheck& interrupted) {
   Stop st = timeline_.run(engine_direction(args.direction), conditions_of(args), interrupted);
+  if (st.error) return *st.error;  // a damaged index: said, not a stop that may be wrong
   StopInfo out = translate(st, args);
   if (!st.tid) out.tid = current_thread();
   return out;
@@ -86,6 +87,7 @@ Result<StopInfo> EngineDebuggee::resume_step(const ResumeArgs& args, const Inter
   req.conditions = conditions_of(args);
   auto st = timeline_.step_by(req, has_source_info() ? &lines_ : nullptr, interrupted);
   if (!st) return st.error();
+  if (st->error) return *st->error;
   StopInfo out = translate(*st, args);
   if (st->kind != StopKind::Watchpoint && st->unclassified)
     out.detail = "call structure incomplete: " + std::to_string(st->unclassified) + " steps without code bytes (" +

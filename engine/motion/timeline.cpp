@@ -63,6 +63,11 @@ std::optional<Stop> Timeline::watch_on_the_way(uint64_t from, uint64_t to, Direc
   StopConditions c = watches_only(watches);
   bool fwd = dir == Direction::Forward;
   ScanHit hit = fwd ? scan.find_stop_forward(from, c, {}, to) : scan.find_stop_backward(to, c, {}, from);
+  if (hit.error) {
+    Stop s{StopKind::Interrupted, eid(), current_tid()};
+    s.error = hit.error;
+    return s;
+  }
   if (!hit.found || hit.access_eid < from || hit.access_eid >= to) return std::nullopt;
   if (!seek(hit.eid)) return std::nullopt;
   Stop s = at_watch_hit(hit);
@@ -115,6 +120,11 @@ Stop Timeline::run(Direction dir, const StopConditions& c, const InterruptCheck&
     ScanHit at{};
     if (fwd && here < count) at = scan.watched_access_at(here, c, dir);
     if (!fwd && here > 0) at = scan.watched_access_at(here - 1, c, dir);
+    if (at.error) {
+      Stop s{StopKind::Interrupted, eid(), current_tid()};
+      s.error = at.error;
+      return s;
+    }
     if (at.found) {
       Stop s = at_watch_hit(at);
       s.tid = at.access_tid;
@@ -122,6 +132,12 @@ Stop Timeline::run(Direction dir, const StopConditions& c, const InterruptCheck&
     }
   }
   ScanHit hit = fwd ? scan.find_stop_forward(here, c, interrupted) : scan.find_stop_backward(here, c, interrupted);
+  if (hit.error) {
+    (void)seek(hit.eid);
+    Stop s{StopKind::Interrupted, eid(), current_tid()};
+    s.error = hit.error;
+    return s;
+  }
   if (hit.interrupted) {
     (void)seek(fwd ? std::max(here, hit.eid) : std::min(here, hit.eid));
     return Stop{StopKind::Interrupted, eid(), current_tid()};

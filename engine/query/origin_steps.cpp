@@ -1,5 +1,7 @@
 #include "engine/query/origin_steps.h"
 
+#include "engine/query/pc_class_cache.h"
+
 #include "engine/index_file.h"
 #include "engine/program_image.h"
 #include "engine/query/chunk_reader.h"
@@ -91,23 +93,7 @@ Result<const MachineState*> OriginSteps::state_at(uint64_t eid) {
 }
 
 std::vector<uint8_t> OriginSteps::code_bytes(const MachineState& st, uint64_t pc) const {
-  const size_t n = decoder_.max_insn_bytes();
-  std::vector<uint8_t> bytes(n), valid(n);
-  for (const auto& [pid, p] : st.processes()) {
-    p.memory.read(pc, bytes.data(), valid.data(), n);
-    size_t k = 0;
-    while (k < n && valid[k]) ++k;
-    if (k) {
-      bytes.resize(k);
-      return bytes;
-    }
-  }
-  // The program image where the trace holds no code bytes.
-  if (t_.program()) {
-    bytes.resize(t_.program()->read(pc, bytes.data(), n));
-    return bytes;
-  }
-  return {};
+  return code_in_memory(st, pc, decoder_.max_insn_bytes());
 }
 
 Result<DecodedInstruction> OriginSteps::instruction_at(uint64_t eid, uint64_t pc) {

@@ -12,8 +12,6 @@ namespace ttd::query {
 
 PcClassCache::PcClassCache(const Trace& t) : t_(t), cls_(t.arch()) {}
 
-namespace {
-// The known prefix of the code bytes at pc in any process of the state.
 std::vector<uint8_t> code_in_memory(const MachineState& st, uint64_t pc, size_t n) {
   std::vector<uint8_t> bytes(n), valid(n);
   for (const auto& [pid, p] : st.processes()) {
@@ -27,7 +25,6 @@ std::vector<uint8_t> code_in_memory(const MachineState& st, uint64_t pc, size_t 
   }
   return {};
 }
-}  // namespace
 
 Status PcClassCache::prepare(size_t chunk) {
   const ChunkEntry ch = t_.index().chunk(chunk);

@@ -52,4 +52,8 @@ class PcClassCache {
   uint64_t unknown_ = 0, from_program_ = 0;
 };
 
+// The known prefix of the n code bytes at pc in any process of the state
+// (empty: none known), for decoding an instruction the trace ran.
+std::vector<uint8_t> code_in_memory(const MachineState& st, uint64_t pc, size_t n);
+
 }  // namespace ttd::query

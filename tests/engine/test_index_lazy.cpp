@@ -9,6 +9,7 @@
 
 #include "engine/cursor.h"
 #include "engine/index_file.h"
+#include "engine/motion/timeline.h"
 #include "temp_synthetic_trace.h"
 
 using namespace ttd;
@@ -154,4 +155,50 @@ TEST_CASE("a corrupt chunk table group leaves the chunk's blobs unreadable, with
   REQUIRE_FALSE(s.ok());
   CHECK(s.error().offset == bad);
   CHECK(s.error().to_string().find("index chunk 0 is corrupt") != std::string::npos);
+}
+
+TEST_CASE("continue and reverse-continue report a chunk they cannot read instead of skipping it") {
+  // Before: the scan treated an unreadable chunk as one without a hit and
+  // went on, so a run could stop at an earlier (reverse) or later (forward)
+  // breakpoint hit than the real next one, or report the end of history.
+  TempTrace tt(2000);
+  uint64_t back_pc = 0, fwd_pc = 0, bad_back = 0, bad_fwd = 0;
+  {
+    auto t = Trace::open(tt.path, tt.options());
+    REQUIRE(t.ok());
+    const IndexFile& idx = (*t)->index();
+    REQUIRE(idx.chunk(124).first_eid == 1984);
+    REQUIRE(idx.chunk(62).first_eid == 992);
+    Cursor c(*t);
+    REQUIRE(c.seek(1983).ok());
+    back_pc = c.current_step()->pc;  // in chunk 123, the first one a reverse run from 1984 reads
+    REQUIRE(c.seek(993).ok());
+    fwd_pc = c.current_step()->pc;  // in chunk 62, the first one a forward run from 992 reads
+    bad_back = idx.chunk(123).stream.offset;
+    bad_fwd = idx.chunk(62).stream.offset;
+  }
+  flip_byte(tt.index(), bad_back);
+  flip_byte(tt.index(), bad_fwd);
+  auto t = Trace::open(tt.path, tt.options());
+  REQUIRE(t.ok());
+  std::shared_ptr<const Trace> trace = std::move(*t);
+  {
+    Timeline tl(trace);
+    REQUIRE(tl.seek(1984).ok());
+    StopConditions c;
+    c.breakpoints = {back_pc};
+    Stop st = tl.run(Direction::Backward, c);
+    REQUIRE(st.error.has_value());
+    CHECK(st.error->to_string().find("index chunk 123 is corrupt") != std::string::npos);
+    CHECK(st.error->to_string().find(at_byte(bad_back)) != std::string::npos);
+  }
+  {
+    Timeline tl(trace);
+    REQUIRE(tl.seek(992).ok());
+    StopConditions c;
+    c.breakpoints = {fwd_pc};
+    Stop st = tl.run(Direction::Forward, c);
+    REQUIRE(st.error.has_value());
+    CHECK(st.error->to_string().find("index chunk 62 is corrupt") != std::string::npos);
+  }
 }

@@ -218,12 +218,18 @@ Result<gdb::StopReason> EngineTarget::resume(const gdb::ResumeRequest& request, 
   }
   Direction dir = request.direction == gdb::Direction::Forward ? Direction::Forward : Direction::Backward;
   StopConditions c = conditions_of(request);
-  if (request.action == gdb::ResumeAction::Step) return translate(timeline_.step(dir, request.tid, c.watchpoints), request);
+  if (request.action == gdb::ResumeAction::Step) {
+    Stop st = timeline_.step(dir, request.tid, c.watchpoints);
+    if (st.error) return *st.error;
+    return translate(st, request);
+  }
   // gdb steps over a watched access itself where the trap comes before it
   // (z2, s or bs, Z2), and then expects an access at the start reported.
   RunOptions options;
   options.report_access_at_start = true;
-  return translate(timeline_.run(dir, c, interrupted, options), request);
+  Stop st = timeline_.run(dir, c, interrupted, options);
+  if (st.error) return *st.error;  // a damaged index: said, not a stop that may be wrong
+  return translate(st, request);
 }
 
 std::optional<std::string> EngineTarget::exec_file() const {
