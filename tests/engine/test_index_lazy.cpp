@@ -173,7 +173,7 @@ TEST_CASE("continue and reverse-continue report a chunk they cannot read instead
     REQUIRE(c.seek(1983).ok());
     back_pc = c.current_step()->pc;  // in chunk 123, the first one a reverse run from 1984 reads
     REQUIRE(c.seek(993).ok());
-    fwd_pc = c.current_step()->pc;  // in chunk 62, the first one a forward run from 992 reads
+    fwd_pc = c.current_step()->pc;  // in chunk 62, the first one a forward run from 991 reads
     bad_back = idx.chunk(123).stream.offset;
     bad_fwd = idx.chunk(62).stream.offset;
   }
@@ -194,7 +194,7 @@ TEST_CASE("continue and reverse-continue report a chunk they cannot read instead
   }
   {
     Timeline tl(trace);
-    REQUIRE(tl.seek(992).ok());
+    REQUIRE(tl.seek(991).ok());  // the last step of chunk 61, readable
     StopConditions c;
     c.breakpoints = {fwd_pc};
     Stop st = tl.run(Direction::Forward, c);
