@@ -58,7 +58,7 @@ mkdir -p "$dir/ro" "$dir/cache"
 "$MAKE" "$dir/ro/t.ucir" 20 >/dev/null && "$TTD" info "$dir/ro/t.ucir" >/dev/null
 if unshare -m sh -c "mount --bind '$dir/ro' '$dir/ro' && mount -o remount,bind,ro '$dir/ro'" 2>/dev/null; then
   XDG_CACHE_HOME="$dir/cache" unshare -m sh -c "mount --bind '$dir/ro' '$dir/ro' && mount -o remount,bind,ro '$dir/ro' &&
-    exec '$TTD' info '$dir/ro/t.ucir'" >"$dir/out" 2>&1
+    exec '$TTD' info --verbose '$dir/ro/t.ucir'" >"$dir/out" 2>&1
   grep -q "index: *$dir/ro/t.ucir.ttdidx (reused" "$dir/out" || fail "read_only_folder: $(cat "$dir/out")"
   [ -z "$(ls -A "$dir/cache")" ] || fail "read_only_folder: an index was built into the cache"
 else

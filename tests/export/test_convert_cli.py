@@ -45,7 +45,7 @@ def main():
         out = os.path.join(tmp, "t.tenet")
         r = run("convert", src, "--to", "tenet", out)
         check(r.returncode == 0 and os.path.exists(out), f"convert exits 0 ({r.stderr.strip()})")
-        info_a, info_b = run("info", src).stdout, run("info", out).stdout
+        info_a, info_b = run("info", "--verbose", src).stdout, run("info", "--verbose", out).stdout
         steps = lambda s: next(l for l in s.splitlines() if l.startswith("steps:")).split()[1]
         check("format:       tenet" in info_b, "read back as Tenet")
         check(steps(info_a) == steps(info_b), f"same step count ({steps(info_a)}, {steps(info_b)})")

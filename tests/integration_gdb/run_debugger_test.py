@@ -279,7 +279,7 @@ def gdb_recorded_threads(ctx):
                  r"Breakpoint 2, main \(", rf"threads\.c:{report}", r"^eid \d+ of \d+: thread 1 pc",
                  r"\[Switching to Thread 1\.2\]", rf"Thread \d+ hit Breakpoint 3, consumer \(arg=0x0\) at \S*threads\.c:{consume}",
                  r"^eid \d+ of \d+: thread 2 pc", r"^\* \d+\s+Thread 1\.2\s+consumer", r"^\$1 = 200$",
-                 r"detached", rf"^EID {m_hit.group(1)}  thread 2  pc {m_hit.group(2)}$"]
+                 r"detached", rf"^EID {m_hit.group(1)}  thread 2  pc {m_hit.group(2)}( |$)"]
 
 
 def gdb_aarch64_watch_timing(ctx):
