@@ -24,7 +24,7 @@ struct ScanHit {
   uint64_t access_tid = 0;  // watchpoints: the thread that made the access
   // A chunk that could not be read (damaged index): the scan stopped there
   // instead of skipping it; the error names the index and offset.
-  std::optional<Error> error;
+  std::optional<Error> error{};
 };
 
 class ChunkScan {

@@ -52,7 +52,7 @@ struct Stop {
   // Set when a chunk the move had to read could not be (a damaged index):
   // the move stopped before it (kind Interrupted) and the front end must
   // report this error rather than a stop.
-  std::optional<Error> error;
+  std::optional<Error> error{};
 };
 
 // Polled now and then during long moves and scans; returning true stops

@@ -93,8 +93,16 @@ Stop Timeline::step(Direction dir, std::optional<uint64_t> tid, std::span<const 
       target = e;
       return false;
     };
-    if (dir == Direction::Forward) (void)pcs_.forward(from, visit, {}, *tidx);
-    else (void)pcs_.backward(from, visit, {}, *tidx);
+    ScanEnd end = dir == Direction::Forward ? pcs_.forward(from, visit, {}, *tidx) : pcs_.backward(from, visit, {}, *tidx);
+    if (end == ScanEnd::Corrupt) {
+      // Never "end of history" for a step the damaged chunk may hold.
+      Stop s{StopKind::Interrupted, eid(), current_tid()};
+      s.error = make_error(trace_->stats().index_path, "a chunk of the index could not be read while looking for thread " +
+                                                       std::to_string(t) + "'s " +
+                                                       (dir == Direction::Forward ? "next" : "previous") +
+                                                       " step; `ttd index --verify` names it, `--rebuild` repairs it");
+      return s;
+    }
   }
   Stop stop;
   if (!target) {

@@ -202,3 +202,26 @@ TEST_CASE("continue and reverse-continue report a chunk they cannot read instead
     CHECK(st.error->to_string().find("index chunk 62 is corrupt") != std::string::npos);
   }
 }
+
+TEST_CASE("a thread's next step across a chunk that cannot be read is an error, not the end of history") {
+  TempTrace tt(2000);  // two threads: per-thread steps read the step timeline
+  uint64_t bad = 0, tid = 0;
+  {
+    auto t = Trace::open(tt.path, tt.options());
+    REQUIRE(t.ok());
+    REQUIRE((*t)->threads().size() == 2);
+    bad = (*t)->index().chunk(62).stream.offset;
+    Cursor c(*t);
+    REQUIRE(c.seek(991).ok());
+    tid = c.current_step()->tid;
+  }
+  flip_byte(tt.index(), bad);
+  auto t = Trace::open(tt.path, tt.options());
+  REQUIRE(t.ok());
+  Timeline tl(std::shared_ptr<const Trace>(std::move(*t)));
+  REQUIRE(tl.seek(991).ok());
+  Stop st = tl.step(Direction::Forward, tid);
+  REQUIRE(st.error.has_value());
+  CHECK(st.error->to_string().find("could not be read") != std::string::npos);
+  CHECK(st.kind != StopKind::HistoryEnd);
+}
