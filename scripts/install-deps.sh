@@ -12,13 +12,17 @@ PACKAGES=(
   libsqlite3-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev pybind11-dev python3-matplotlib
   libelf-dev libdw-dev
   python3-venv python3-pip python3-setuptools python3-wheel dpkg-dev file man-db zsh
-  nodejs npm
   clang-16 libclang-rt-16-dev
   gdb gdb-multiarch lldb-16
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user musl-tools
   gcc-powerpc-linux-gnu
   llvm-14
 )
+
+# Node and npm (the DAP test client, vsce, DuckDB's package): Debian's, unless
+# a node with npm is already installed (e.g. NodeSource's nodejs, which
+# bundles npm and conflicts with Debian's npm package).
+command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs npm)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
