@@ -165,6 +165,8 @@ const std::string& Trace::code_source() const {
   return code_source_;
 }
 
+Status Trace::verify_index() const { return index_->verify(); }
+
 uint64_t Trace::step_count() const { return index_->meta().step_count; }
 uint32_t Trace::chunk_steps() const { return index_->chunk_steps(); }
 

@@ -124,6 +124,11 @@ class Trace {
   // nothing until the first lookup.
   const Symbolizer& symbolizer() const { return *symbolizer_; }
 
+  // Reads and checks every table group and blob of the index (`ttd index
+  // --verify`; opening checks only the header and directory head): the
+  // first corruption found, naming the index file and byte offset.
+  Status verify_index() const;
+
   // Internal: the index (used by Cursor and queries).
   const IndexFile& index() const { return *index_; }
   PageCache& pages() const { return *pages_; }

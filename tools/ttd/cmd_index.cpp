@@ -3,8 +3,6 @@
 #include <cstdio>
 #include <iostream>
 
-#include "engine/index_file.h"
-
 #include "tools/ttd/commands.h"
 #include "tools/ttd/trace_options.h"
 
@@ -32,7 +30,7 @@ int run_index(TraceOptions o, bool verify) {
   if (verify) {
     // Opening checks the header and the directory head only; the rest is
     // checked when read, or here, all of it.
-    if (auto s = t->index().verify(); !s) {
+    if (auto s = t->verify_index(); !s) {
       std::cerr << "ttd index: " << s.error().to_string() << "\n";
       return 1;
     }
