@@ -6,12 +6,6 @@
 
 namespace ttd::dbg {
 
-uint64_t load_le(std::span<const uint8_t> bytes) {
-  uint64_t v = 0;
-  for (size_t i = 0; i < bytes.size() && i < 8; ++i) v |= uint64_t(bytes[i]) << (8 * i);
-  return v;
-}
-
 bool has_children(const TypeDesc& t) {
   switch (t.kind) {
     case TypeDesc::Kind::Struct: case TypeDesc::Kind::Union: return !t.members.empty();
