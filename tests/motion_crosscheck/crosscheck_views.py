@@ -13,8 +13,11 @@ puts it: forward, after the accessing step; backward, before it. And
 gdb's `watch` (a write watchpoint) only stops when the value changes
 (GDB manual: "break when expr is written into by the program and its value
 changes"), so a write that leaves the watched bytes as they were is
-passed by. Both rules are applied here to the access list the oracle
-wrote, never by loosening a comparison."""
+passed by (the program's writes are random bytes: with the suite's seed
+no write in a case leaves its range unchanged, so this rule is stated,
+not yet exercised). lldb's `-w write` stops on every write. The rules are
+applied here to the access list the oracle wrote, never by loosening a
+comparison."""
 
 
 def debugger_watch_view(case, steps, skip_unchanged_writes):

@@ -7,8 +7,8 @@ the oracle's stop EIDs (checked against the engine on that file). Then:
 - gdb (x86-64) / gdb-multiarch (aarch64, ppc32) attach to `ttd serve` and
   run stepi / nexti / finish and continue to a breakpoint and to write,
   read and access watchpoints, forward and backward (crosscheck_gdb.py);
-- lldb-16 runs the forward moves, lldb-22 (scripts/lldb-22) adds reverse
-  continue (crosscheck_lldb.py);
+- lldb-16 runs the forward stepi / continue moves, lldb-22 (scripts/lldb-22)
+  adds reverse continue (crosscheck_lldb.py);
 - `ttd dap` runs stepIn / next / stepOut / stepBack / reverse-finish /
   continue / reverseContinue with instruction and data breakpoints
   (crosscheck_dap.py).
@@ -106,7 +106,7 @@ def check_gdb(ttd, fx, report, servers):
         print(f"--- {who} output ---\n{out}\n--- ttd serve log ---\n{s.log()}")
 
 
-def check_lldb(ttd, fx, report, servers, name, binary, reverse_continue, skip_unchanged):
+def check_lldb(ttd, fx, report, servers, name, binary, reverse_continue):
     s = Server(ttd, fx["trace"], ["--once"])
     servers.append(s)
     got, counts, out = crosscheck_lldb.run_cases(binary, s.address, fx["elf"], fx["cases"], reverse_continue)
@@ -119,7 +119,8 @@ def check_lldb(ttd, fx, report, servers, name, binary, reverse_continue, skip_un
             if not eids:
                 report.failures.append(f"{who}: '{case['name']}': no `monitor eid` answer")
             continue
-        report.compare(who, case, debugger_view(case, fx["steps"], skip_unchanged)[:n], eids[1:])
+        # lldb's `-w write` stops on every write, changed or not
+        report.compare(who, case, debugger_view(case, fx["steps"], False)[:n], eids[1:])
     if len(report.failures) > before and not report.perturb:
         print(f"--- {who} output ---\n{out}\n--- ttd serve log ---\n{s.log()}")
 
@@ -173,9 +174,8 @@ def main():
             with open(r.stdout.strip()) as f:
                 fx = json.load(f)
             check_gdb(a.ttd, fx, report, servers)
-            if arch == "x86-64":  # lldb's gdb-remote client on the other arches is not what this checks
-                for name, binary, reverse in lldbs:
-                    check_lldb(a.ttd, fx, report, servers, name, binary, reverse, name != "lldb-16")
+            for name, binary, reverse in lldbs:
+                check_lldb(a.ttd, fx, report, servers, name, binary, reverse)
             check_dap(a.ttd, fx, report)
     finally:
         for s in servers:
