@@ -38,8 +38,9 @@ def _setup(c, setup):
 
 
 def run_cases(ttd, trace, elf, cases):
-    """Returns ({case index: [eid after each move, None where DAP has no such move]}, a log)."""
-    got, log = {}, []
+    """Returns ({case index: [eid after each move, None where DAP has no such
+    move]}, {case index: [the stop's description, per move]}, a log)."""
+    got, descs, log = {}, {}, []
     c = DapClient([ttd, "dap"], stderr=sys.stderr)
     try:
         c.start(trace, elf, start=str(cases[0]["start"]))
@@ -48,12 +49,13 @@ def run_cases(ttd, trace, elf, cases):
         for i, case in enumerate(cases):
             _seek(c, case["start"])
             _setup(c, case["setup"])
-            eids = []
+            eids, texts = [], []
             for mv in case["moves"]:
                 name = mv["move"]
                 if name == "rstepi":
                     _seek(c, mv["eid"])
                     eids.append(None)
+                    texts.append(None)
                     continue
                 if name == "rfinish":
                     c.call("evaluate", {"expression": "reverse-finish", "context": "repl"})
@@ -63,12 +65,13 @@ def run_cases(ttd, trace, elf, cases):
                     args = {"threadId": tid}
                     if stepping:
                         args["granularity"] = "instruction"
-                    stop = c.stop_after(command, args)
+                    stop = c.stop_after(command, args)["body"]
                 eids.append(_eid(c))
+                texts.append(stop.get("description", ""))
                 log.append(f"case {i} {name}: stopped ({stop.get('reason')}: {stop.get('description', '')}) "
                            f"at EID {eids[-1]}")
-            got[i] = eids
+            got[i], descs[i] = eids, texts
         c.call("disconnect")
     finally:
         c.close()
-    return got, "\n".join(log)
+    return got, descs, "\n".join(log)

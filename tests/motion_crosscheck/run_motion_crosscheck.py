@@ -125,12 +125,29 @@ def check_lldb(ttd, fx, report, servers, name, binary, reverse_continue):
         print(f"--- {who} output ---\n{out}\n--- ttd serve log ---\n{s.log()}")
 
 
+def check_dap_watch_text(report, who, case, descs):
+    """A data breakpoint stop names the step that made the access and its
+    kind (issue 18: a write covering part of the range was called a read)."""
+    kind = case["setup"]["watch"]["kind"]
+    for mv, text in zip(case["moves"], descs):
+        if text is None or "hit" not in mv or report.perturb:
+            continue
+        want = [f"accessed by the step at EID {mv['hit']} "] + (["(write)"] if kind == "write" else
+                                                                [") read"] if kind == "read" else [])
+        if not all(w in text for w in want):
+            report.failures.append(f"{who}: '{case['name']}': {mv['move']} to EID {mv['eid']} is described as "
+                                   f"'{text}', expected {want}")
+            return
+
+
 def check_dap(ttd, fx, report):
-    got, log = crosscheck_dap.run_cases(ttd, fx["trace"], fx["elf"], fx["cases"])
+    got, descs, log = crosscheck_dap.run_cases(ttd, fx["trace"], fx["elf"], fx["cases"])
     before = len(report.failures)
     who = f"ttd dap ({fx['arch']})"
     for i, case in enumerate(fx["cases"]):
         report.compare(who, case, engine_view(case), got.get(i, []))
+        if "watch" in case["setup"]:
+            check_dap_watch_text(report, who, case, descs.get(i, []))
     if len(report.failures) > before and not report.perturb:
         print(f"--- {who} stops ---\n{log}")
 
