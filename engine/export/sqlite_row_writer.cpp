@@ -51,7 +51,7 @@ class SqliteWriter : public RowWriter {
     // half-written database under it: no need for a rollback journal or
     // for syncs (an error removes the file, nothing is rolled back).
     if (auto s = exec("PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
-                      "PRAGMA locking_mode=EXCLUSIVE; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-16384; BEGIN");
+                      "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-16384; BEGIN");
         !s)
       return s;
     return {};
