@@ -64,6 +64,9 @@ int run_convert(const ConvertOptions& o) {
   auto t = open_trace_or_report(o.trace);
   if (!t) return 1;
   std::signal(SIGPIPE, SIG_IGN);
+  // Over a file size limit a write fails (EFBIG) and the temporary file is
+  // removed, instead of the process being killed and leaving it behind.
+  std::signal(SIGXFSZ, SIG_IGN);
   if (o.to == "ucir") return run_convert_ucir(o, t);
   auto r = write_tenet(t, o.output);
   if (!r) {

@@ -210,7 +210,8 @@ Result<UcirConvertResult> write_ucir(std::shared_ptr<const Trace> t, const std::
     if (auto s = reader.status(); !s) return s.error();
   }
   res.dropped_registers = w->dropped_registers();
-  if (auto s = w->close(); !s) return s.error();
+  if (auto s = w->close(); !s)
+    return make_error(path, "writing failed (" + s.error().to_string() + "); the partial file was removed");
   if (std::rename(temp.c_str(), path.c_str()) != 0)
     return make_error(path, "cannot rename " + temp + " into place: " + std::strerror(errno));
   remover.keep = true;
