@@ -2,6 +2,8 @@
 
 #include <deque>
 
+#include "engine/diff/call_arguments.h"
+
 namespace ttd::diff {
 
 const char* call_delta_name(CallDeltaKind k) {
@@ -53,6 +55,43 @@ Result<CallStream> open_stream(std::shared_ptr<const Trace> t) {
   return s;
 }
 
+// The entry EIDs of every call of a trace (one walk of its calls).
+Result<std::vector<uint64_t>> call_entries(std::shared_ptr<const Trace> t, const std::function<bool()>& cancel) {
+  query::CallQuery q;
+  q.window = {0, t->step_count()};
+  q.order = query::CallOrder::Exit;
+  q.cancel = cancel;
+  std::vector<uint64_t> out;
+  auto s = query::scan_calls(t, q, [&](const query::Call& c) {
+    out.push_back(c.entry_eid);
+    return true;
+  });
+  if (!s) return s.error();
+  return out;
+}
+
+// Argument registers of every call, for instruction traces with an
+// argument convention (empty otherwise).
+Result<std::unordered_map<uint64_t, CallArguments>> arguments_of(std::shared_ptr<const Trace> t, const CallDiffOptions& o) {
+  if (!o.compare_arguments || !t->info().caps.registers || argument_registers(t->arch()).empty())
+    return std::unordered_map<uint64_t, CallArguments>{};
+  auto e = call_entries(t, o.cancel);
+  if (!e) return e.error();
+  return read_call_arguments(t, std::move(*e), o.cancel);
+}
+
+std::vector<ArgumentDelta> argument_deltas(const std::vector<uint16_t>& regs,
+                                           const std::unordered_map<uint64_t, CallArguments>& args_a,
+                                           const std::unordered_map<uint64_t, CallArguments>& args_b, const query::Call& x,
+                                           const query::Call& y) {
+  std::vector<ArgumentDelta> out;
+  auto ia = args_a.find(x.entry_eid), ib = args_b.find(y.entry_eid);
+  if (ia == args_a.end() || ib == args_b.end()) return out;
+  for (uint32_t i = 0; i < regs.size() && i < ia->second.values.size() && i < ib->second.values.size(); ++i)
+    if (ia->second.values[i] != ib->second.values[i]) out.push_back({i, regs[i], ia->second.values[i], ib->second.values[i]});
+  return out;
+}
+
 }  // namespace
 
 Result<CallDiff> diff_calls(std::shared_ptr<const Trace> a, std::shared_ptr<const Trace> b, const CallDiffOptions& o) {
@@ -60,12 +99,17 @@ Result<CallDiff> diff_calls(std::shared_ptr<const Trace> a, std::shared_ptr<cons
   if (!sa) return sa.error();
   auto sb = open_stream(b);
   if (!sb) return sb.error();
+  auto args_a = arguments_of(a, o);
+  if (!args_a) return args_a.error();
+  auto args_b = arguments_of(b, o);
+  if (!args_b) return args_b.error();
+  const auto arg_regs = argument_registers(a->arch());
   CallDiff out;
   Error err;
-  auto add = [&](CallDeltaKind k, const query::Call* x, const query::Call* y) {
+  auto add = [&](CallDeltaKind k, const query::Call* x, const query::Call* y, std::vector<ArgumentDelta> args = {}) {
     ++out.total;
     if (out.deltas.size() >= o.limit) return;
-    CallDelta d{k, std::nullopt, std::nullopt};
+    CallDelta d{k, std::nullopt, std::nullopt, std::move(args)};
     if (x) d.a = *x;
     if (y) d.b = *y;
     out.deltas.push_back(std::move(d));
@@ -86,10 +130,11 @@ Result<CallDiff> diff_calls(std::shared_ptr<const Trace> a, std::shared_ptr<cons
     const query::Call& y = sb->buf.front();
     if (same_call(x, y)) {
       ++out.matched;
+      auto args = argument_deltas(arg_regs, *args_a, *args_b, x, y);
       if (x.return_value != y.return_value)
-        add(CallDeltaKind::ReturnValue, &x, &y);
-      else if (x.args != y.args)
-        add(CallDeltaKind::Arguments, &x, &y);
+        add(CallDeltaKind::ReturnValue, &x, &y, std::move(args));
+      else if (x.args != y.args || !args.empty())
+        add(CallDeltaKind::Arguments, &x, &y, std::move(args));
       sa->buf.pop_front(), sb->buf.pop_front();
       continue;
     }

@@ -130,7 +130,7 @@ Result<InstructionDelta> explain_step(Cursor& ca, Cursor& cb, uint64_t eid_a, ui
     const std::string& name = arch.regs[r].name;
     if (name == "eflags" || name == "cpsr") reads_flags = true;
     auto va = reg_value(ca, sa->info.tid, r), vb = reg_value(cb, sb->info.tid, r);
-    if (va != vb) d.inputs.push_back({name, va, vb});
+    if (va != vb) d.inputs.push_back({name, va, vb, r, std::nullopt, 0});
   }
   size_t n = std::max(sa->mem.size(), sb->mem.size());
   for (size_t i = 0; i < n; ++i) {
@@ -148,7 +148,9 @@ Result<InstructionDelta> explain_step(Cursor& ca, Cursor& cb, uint64_t eid_a, ui
       std::snprintf(where, sizeof where, " / [0x%llx+%u]", (unsigned long long)mb->addr, mb->size);
       w += where;
     }
-    d.inputs.push_back({w, va, vb});
+    ValueDelta v{w, va, vb, std::nullopt, std::nullopt, 0};
+    if (ma && mb && ma->addr == mb->addr && ma->size == mb->size) v.mem_addr = ma->addr, v.mem_len = ma->size;
+    d.inputs.push_back(std::move(v));
   }
   return d;
 }

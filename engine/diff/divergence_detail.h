@@ -17,6 +17,11 @@ namespace ttd::diff {
 struct ValueDelta {
   std::string what;                 // register name, or "[0xADDR+LEN]"
   std::optional<std::string> a, b;  // hex value in each run (nullopt: unknown there)
+  // Where the value is, for its origin: a register (index into the arch's
+  // table), or memory read at the same address in both runs.
+  std::optional<uint16_t> reg;
+  std::optional<uint64_t> mem_addr;
+  uint32_t mem_len = 0;
 };
 
 struct InstructionDelta {

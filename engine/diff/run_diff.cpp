@@ -54,6 +54,11 @@ Result<DiffReport> diff_runs(std::shared_ptr<const Trace> a, std::shared_ptr<con
     auto e = explain_branch(a, b, at, at);
     if (!e) return e.error();
     r.branch = *e;
+    if (o.origins) {
+      OriginLimits l = o.origin_limits;
+      if (!l.cancel) l.cancel = o.cancel;
+      r.origins = trace_input_origins(*a, *b, *r.branch, l);
+    }
   }
   if (o.compare_calls) {
     CallDiffOptions co = o.calls;

@@ -14,12 +14,15 @@
 #include "engine/diff/call_tree_diff.h"
 #include "engine/diff/control_flow_align.h"
 #include "engine/diff/divergence_detail.h"
+#include "engine/diff/divergence_origin.h"
 
 namespace ttd::diff {
 
 struct DiffOptions {
   CallDiffOptions calls;
   bool compare_calls = true;
+  bool origins = true;  // trace the origins of the inputs that decided the branch
+  OriginLimits origin_limits;
   // Accept traces that name different programs (or none).
   bool any_program = false;
   std::function<bool()> cancel;
@@ -29,6 +32,7 @@ struct DiffReport {
   uint64_t steps_a = 0, steps_b = 0;
   std::optional<PathDivergence> divergence;   // nullopt: same path, same length
   std::optional<BranchExplanation> branch;    // when the divergence follows a step both runs took
+  std::vector<InputOrigin> origins;           // of the branch's deciding inputs (divergence_origin.h)
   std::optional<CallDiff> calls;
   bool identical() const { return !divergence && (!calls || calls->total == 0); }
 };

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """ttd diff on recordings made here: threshold.c (compiled now) run with
-two inputs diverges at check()'s branch, identical recordings diff as
+two inputs diverges at check()'s branch (with the origin, in both runs, of
+the compared value), check() is reported with its differing argument (rdi)
+and return value, identical recordings diff as
 identical (static, and dynamically linked with the loader's rdtsc), and
 traces of other programs or architectures are refused.
 
@@ -74,9 +76,36 @@ def main():
         rv = [d for d in rep["calls"]["shown"] if d["kind"] == "return-value" and d["a"]["function"] == hex(f_check)]
         check(len(rv) == 1 and rv[0]["a"]["return_value"] == "0x6" and rv[0]["b"]["return_value"] == "0xffffffff",
               f"check()'s return values differ: 6 and -1 ({rv})")
+        # The compare's differing input, traced back in both runs: the
+        # stack slot check() stored its argument in (3 in A, 7 in B).
+        origins = div.get("origins") or []
+        check(len(origins) >= 1, f"the compare's differing inputs have origins ({len(origins)})")
+        if origins:
+            o = origins[0]
+            ra, rb = o["a"].get("root") or {}, o["b"].get("root") or {}
+            check(o["eid_a"] == fs["eid_a"] and "[" in o["what"], f"origin of the compare's memory operand {o['what']}")
+            check(ra.get("value") == "0x3" and rb.get("value") == "0x7", f"its values: 3 in A, 7 in B ({ra.get('value')}, {rb.get('value')})")
+            step_a = ra.get("step") or {}
+            check(ra.get("origin") == "write" and step_a.get("function") == "check" and "edi" in (step_a.get("insn") or ""),
+                  f"written in check() from edi ({ra.get('origin')} {step_a})")
+            kids = [k for k in ra.get("inputs", []) if k["location"].get("reg") == "rdi"]
+            check(len(kids) == 1 and kids[0]["value"] == "0x3", f"behind it, rdi = 3 in A ({kids[:1]})")
+            check(o["a"]["limits"]["depth"] <= 4, "the chain is short (depth-limited)")
+        # check(3) in A, check(7) in B: the argument register and both values.
+        if rv:
+            args = rv[0].get("arguments") or []
+            check(rv[0]["a"].get("symbol") == "check", f"the call is named check ({rv[0]['a'].get('symbol')})")
+            check({"index": 0, "register": "rdi", "a": "0x3", "b": "0x7"} in args, f"argument 1 (rdi): 3 and 7 ({args})")
         t = run("diff", a, b)
         check(t.returncode == 1 and "first divergence at EID" in t.stdout and "flags set by" in t.stdout,
               "text report names the divergence and the flag setter")
+        check("argument 1 (rdi): A 0x3  B 0x7" in t.stdout and "check 0x" in t.stdout,
+              "text report names check() and its differing argument")
+        check("came from (A, EID" in t.stdout and "came from (B, EID" in t.stdout, "text report shows both origins")
+        r = run("diff", a, b, "--json", "--no-arguments", "--no-origins")
+        rep2 = json.loads(r.stdout)
+        check(rep2["first_divergence"]["origins"] == [] and
+              all(not d.get("arguments") for d in rep2["calls"]["shown"]), "--no-arguments --no-origins leave them out")
 
         # The same input recorded twice: identical.
         r = run("diff", a, a2)

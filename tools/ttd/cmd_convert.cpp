@@ -1,12 +1,19 @@
-// ttd convert IN --to tenet OUT: any readable trace written in another
-// format (Tenet text, which IDA's and Binary Ninja's Tenet plugin loads).
-// The output appears only when complete (temporary file, renamed).
+// ttd convert IN --to tenet|ucir OUT: any readable trace written in another
+// format (Tenet text, which IDA's and Binary Ninja's Tenet plugin loads;
+// UCIR, usercorn's format, which `ttd record` writes). The output appears
+// only when complete (temporary file, renamed). UCIR output is read back
+// and compared with the source at sampled EIDs (convert_verify.h) unless
+// --no-verify; a mismatch removes it.
 #include <csignal>
 #include <iostream>
 
+#include <cstdio>
+
 #include "tools/ttd/commands.h"
+#include "tools/ttd/convert_verify.h"
 #include "tools/ttd/tenet_text_writer.h"
 #include "tools/ttd/trace_options.h"
+#include "tools/ttd/ucir_trace_writer.h"
 
 namespace ttd::cli {
 
@@ -15,17 +22,52 @@ namespace {
 struct ConvertOptions {
   TraceOptions trace;
   std::string to, output;
+  bool no_verify = false;
+  uint32_t samples = 64;
 };
 
+int run_convert_ucir(const ConvertOptions& o, std::shared_ptr<const Trace> t) {
+  auto r = write_ucir(t, o.output);
+  if (!r) {
+    std::cerr << "ttd convert: " << r.error().to_string() << "\n";
+    return 1;
+  }
+  std::cerr << "ttd convert: " << r->steps << " steps to " << o.output;
+  if (r->dropped_registers) std::cerr << " (" << r->dropped_registers << " register writes UCIR cannot encode left out)";
+  if (r->unknowns_dropped) std::cerr << " (" << r->unknowns_dropped << " 'became unknown' effects left out)";
+  std::cerr << "\n";
+  if (o.no_verify) return 0;
+  auto v = verify_converted(t, o.output, o.samples);
+  if (!v) {
+    std::remove(o.output.c_str());
+    std::cerr << "ttd convert: verification failed, " << o.output << " removed: " << v.error().to_string() << "\n";
+    return 1;
+  }
+  std::cerr << "ttd convert: read back and compared at " << v->eids << " EIDs: equal (whole-state digests equal at "
+            << v->digests_equal << "; " << v->bytes_compared << " memory bytes compared";
+  if (v->bytes_only_in_source) std::cerr << ", " << v->bytes_only_in_source << " known only to the source (read values)";
+  if (v->registers_only_in_output)
+    std::cerr << ", " << v->registers_only_in_output << " register values unknown to the source and zero in UCIR";
+  std::cerr << ")\n";
+  return 0;
+}
+
 int run_convert(const ConvertOptions& o) {
-  if (o.to != "tenet") {
-    std::cerr << "ttd convert: --to: expected tenet, got '" << o.to << "'"
-              << (o.to == "ucir" ? " (UCIR output is not implemented yet)" : "") << "\n";
+  if (o.to != "tenet" && o.to != "ucir") {
+    std::cerr << "ttd convert: --to: expected tenet or ucir, got '" << o.to << "'\n";
+    return 2;
+  }
+  if (o.samples == 0) {
+    std::cerr << "ttd convert: --verify-samples must be at least 1\n";
     return 2;
   }
   auto t = open_trace_or_report(o.trace);
   if (!t) return 1;
   std::signal(SIGPIPE, SIG_IGN);
+  // Over a file size limit a write fails (EFBIG) and the temporary file is
+  // removed, instead of the process being killed and leaving it behind.
+  std::signal(SIGXFSZ, SIG_IGN);
+  if (o.to == "ucir") return run_convert_ucir(o, t);
   auto r = write_tenet(t, o.output);
   if (!r) {
     std::cerr << "ttd convert: " << r.error().to_string() << "\n";
@@ -41,9 +83,11 @@ int run_convert(const ConvertOptions& o) {
 
 void add_convert_command(CLI::App& app, CommandRunner& run) {
   auto o = std::make_shared<ConvertOptions>();
-  auto* sub = app.add_subcommand("convert", "write a trace in another format (tenet)");
+  auto* sub = app.add_subcommand("convert", "write a trace in another format (tenet, ucir)");
   add_trace_options(*sub, o->trace);
-  sub->add_option("--to", o->to, "output format: tenet")->required();
+  sub->add_option("--to", o->to, "output format: tenet or ucir")->required();
+  sub->add_flag("--no-verify", o->no_verify, "ucir: do not read the output back and compare it with the source");
+  sub->add_option("--verify-samples", o->samples, "ucir: EIDs compared when reading the output back (default 64)");
   sub->add_option("OUT", o->output, "output file (written whole or not at all)")->required();
   sub->callback([o, &run] { run = [o] { return run_convert(*o); }; });
 }

@@ -1,0 +1,97 @@
+#include "tools/ttd/convert_verify.h"
+
+#include <cstdio>
+
+#include "engine/cursor.h"
+#include "formats/ucir/uc1_registers.h"
+
+namespace ttd::cli {
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
+  return b;
+}
+
+bool byte_valid(const Page& p, uint64_t i) { return (p.valid[i / 64] >> (i % 64)) & 1u; }
+
+// "" when equal, else what differs.
+std::string compare_states(const MachineState& a, const MachineState& b, const std::vector<bool>& encodable, ConvertCheck& out) {
+  const ArchDesc& arch = a.arch();
+  if (a.threads().size() != b.threads().size())
+    return std::to_string(a.threads().size()) + " threads in the source, " + std::to_string(b.threads().size()) + " in the output";
+  for (auto ia = a.threads().begin(), ib = b.threads().begin(); ia != a.threads().end(); ++ia, ++ib) {
+    const RegisterFile &ra = ia->second.regs, &rb = ib->second.regs;
+    for (uint16_t r = 0; r < arch.regs.size(); ++r) {
+      if (r == arch.pc_index || !encodable[r]) continue;
+      // UCIR cannot say "unknown": its registers start at zero. A register
+      // the source does not know may be known in the output; one it knows
+      // must be known and equal.
+      if (!ra.valid(r) && rb.valid(r)) {
+        ++out.registers_only_in_output;
+        continue;
+      }
+      if (ra.valid(r) != rb.valid(r)) return "register " + arch.regs[r].name + " is " + (ra.valid(r) ? "known" : "unknown") +
+                                             " in the source, " + (rb.valid(r) ? "known" : "unknown") + " in the output";
+      if (ra.valid(r) && !std::equal(ra.bytes(r).begin(), ra.bytes(r).end(), rb.bytes(r).begin(), rb.bytes(r).end()))
+        return "register " + arch.regs[r].name + " differs";
+    }
+  }
+  if (a.processes().size() != b.processes().size()) return "the number of processes differs";
+  for (auto pa = a.processes().begin(), pb = b.processes().begin(); pa != a.processes().end(); ++pa, ++pb) {
+    if (!(pa->second.regions == pb->second.regions)) return "the mappings differ";
+    const auto& pages_a = pa->second.memory.pages();
+    for (const auto& [no, page] : pb->second.memory.pages()) {
+      auto it = pages_a.find(no);
+      for (uint64_t i = 0; i < kPageSize; ++i) {
+        if (!byte_valid(*page, i)) continue;
+        ++out.bytes_compared;
+        if (it == pages_a.end() || !byte_valid(*it->second, i) || it->second->data[i] != page->data[i])
+          return "memory at " + hex((no << kPageShift) + i) + " is " +
+                 (it == pages_a.end() || !byte_valid(*it->second, i) ? std::string("unknown in the source") : "different");
+      }
+    }
+    for (const auto& [no, page] : pages_a) {
+      auto it = pb->second.memory.pages().find(no);
+      for (uint64_t i = 0; i < kPageSize; ++i)
+        if (byte_valid(*page, i) && (it == pb->second.memory.pages().end() || !byte_valid(*it->second, i)))
+          ++out.bytes_only_in_source;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+Result<ConvertCheck> verify_converted(std::shared_ptr<const Trace> src, const std::string& out_path, uint32_t samples) {
+  auto out = Trace::open(out_path);
+  if (!out) return make_error(out_path, "reading the output back failed: " + out.error().to_string());
+  const uint64_t n = src->step_count();
+  if ((*out)->step_count() != n)
+    return make_error(out_path, "read back with " + std::to_string((*out)->step_count()) + " steps, the source has " +
+                                    std::to_string(n));
+  std::vector<bool> encodable(src->arch().regs.size());
+  fmt::ucir::Uc1RegisterMap map(src->arch());
+  for (uint16_t r = 0; r < encodable.size(); ++r) encodable[r] = map.number_of(r).has_value();
+  Cursor ca(src), cb(*out);
+  ConvertCheck res;
+  const uint64_t stride = std::max<uint64_t>(1, n / std::max<uint32_t>(samples, 1));
+  for (uint64_t eid = 0;; eid = std::min(eid + stride, n)) {
+    if (auto s = ca.seek(eid); !s) return s.error();
+    if (auto s = cb.seek(eid); !s) return s.error();
+    auto sa = ca.current_step(), sb = cb.current_step();
+    if (sa.has_value() != sb.has_value() || (sa && sa->pc != sb->pc))
+      return make_error(out_path, "EID " + std::to_string(eid) + ": the pc differs from the source's (" +
+                                      (sa ? hex(sa->pc) : "end") + " vs " + (sb ? hex(sb->pc) : "end") + ")");
+    std::string why = compare_states(ca.state(), cb.state(), encodable, res);
+    if (!why.empty()) return make_error(out_path, "EID " + std::to_string(eid) + ": " + why + " (read back and compared with " + src->path() + ")");
+    ++res.eids;
+    if (ca.state().digest() == cb.state().digest()) ++res.digests_equal;
+    if (eid == n) break;
+  }
+  return res;
+}
+
+}  // namespace ttd::cli

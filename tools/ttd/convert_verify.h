@@ -1,0 +1,32 @@
+// The check `ttd convert --to ucir` runs on its output: the written trace
+// is opened (and indexed) like any trace and, at sampled EIDs, its state is
+// compared with the source's: the pc of the step there, every register
+// UCIR can encode that the source knows (known and equal in the output;
+// one the source does not know may read as zero, UCIR has no unknown
+// registers), the mappings, and every memory
+// byte the output knows (it must be known and equal in the source). Bytes
+// the source knows but the output does not (a read's value, which UCIR
+// does not carry) are counted, not failed. Threads and processes are
+// compared in order, not by id (UCIR numbers threads from 1).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "engine/trace.h"
+#include "state/error.h"
+
+namespace ttd::cli {
+
+struct ConvertCheck {
+  uint64_t eids = 0;            // EIDs compared
+  uint64_t digests_equal = 0;   // of those, where the whole-state digests are equal too
+  uint64_t bytes_compared = 0;  // memory bytes compared over all EIDs
+  uint64_t bytes_only_in_source = 0;
+  uint64_t registers_only_in_output = 0;  // unknown to the source, zero in UCIR (summed over EIDs)
+};
+
+// An error names the first EID and what differs there.
+Result<ConvertCheck> verify_converted(std::shared_ptr<const Trace> src, const std::string& out_path, uint32_t samples);
+
+}  // namespace ttd::cli
