@@ -50,7 +50,12 @@ class OpEncoder {
 
  private:
   void put_le(uint64_t v, int n) {
-    for (int i = 0; i < n; ++i) out_.push_back(uint8_t(v >> (8 * i)));
+    // One append per field, not one per byte (the recorder writes an op
+    // or more per instruction).
+    const size_t at = out_.size();
+    out_.resize(at + size_t(n));
+    uint8_t* p = out_.data() + at;
+    for (int i = 0; i < n; ++i) p[i] = uint8_t(v >> (8 * i));
   }
   std::vector<uint8_t>& out_;
 };

@@ -240,9 +240,11 @@ class UcirFileWriter final : public UcirWriter {
     end_syscall();
     if (kind_ == 0) return;
     if (kind_ == OP_KEYFRAME) fix_keyframe_writes();
-    std::vector<uint8_t> head;
-    OpEncoder(head).frame_header(kind_, open_pid_, frame_ops_);
-    out_.write(head);
+    // One frame per basic block when recording: the header buffer is
+    // reused rather than allocated each time.
+    head_.clear();
+    OpEncoder(head_).frame_header(kind_, open_pid_, frame_ops_);
+    out_.write(head_);
     out_.write(frame_);
     kind_ = 0;
     frame_.clear();
@@ -259,6 +261,7 @@ class UcirFileWriter final : public UcirWriter {
   uint64_t open_pid_ = 0;      // pid field of the open frame
   uint64_t thread_field_ = 0;  // pid field of the frames to come (set_thread)
   std::vector<uint8_t> frame_;
+  std::vector<uint8_t> head_;  // the frame header being written (finish_frame)
   uint32_t frame_ops_ = 0;
   bool in_syscall_ = false;
   size_t sys_pos_ = 0;

@@ -19,6 +19,7 @@ struct GuestFd {
   int stream = 0;      // StdStream: 0 stdin, 1 stdout, 2 stderr
   int host = -1;       // Host: the recorder's descriptor
   bool cloexec = false;
+  bool pipe = false;   // Host: an end of a pipe the guest made (pipe2), so reads and writes can wait for a thread
   std::string path;    // what the guest opened (names file mappings)
 };
 

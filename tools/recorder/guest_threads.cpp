@@ -1,5 +1,7 @@
 #include "tools/recorder/guest_threads.h"
 
+#include <poll.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -45,6 +47,22 @@ void GuestThreads::wait(uint64_t addr, uint32_t bitset, bool timed) {
   t.timed = timed;
   t.wait_order = next_wait_order_++;
   t.wake_result.reset();
+}
+
+void GuestThreads::wait_io(int guest_fd, int host_fd, short events) {
+  GuestThread& t = current();
+  t.state = GuestThread::State::IoWait;
+  t.io_fd = guest_fd;
+  t.io_host = host_fd;
+  t.io_events = events;
+  t.wait_order = next_wait_order_++;
+  t.wake_result.reset();
+}
+
+bool GuestThreads::any_io_waiter() const {
+  for (const GuestThread& t : threads_)
+    if (t.state == GuestThread::State::IoWait) return true;
+  return false;
 }
 
 namespace {
@@ -114,10 +132,15 @@ std::optional<uint32_t> GuestThreads::pick_next() {
 std::string GuestThreads::describe_blocked() const {
   std::string out;
   for (const GuestThread& t : threads_) {
-    if (t.state != GuestThread::State::FutexWait) continue;
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "thread %u (tid %llu): futex wait on 0x%llx", t.number,
-                  (unsigned long long)t.tid, (unsigned long long)t.futex_addr);
+    char buf[128];
+    if (t.state == GuestThread::State::FutexWait)
+      std::snprintf(buf, sizeof buf, "thread %u (tid %llu): futex wait on 0x%llx", t.number,
+                    (unsigned long long)t.tid, (unsigned long long)t.futex_addr);
+    else if (t.state == GuestThread::State::IoWait)
+      std::snprintf(buf, sizeof buf, "thread %u (tid %llu): %s fd %d (a pipe)", t.number, (unsigned long long)t.tid,
+                    (t.io_events & POLLOUT) ? "write to" : "read from", t.io_fd);
+    else
+      continue;
     out += (out.empty() ? "" : "; ") + std::string(buf);
   }
   return out;

@@ -13,7 +13,7 @@
 namespace ttd::rec {
 
 struct GuestThread {
-  enum class State : uint8_t { Runnable, FutexWait, Exited };
+  enum class State : uint8_t { Runnable, FutexWait, IoWait, Exited };
   uint32_t number = 1;       // the trace's thread number: 1 = the main thread
   uint64_t tid = 0;          // what gettid returns
   State state = State::Runnable;
@@ -21,6 +21,10 @@ struct GuestThread {
   uint32_t futex_bitset = 0; // ... and the FUTEX_WAIT_BITSET mask (all ones for FUTEX_WAIT)
   bool timed = false;        // ... with a timeout (it expires only when nothing else can run)
   uint64_t wait_order = 0;   // FIFO position among waiters
+  // IoWait: a read from an empty pipe or a write to a full one, on guest
+  // fd io_fd (host descriptor io_host), waiting for poll events io_events.
+  int io_fd = -1, io_host = -1;
+  short io_events = 0;
   // Woken (or timed out) and not yet back from its futex call: the call,
   // run again when the thread is scheduled, returns this.
   std::optional<int64_t> wake_result;
@@ -49,6 +53,17 @@ class GuestThreads {
   uint32_t wake(uint64_t addr, uint32_t n, uint32_t bitset = ~0u);
   uint32_t requeue(uint64_t addr, uint32_t n_wake, uint32_t n_move, uint64_t addr2);
   void exit_current() { current().state = GuestThread::State::Exited; }
+  // Parks the current thread until `ready` says its descriptor can be
+  // read or written (make_io_ready()).
+  void wait_io(int guest_fd, int host_fd, short events);
+  bool any_io_waiter() const;
+  // Makes every IoWait thread whose descriptor `ready(host, events)` says
+  // is ready runnable again; it runs its read or write again then.
+  template <class Ready>
+  void make_io_ready(Ready&& ready) {
+    for (GuestThread& t : threads_)
+      if (t.state == GuestThread::State::IoWait && ready(t.io_host, t.io_events)) t.state = GuestThread::State::Runnable;
+  }
 
   // The next runnable thread after the current one in round-robin order
   // (the current one itself last, if it can run); when none can run, the
@@ -58,7 +73,8 @@ class GuestThreads {
   // Whether a thread other than the current one could run now.
   bool other_runnable() const;
   void make_current(uint32_t number) { current_ = number - 1; }
-  // "thread 1 (tid 4242): futex wait on 0x...; ..." for the deadlock report.
+  // "thread 1 (tid 4242): futex wait on 0x...; thread 2 (tid 4243): read
+  // from fd 3 (a pipe)" for the deadlock report.
   std::string describe_blocked() const;
 
  private:

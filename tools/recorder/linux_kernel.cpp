@@ -78,6 +78,18 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::Sysinfo: r = sys_sysinfo(a[0], steps); break;
     case Sys::Getresuid: r = put_u32s(a[0], {getuid()}) && put_u32s(a[1], {geteuid()}) && put_u32s(a[2], {getuid()}) ? 0 : -EFAULT; break;
     case Sys::Getresgid: r = put_u32s(a[0], {getgid()}) && put_u32s(a[1], {getegid()}) && put_u32s(a[2], {getgid()}) ? 0 : -EFAULT; break;
+    case Sys::Statfs: r = sys_statfs(false, a[0], a[1]); break;
+    case Sys::Fstatfs: r = sys_statfs(true, a[0], a[1]); break;
+    case Sys::Getxattr: r = sys_xattr(XattrCall::Get, a[0], a[1], a[2], a[3]); break;
+    case Sys::Lgetxattr: r = sys_xattr(XattrCall::LGet, a[0], a[1], a[2], a[3]); break;
+    case Sys::Fgetxattr: r = sys_xattr(XattrCall::FGet, a[0], a[1], a[2], a[3]); break;
+    case Sys::Listxattr: r = sys_xattr(XattrCall::List, a[0], 0, a[1], a[2]); break;
+    case Sys::Llistxattr: r = sys_xattr(XattrCall::LList, a[0], 0, a[1], a[2]); break;
+    case Sys::Flistxattr: r = sys_xattr(XattrCall::FList, a[0], 0, a[1], a[2]); break;
+    // The recorder has no sockets. glibc asks nscd over one before it reads
+    // /etc/passwd (ls -l, tar, sqlite3 looking for ~/.sqliterc) and does
+    // without, as on a kernel built without networking.
+    case Sys::Socket: r = -EAFNOSUPPORT; break;
     case Sys::SchedGetaffinity: r = sys_sched_getaffinity(a[0], a[1], a[2]); break;
     case Sys::Exit: r = sys_exit_thread(int(a[0] & 0xff), out); break;
     case Sys::ExitGroup:
@@ -90,6 +102,7 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::Tgkill: r = (a[0] == kPid && threads_.by_tid(a[1])) ? signal_self(a[2], out) : -ESRCH; break;
     case Sys::Brk: r = sys_brk(a[0]); break;
     case Sys::Mmap: r = sys_mmap(a, out); break;
+    case Sys::Mremap: r = sys_mremap(a[0], a[1], a[2], a[3], a[4]); break;
     case Sys::Munmap: r = sys_munmap(a[0], a[1]); break;
     case Sys::Mprotect: r = sys_mprotect(a[0], a[1], a[2]); break;
     case Sys::Madvise: r = 0; break;  // advice only; nothing to do without real paging
@@ -163,6 +176,8 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
       break;
   }
   out.unsupported = unsupported_now_;
+  // This call may have filled, drained or closed a pipe another thread waits on.
+  wake_io_waiters();
   return out;
 }
 

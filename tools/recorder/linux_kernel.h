@@ -69,9 +69,11 @@ class LinuxKernel {
   // Runs syscall `number`; `steps` (steps so far) drives the virtual clock.
   SyscallOutcome call(uint64_t number, const uint64_t args[6], uint64_t steps);
   // Asked before call(): true if the call must wait (a futex wait whose
-  // word still holds the expected value); the current thread is then
+  // word still holds the expected value; a read from an empty pipe or a
+  // write to a full one, in blocking mode); the current thread is then
   // parked, nothing has happened, and the caller runs the syscall
-  // instruction again once the thread is woken.
+  // instruction again once the thread is woken (futex) or its pipe is
+  // ready (after another thread's syscall).
   bool blocks(uint64_t number, const uint64_t args[6]);
   GuestThreads& threads() { return threads_; }
   // What the last call changed in memory (registers are the caller's).
@@ -112,8 +114,17 @@ class LinuxKernel {
   // (files and descriptors), linux_kernel.cpp (process, time, signals).
   int64_t sys_brk(uint64_t addr);
   int64_t sys_mmap(const uint64_t a[6], SyscallOutcome& out);
+  int64_t sys_mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len, uint64_t flags, uint64_t new_addr);
+  int64_t move_mapping(uint64_t old_addr, uint64_t old_size, uint64_t new_addr, uint64_t new_size, uint8_t prot,
+                       const std::string& name);
+  // Writes the runs of non-zero pages of `contents` at addr, as effects.
+  void record_nonzero_pages(uint64_t addr, std::span<const uint8_t> contents);
   int64_t sys_munmap(uint64_t addr, uint64_t len);
   int64_t sys_mprotect(uint64_t addr, uint64_t len, uint64_t prot);
+  bool futex_blocks(const uint64_t a[6]);
+  bool io_blocks(bool write, int fd, uint64_t count);
+  // Threads waiting on pipes whose descriptor became ready run again.
+  void wake_io_waiters();
   int64_t sys_read(int fd, uint64_t buf, uint64_t len);
   int64_t sys_write(int fd, uint64_t buf, uint64_t len);
   int64_t sys_iov(bool write, int fd, uint64_t iov, uint64_t count);
@@ -136,6 +147,13 @@ class LinuxKernel {
   int64_t sys_pipe2(uint64_t fds, uint64_t flags);
   int64_t sys_unlinkat(int dirfd, uint64_t path, uint64_t flags);
   int64_t host_stat(const struct stat& hs, uint64_t buf);
+  // linux_kernel_fsinfo.cpp: statfs and extended attributes.
+  enum class XattrCall : uint8_t { Get, LGet, FGet, List, LList, FList };
+  int64_t sys_statfs(bool by_fd, uint64_t path_or_fd, uint64_t buf);
+  int64_t sys_xattr(XattrCall kind, uint64_t target, uint64_t name, uint64_t buf, uint64_t size);
+  // A host path for a guest path: absolute as is, relative under the
+  // guest's working directory.
+  std::string host_path(const std::string& p) const;
   int host_open_flags(uint64_t guest_flags) const;
   // linux_kernel.cpp: more process calls.
   int64_t sys_prctl(uint64_t option, uint64_t arg2);

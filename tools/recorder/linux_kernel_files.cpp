@@ -214,6 +214,7 @@ int64_t LinuxKernel::sys_pipe2(uint64_t fds, uint64_t flags) {
   w.host = host[1];
   r.cloexec = w.cloexec = (flags & O_CLOEXEC) != 0;
   r.path = w.path = "[pipe]";
+  r.pipe = w.pipe = true;
   int gr = fds_.add(std::move(r));
   if (gr < 0) {
     ::close(host[1]);

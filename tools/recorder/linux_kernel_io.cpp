@@ -5,6 +5,7 @@
 // host descriptors (linux_kernel_files.cpp opens them); what the guest
 // reads from them travels in the trace as the syscall's memory writes.
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,7 +23,62 @@ constexpr uint64_t kAtEmptyPath = 0x1000;
 constexpr uint64_t kSIfifo = 0010000;
 constexpr uint64_t kMaxIo = 1 << 20;  // per call; the guest loops for more
 
+// Whether poll() says the host descriptor is ready for `events` (or hung
+// up, or in error: the call then returns at once too).
+bool host_ready(int host, short events) {
+  pollfd p{host, events, 0};
+  return ::poll(&p, 1, 0) > 0;
+}
+
+bool nonblocking(int host) {
+  int fl = ::fcntl(host, F_GETFL);
+  return fl < 0 || (fl & O_NONBLOCK);
+}
+
+// A read or write on a pipe end, never blocking the recorder: only the
+// guest thread waits (LinuxKernel::blocks), so once it runs again the pipe
+// is ready and this transfers what fits, as Linux does for a read; a
+// write larger than the room left returns short where Linux would wait
+// for the rest (the C library and most programs loop on short writes).
+ssize_t pipe_transfer(bool write, int host, void* data, size_t len) {
+  const int fl = ::fcntl(host, F_GETFL);
+  const bool toggle = fl >= 0 && !(fl & O_NONBLOCK);
+  if (toggle) ::fcntl(host, F_SETFL, fl | O_NONBLOCK);
+  ssize_t n = write ? ::write(host, data, len) : ::read(host, data, len);
+  const int err = errno;
+  if (toggle) ::fcntl(host, F_SETFL, fl);
+  errno = err;
+  return n;
+}
+
 }  // namespace
+
+bool LinuxKernel::blocks(uint64_t number, const uint64_t a[6]) {
+  switch (arch_.syscalls().lookup(number).sys) {
+    case Sys::Futex: return futex_blocks(a);
+    case Sys::Read:
+    case Sys::Readv: return io_blocks(false, int(int32_t(a[0])), a[2]);
+    case Sys::Write:
+    case Sys::Writev: return io_blocks(true, int(int32_t(a[0])), a[2]);
+    default: return false;
+  }
+}
+
+bool LinuxKernel::io_blocks(bool write, int fd, uint64_t count) {
+  const GuestFd* f = fds_.get(fd);
+  // Pipes the guest made only: their other end is the guest's too, so
+  // whether they are ready depends on its threads alone (deterministic).
+  // Anything else (files, the standard streams) behaves as the host's call.
+  if (!f || f->kind != GuestFd::Kind::Host || !f->pipe || count == 0) return false;
+  const short events = write ? POLLOUT : POLLIN;
+  if (host_ready(f->host, events) || nonblocking(f->host)) return false;
+  threads_.wait_io(fd, f->host, events);
+  return true;
+}
+
+void LinuxKernel::wake_io_waiters() {
+  if (threads_.any_io_waiter()) threads_.make_io_ready(host_ready);
+}
 
 int64_t LinuxKernel::sys_read(int fd, uint64_t buf, uint64_t len) {
   const GuestFd* f = fds_.get(fd);
@@ -31,7 +87,7 @@ int64_t LinuxKernel::sys_read(int fd, uint64_t buf, uint64_t len) {
   std::vector<uint8_t> data;
   if (f->kind == GuestFd::Kind::Host) {
     data.resize(len);
-    ssize_t n = ::read(f->host, data.data(), len);
+    ssize_t n = f->pipe ? pipe_transfer(false, f->host, data.data(), len) : ::read(f->host, data.data(), len);
     if (n < 0) return -errno;
     data.resize(size_t(n));
   } else if (f->stream != 0) {
@@ -58,7 +114,8 @@ int64_t LinuxKernel::sys_write(int fd, uint64_t buf, uint64_t len) {
   std::vector<uint8_t> data(len);
   if (!copy_from_user(buf, data)) return -EFAULT;
   if (f->kind == GuestFd::Kind::Host) {
-    ssize_t n = ::write(f->host, data.data(), data.size());
+    ssize_t n = f->pipe ? pipe_transfer(true, f->host, data.data(), data.size())
+                        : ::write(f->host, data.data(), data.size());
     return n < 0 ? -errno : int64_t(n);
   }
   if (cfg_.capture_output) {
@@ -103,6 +160,8 @@ int64_t LinuxKernel::sys_iov(bool write, int fd, uint64_t iov, uint64_t count) {
     std::memcpy(&len, table.data() + 16 * i + 8, 8);
     if (len == 0) continue;
     int64_t n = write ? sys_write(fd, base, len) : sys_read(fd, base, len);
+    // (A pipe that is empty or full after the first part gives -EAGAIN:
+    // the call returns what it moved, as Linux's does.)
     if (n < 0) return total ? total : n;
     total += n;
     if (uint64_t(n) < len) break;  // short transfer ends the vector, as in the kernel

@@ -1,5 +1,5 @@
 // Memory syscalls: brk, mmap (anonymous, and of files: private, or shared
-// read-only), munmap, mprotect.
+// read-only), mremap, munmap, mprotect.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -88,16 +88,22 @@ int64_t LinuxKernel::sys_mmap(const uint64_t a[6], SyscallOutcome& out) {
   }
   if (!mem_.map(addr, size, uint8_t(prot), name)) return -ENOMEM;
   effects_.push_back({KernelEffect::Kind::Map, addr, size, uint8_t(prot), name, {}});
+  record_nonzero_pages(addr, contents);
+  if (flags & kMapFixed) code_may_have_changed_ = true;
+  return int64_t(addr);
+}
+
+void LinuxKernel::record_nonzero_pages(uint64_t addr, std::span<const uint8_t> contents) {
   // The mapping starts zero-filled: only pages with a non-zero byte go
   // into the trace.
   const uint64_t page = mem_.page_size();
+  auto nonzero = [&](uint64_t o) {
+    uint64_t end = std::min<uint64_t>(o + page, contents.size());
+    for (uint64_t i = o; i < end; ++i)
+      if (contents[i]) return true;
+    return false;
+  };
   for (uint64_t off = 0; off < contents.size();) {
-    auto nonzero = [&](uint64_t o) {
-      uint64_t end = std::min<uint64_t>(o + page, contents.size());
-      for (uint64_t i = o; i < end; ++i)
-        if (contents[i]) return true;
-      return false;
-    };
     if (!nonzero(off)) {
       off += page;
       continue;
@@ -105,11 +111,79 @@ int64_t LinuxKernel::sys_mmap(const uint64_t a[6], SyscallOutcome& out) {
     uint64_t run_end = off + page;
     while (run_end < contents.size() && nonzero(run_end)) run_end += page;
     run_end = std::min<uint64_t>(run_end, contents.size());
-    record_raw_write(addr + off, {contents.data() + off, run_end - off});
+    record_raw_write(addr + off, contents.subspan(off, run_end - off));
     off = run_end;
   }
-  if (flags & kMapFixed) code_may_have_changed_ = true;
-  return int64_t(addr);
+}
+
+int64_t LinuxKernel::sys_mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len, uint64_t flags,
+                                uint64_t new_addr) {
+  constexpr uint64_t kMayMove = 1, kFixed = 2, kDontUnmap = 4;
+  const uint64_t page = mem_.page_size();
+  if ((old_addr & (page - 1)) || (flags & ~(kMayMove | kFixed | kDontUnmap))) return -EINVAL;
+  if ((flags & (kFixed | kDontUnmap)) && !(flags & kMayMove)) return -EINVAL;
+  const uint64_t old_size = mem_.page_up(old_len), new_size = mem_.page_up(new_len);
+  if (new_size == 0 || new_size < new_len || old_size < old_len) return -EINVAL;
+  // old_len 0 duplicates a shared mapping in Linux; we have none (EINVAL
+  // for private ones, as Linux says).
+  if (old_size == 0) return -EINVAL;
+  if (flags & kDontUnmap) {
+    note_unsupported(current_, "mremap");
+    unsupported_what_ = "mremap with MREMAP_DONTUNMAP (not emulated)";
+    return -ENOSYS;
+  }
+  // The old range must be mapped, with one protection (one VMA in Linux).
+  const MemoryRegion* first = mem_.regions().find(old_addr);
+  if (!first || !mem_.accessible(old_addr, old_size, 0)) return -EFAULT;
+  const uint8_t prot = first->prot;
+  for (uint64_t a = old_addr; a < old_addr + old_size;) {
+    const MemoryRegion* r = mem_.regions().find(a);
+    if (!r || r->prot != prot) return -EFAULT;
+    a = r->start + r->size;
+  }
+  const std::string name = first->name;
+  if (flags & kFixed) {
+    if ((new_addr & (page - 1)) || new_addr + new_size < new_addr) return -EINVAL;
+    if (new_addr < old_addr + old_size && old_addr < new_addr + new_size) return -EINVAL;  // overlap
+    return move_mapping(old_addr, old_size, new_addr, new_size, prot, name);
+  }
+  if (new_size <= old_size) {
+    if (new_size < old_size) {
+      if (!mem_.unmap(old_addr + new_size, old_size - new_size)) return -ENOMEM;
+      effects_.push_back({KernelEffect::Kind::Unmap, old_addr + new_size, old_size - new_size, 0, {}, {}});
+      code_may_have_changed_ = true;
+    }
+    return int64_t(old_addr);
+  }
+  const uint64_t grow = new_size - old_size;
+  if (old_addr + new_size > old_addr && old_addr + new_size <= arch_.mmap_top() &&
+      mem_.is_free(old_addr + old_size, grow)) {
+    // In place: new zero pages after the old ones (an anonymous mapping's,
+    // and a file mapping's past the end of the file we copied).
+    if (!mem_.map(old_addr + old_size, grow, prot, name)) return -ENOMEM;
+    effects_.push_back({KernelEffect::Kind::Map, old_addr + old_size, grow, prot, name, {}});
+    return int64_t(old_addr);
+  }
+  if (!(flags & kMayMove)) return -ENOMEM;
+  auto where = mem_.find_free(new_size, kMmapMin, arch_.mmap_top());
+  if (!where) return -ENOMEM;
+  return move_mapping(old_addr, old_size, *where, new_size, prot, name);
+}
+
+int64_t LinuxKernel::move_mapping(uint64_t old_addr, uint64_t old_size, uint64_t new_addr, uint64_t new_size,
+                                  uint8_t prot, const std::string& name) {
+  // Linux moves the page tables; here the new mapping gets a copy of the
+  // bytes (in the trace as its memory writes, zero pages left out) and the
+  // old one goes.
+  std::vector<uint8_t> contents(std::min(old_size, new_size));
+  if (!mem_.read(old_addr, contents)) return -EFAULT;
+  if (!mem_.map(new_addr, new_size, prot, name)) return -ENOMEM;
+  effects_.push_back({KernelEffect::Kind::Map, new_addr, new_size, prot, name, {}});
+  record_nonzero_pages(new_addr, contents);
+  if (!mem_.unmap(old_addr, old_size)) return -ENOMEM;
+  effects_.push_back({KernelEffect::Kind::Unmap, old_addr, old_size, 0, {}, {}});
+  code_may_have_changed_ = true;
+  return int64_t(new_addr);
 }
 
 int64_t LinuxKernel::sys_munmap(uint64_t addr, uint64_t len) {

@@ -36,8 +36,7 @@ int32_t sign_extend12(uint32_t v) { return int32_t(v << 20) >> 20; }
 
 }  // namespace
 
-bool LinuxKernel::blocks(uint64_t number, const uint64_t a[6]) {
-  if (arch_.syscalls().lookup(number).sys != Sys::Futex) return false;
+bool LinuxKernel::futex_blocks(const uint64_t a[6]) {
   const uint32_t cmd = uint32_t(a[1]) & kFutexCmdMask;
   if (!is_wait(cmd) || threads_.current().wake_result) return false;
   const uint32_t bitset = cmd == kFutexWaitBitset ? uint32_t(a[5]) : ~0u;

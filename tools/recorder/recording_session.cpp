@@ -35,7 +35,10 @@ RecordingSession::RecordingSession(uc_engine* uc, const ArchDesc& arch, const Gu
       contexts_(uc, guest, tracker), quantum_(opts.quantum ? opts.quantum : 1) {}
 
 RecordingSession::~RecordingSession() {
-  for (uc_hook h : hooks_) uc_hook_del(uc_, h);
+  // The hooks stay installed (uc_close frees them): uc_hook_del makes
+  // Unicorn 2.0.1 invalidate every translated block the hook was compiled
+  // into, page by page, which cost up to a tenth of a short recording.
+  // The emulator is not run again after the session (see the header).
 }
 
 Status RecordingSession::install_hooks() {
@@ -276,7 +279,11 @@ void RecordingSession::syscall() {
   // Whatever registers the kernel changed (result, clobbers, FS base).
   tracker_.diff_all(nullptr, [this](uint16_t index, std::span<const uint8_t> v) { emit_.reg(index, v); });
   emit_.end_syscall();
-  if (kernel_.code_may_have_changed()) tracker_.invalidate_cache();
+  if (kernel_.code_may_have_changed()) {
+    // Only the ranges the call unmapped, replaced or re-protected.
+    for (const KernelEffect& e : kernel_.effects())
+      if (e.kind != KernelEffect::Kind::MemWrite) tracker_.invalidate(e.addr, e.addr + e.size);
+  }
   if (out.new_thread) new_thread(*out.new_thread, next_pc);
   if (out.yield && kernel_.threads().other_runnable() && !stopped_) request_switch(next_pc);
 }

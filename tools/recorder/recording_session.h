@@ -43,6 +43,9 @@ class RecordingSession {
   RecordingSession(uc_engine* uc, const ArchDesc& arch, const GuestArch& guest, GuestMemory& mem,
                    LinuxKernel& kernel, RegisterTracker& tracker, TraceEmitter& emitter,
                    const RecordOptions& opts, TraceMirror* mirror, std::vector<std::string>& verify_errors);
+  // Leaves its hooks in the emulator, pointing at this object: the
+  // emulator must not run again once the session is gone (record() only
+  // closes it).
   ~RecordingSession();
 
   Status install_hooks();
@@ -98,7 +101,7 @@ class RecordingSession {
   uint64_t slice_left_ = 0;  // instructions left in the running thread's turn; 0: one thread, no turns
   bool switch_requested_ = false;
   uint64_t switch_pc_ = 0;
-  std::vector<uc_hook> hooks_;
+  std::vector<uc_hook> hooks_;  // never deleted (see the destructor)
 
   // The instruction that has started but not been finished.
   InsnInfo* pending_ = nullptr;

@@ -59,6 +59,7 @@ InsnInfo& RegisterTracker::lookup_slow(uint64_t pc, uint32_t size, Front& f) {
     slot = std::make_unique<InsnInfo>();
     slot->pc = pc;
     decode(*slot, size);
+    code_pages_.insert(pc >> kPageShift);
   }
   f.pc = pc;
   f.info = slot.get();
@@ -102,7 +103,30 @@ void RegisterTracker::decode(InsnInfo& info, uint32_t size) {
 
 void RegisterTracker::invalidate_cache() {
   cache_.clear();
+  code_pages_.clear();
   std::fill(front_.begin(), front_.end(), Front{});
+}
+
+void RegisterTracker::invalidate(uint64_t begin, uint64_t end) {
+  if (end <= begin) return;
+  // An instruction may start up to 15 bytes before the range and reach into it.
+  begin = begin > 15 ? begin - 15 : 0;
+  const uint64_t first_page = begin >> kPageShift, last_page = (end - 1) >> kPageShift;
+  auto page = code_pages_.lower_bound(first_page);
+  if (page == code_pages_.end() || *page > last_page) return;  // no decoded code there
+  code_pages_.erase(page, code_pages_.upper_bound(last_page));
+  for (Front& f : front_)
+    if (f.pc >= begin && f.pc < end) f = Front{};
+  for (auto it = cache_.begin(); it != cache_.end();) {
+    if (it->first >= begin && it->first < end) {
+      it = cache_.erase(it);
+      continue;
+    }
+    // An entry on a boundary page, outside the range: its page stays known.
+    const uint64_t p = it->first >> kPageShift;
+    if (p >= first_page && p <= last_page) code_pages_.insert(p);
+    ++it;
+  }
 }
 
 }  // namespace ttd::rec

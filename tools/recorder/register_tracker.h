@@ -10,6 +10,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <set>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -89,9 +90,17 @@ class RegisterTracker {
 
   // Forgets every cached decode (code may have changed: munmap, mprotect).
   void invalidate_cache();
+  // Forgets the cached decodes of pcs in [begin, end) (that range was
+  // unmapped, replaced or re-protected). Cheap when no decoded
+  // instruction lies there (data mappings).
+  void invalidate(uint64_t begin, uint64_t end);
 
  private:
-  static constexpr size_t kFrontSize = 1 << 14;
+  // Direct-mapped in front of cache_: a large interpreter's working set
+  // (python3, sqlite3) thrashed 16 Ki entries, and the hash map behind
+  // them cost more than any other part of the hooks. 256 Ki entries, 4 MiB.
+  static constexpr size_t kFrontSize = 1 << 18;
+  static constexpr unsigned kPageShift = 12;
   struct Front {
     uint64_t pc = ~0ull;
     InsnInfo* info = nullptr;
@@ -139,6 +148,7 @@ class RegisterTracker {
   std::vector<uint8_t> shadow_;
   std::unordered_map<std::string, uint16_t> slot_by_name_;
   std::unordered_map<uint64_t, std::unique_ptr<InsnInfo>> cache_;
+  std::set<uint64_t> code_pages_;  // pages (pc >> kPageShift) holding an entry of cache_
   std::vector<Front> front_ = std::vector<Front>(kFrontSize);
 };
 

@@ -15,7 +15,7 @@ enum class Sys : uint8_t {
   Unsupported = 0,
   Read, Write, Readv, Writev, Close, Lseek,
   Exit, ExitGroup, Kill, Tkill, Tgkill,
-  Brk, Mmap, Munmap, Mprotect, Madvise,
+  Brk, Mmap, Mremap, Munmap, Mprotect, Madvise,
   ArchPrctl, SetTidAddress, SetRobustList, Rseq, Futex,
   Uname, Readlink, Readlinkat, Getrandom,
   ClockGettime, ClockGetres, Gettimeofday, Time, Nanosleep, ClockNanosleep, SchedYield,
@@ -30,6 +30,10 @@ enum class Sys : uint8_t {
   Dup, Dup2, Dup3, Pipe, Pipe2, Fadvise64, Unlink, Unlinkat, Umask,
   // More process calls.
   Prctl, Sysinfo, Getresuid, Getresgid, SchedGetaffinity,
+  // File-system information (linux_kernel_fsinfo.cpp).
+  Statfs, Fstatfs, Getxattr, Lgetxattr, Fgetxattr, Listxattr, Llistxattr, Flistxattr,
+  // No sockets: answered as a kernel built without networking.
+  Socket,
   // Threads (linux_kernel_threads.cpp); new processes are refused by name.
   Clone, Clone3, Fork, Vfork, Execve, Execveat,
 };

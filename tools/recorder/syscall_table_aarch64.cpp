@@ -41,8 +41,8 @@ const SyscallTable& syscall_table_aarch64() {
       {174, {S::Getuid, "getuid"}},     {175, {S::Geteuid, "geteuid"}},
       {176, {S::Getgid, "getgid"}},     {177, {S::Getegid, "getegid"}},
       {178, {S::Gettid, "gettid"}},     {179, {S::Sysinfo, "sysinfo"}},
-      {198, {U, "socket"}},             {214, {S::Brk, "brk"}},
-      {215, {S::Munmap, "munmap"}},     {216, {U, "mremap"}},
+      {198, {S::Socket, "socket"}},             {214, {S::Brk, "brk"}},
+      {215, {S::Munmap, "munmap"}},     {216, {S::Mremap, "mremap"}},
       {220, {S::Clone, "clone"}},       {221, {S::Execve, "execve"}},
       {281, {S::Execveat, "execveat"}},
       {222, {S::Mmap, "mmap"}},         {226, {S::Mprotect, "mprotect"}},
@@ -53,6 +53,10 @@ const SyscallTable& syscall_table_aarch64() {
       {435, {S::Clone3, "clone3"}},             {439, {S::Faccessat2, "faccessat2"}},
       {50, {S::Fchdir, "fchdir"}},      {148, {S::Getresuid, "getresuid"}},
       {150, {S::Getresgid, "getresgid"}}, {223, {S::Fadvise64, "fadvise64"}},
+      {43, {S::Statfs, "statfs"}},      {44, {S::Fstatfs, "fstatfs"}},
+      {8, {S::Getxattr, "getxattr"}},   {9, {S::Lgetxattr, "lgetxattr"}},
+      {10, {S::Fgetxattr, "fgetxattr"}}, {11, {S::Listxattr, "listxattr"}},
+      {12, {S::Llistxattr, "llistxattr"}}, {13, {S::Flistxattr, "flistxattr"}},
   };
   return table;
 }

@@ -20,13 +20,13 @@ const SyscallTable& syscall_table_x86_64() {
       {18, {S::Pwrite64, "pwrite64"}},           {19, {S::Readv, "readv"}},
       {20, {S::Writev, "writev"}},     {21, {S::Access, "access"}},
       {22, {S::Pipe, "pipe"}},               {23, {U, "select"}},
-      {24, {S::SchedYield, "sched_yield"}}, {25, {U, "mremap"}},
+      {24, {S::SchedYield, "sched_yield"}}, {25, {S::Mremap, "mremap"}},
       {26, {U, "msync"}},              {27, {U, "mincore"}},
       {28, {S::Madvise, "madvise"}},   {32, {S::Dup, "dup"}},
       {33, {S::Dup2, "dup2"}},               {34, {U, "pause"}},
       {35, {S::Nanosleep, "nanosleep"}}, {37, {U, "alarm"}},
       {38, {U, "setitimer"}},          {39, {S::Getpid, "getpid"}},
-      {41, {U, "socket"}},             {42, {U, "connect"}},
+      {41, {S::Socket, "socket"}},             {42, {U, "connect"}},
       {56, {S::Clone, "clone"}},       {57, {S::Fork, "fork"}},
       {58, {S::Vfork, "vfork"}},       {59, {S::Execve, "execve"}},
       {322, {S::Execveat, "execveat"}},
@@ -61,6 +61,10 @@ const SyscallTable& syscall_table_x86_64() {
       {81, {S::Fchdir, "fchdir"}},     {118, {S::Getresuid, "getresuid"}},
       {120, {S::Getresgid, "getresgid"}}, {221, {S::Fadvise64, "fadvise64"}},
       {263, {S::Unlinkat, "unlinkat"}}, {292, {S::Dup3, "dup3"}},
+      {137, {S::Statfs, "statfs"}},    {138, {S::Fstatfs, "fstatfs"}},
+      {191, {S::Getxattr, "getxattr"}}, {192, {S::Lgetxattr, "lgetxattr"}},
+      {193, {S::Fgetxattr, "fgetxattr"}}, {194, {S::Listxattr, "listxattr"}},
+      {195, {S::Llistxattr, "llistxattr"}}, {196, {S::Flistxattr, "flistxattr"}},
   };
   return table;
 }
