@@ -115,16 +115,30 @@ BENCHMARK(BM_IndexBuild)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime()
 void BM_IndexBuildOneCpu(benchmark::State& state) { index_build(state, true); }
 BENCHMARK(BM_IndexBuildOneCpu)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 
-void BM_RandomSeek(benchmark::State& state) {
+// Random seeks; `read_after` also reads 64 bytes at the stopped thread's
+// pc and stack pointer, as a debugger does at every stop (with lazy pages
+// the seek alone does not read them). Run each variant in a process of its
+// own (--benchmark_filter=...$) for its peak RSS.
+void random_seek(benchmark::State& state, PageLoading loading, bool read_after) {
   auto t = open_shared();
   if (!t) return state.SkipWithError("cannot open TTD_BENCH_TRACE");
-  Cursor c(t);
+  Cursor c(t, loading);
   std::mt19937_64 rng(1);
   std::vector<double> us;
+  uint8_t bytes[64], known[64];
   for (auto _ : state) {
     uint64_t e = rng() % (t->step_count() + 1);
     auto t0 = Clock::now();
     if (!c.seek(e).ok()) return state.SkipWithError("seek failed");
+    if (read_after) {
+      const ThreadState* th = c.state().find_thread(c.current_tid());
+      const ProcessState* p = th ? c.state().find_process(th->pid) : nullptr;
+      if (p) {
+        const ArchDesc& a = t->arch();
+        for (uint16_t r : {a.pc_index, a.sp_index})
+          if (auto v = th->regs.get_u64(r)) p->memory.read(*v, bytes, known, sizeof bytes);
+      }
+    }
     us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
     benchmark::DoNotOptimize(c.state());
   }
@@ -134,7 +148,16 @@ void BM_RandomSeek(benchmark::State& state) {
   state.counters["max_us"] = us.back();
   state.counters["peak_rss_MB"] = peak_rss_mb();
 }
+void BM_RandomSeek(benchmark::State& state) { random_seek(state, PageLoading::Lazy, false); }
 BENCHMARK(BM_RandomSeek)->Iterations(20000)->Unit(benchmark::kMicrosecond);
+void BM_RandomSeekRead(benchmark::State& state) { random_seek(state, PageLoading::Lazy, true); }
+BENCHMARK(BM_RandomSeekRead)->Iterations(20000)->Unit(benchmark::kMicrosecond);
+// Every page of the keyframe at the seek, as before issue 17 (A/B; fewer
+// iterations: a far seek on a page-heavy trace takes tens of ms).
+void BM_RandomSeekEager(benchmark::State& state) { random_seek(state, PageLoading::Eager, false); }
+BENCHMARK(BM_RandomSeekEager)->Iterations(1000)->Unit(benchmark::kMicrosecond);
+void BM_RandomSeekEagerRead(benchmark::State& state) { random_seek(state, PageLoading::Eager, true); }
+BENCHMARK(BM_RandomSeekEagerRead)->Iterations(1000)->Unit(benchmark::kMicrosecond);
 
 // A pc executed exactly once, early in the trace (startup code, which is
 // short in a static binary: the loop starts a few hundred steps in): the

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/index_file.h"
+#include "engine/index_page_source.h"
 #include "engine/keyframe_restorer.h"
 #include "engine/page_cache.h"
 #include "engine/state_apply.h"
@@ -11,6 +12,7 @@
 namespace ttd {
 
 struct Cursor::Impl {
+  PageLoading loading = PageLoading::Lazy;
   const IndexFile* index = nullptr;
   PageCache* pages = nullptr;
   size_t chunk = SIZE_MAX;  // chunk whose stream is loaded
@@ -25,7 +27,8 @@ struct Cursor::Impl {
   bool any_applied = false;
 };
 
-Cursor::Cursor(std::shared_ptr<const Trace> trace) : trace_(std::move(trace)), impl_(new Impl) {
+Cursor::Cursor(std::shared_ptr<const Trace> trace, PageLoading loading) : trace_(std::move(trace)), impl_(new Impl) {
+  impl_->loading = loading;
   impl_->index = &trace_->index();
   impl_->pages = &trace_->pages();
   state_ = MachineState(trace_->arch());
@@ -53,6 +56,12 @@ namespace {
 Error corrupt(const Trace& t, size_t chunk) {
   return t.index().chunk_error(chunk);
 }
+
+size_t resident_pages(const MachineState& st) {
+  size_t n = 0;
+  for (const auto& [pid, p] : st.processes()) n += p.memory.resident_page_count();
+  return n;
+}
 }  // namespace
 
 Status Cursor::seek(uint64_t target) {
@@ -68,12 +77,21 @@ Status Cursor::seek(uint64_t target) {
   // Replay forward from here when that is shorter than from the keyframe.
   bool continue_here = I.chunk != SIZE_MAX && eid_ <= target && I.chunk <= c &&
                        (I.chunk == c || target - eid_ < idx.chunk_steps());
+  // Lazily, a restore keeps no page: it bounds what a cursor holds.
+  if (continue_here && I.loading == PageLoading::Lazy && resident_pages(state_) > kMaxResidentPages)
+    continue_here = false;
+  state_.clear_memory_faults();
   if (!continue_here) {
     const ChunkEntry ch = idx.chunk(c);
+    I.chunk = SIZE_MAX;  // until the restore succeeds
     if (!idx.read_blob(ch.keyframe, I.keyframe)) return corrupt(*trace_, c);
-    if (!I.restorer.restore(reinterpret_cast<const uint8_t*>(I.keyframe.data()), I.keyframe.size(),
-                            [&](uint64_t id) { return I.pages->get(id); }, I.pages->segment_source(), state_))
-      return corrupt(*trace_, c);
+    const auto* kf = reinterpret_cast<const uint8_t*>(I.keyframe.data());
+    const bool restored =
+        I.loading == PageLoading::Lazy
+            ? I.restorer.restore_lazy(kf, I.keyframe.size(), std::make_shared<IndexPageSource>(trace_, c), state_)
+            : I.restorer.restore(kf, I.keyframe.size(), [&](uint64_t id) { return I.pages->get(id); },
+                                 I.pages->segment_source(), state_);
+    if (!restored) return corrupt(*trace_, c);
     if (!idx.read_blob(ch.stream, I.buf)) return corrupt(*trace_, c);
     I.chunk = c;
     I.dec = std::make_unique<StepDecoder>(trace_->arch(), reinterpret_cast<const uint8_t*>(I.buf.data()), I.buf.size());
@@ -106,6 +124,12 @@ Status Cursor::seek(uint64_t target) {
     if (!(I.has_pending = I.dec->next(I.pending)) || I.pending.tidx >= slots.size()) return corrupt(*trace_, I.chunk);
   }
   if (I.has_pending) I.applier->position(I.pending.tidx, I.pending.pc);
+  // A page the replay wrote but could not read: its other bytes are
+  // unknown, so the seek fails and the next one restores from a keyframe.
+  if (auto fault = state_.memory_fault()) {
+    I.chunk = SIZE_MAX;
+    return *fault;
+  }
   return {};
 }
 

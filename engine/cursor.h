@@ -14,9 +14,22 @@
 
 namespace ttd {
 
+// How a seek restores memory. Lazy: registers, mappings and the page map
+// as lazy groups; a page is read (through the trace's page cache) when a
+// query, a debugger, a watchpoint or the replay first touches it, and no
+// page is kept across a keyframe restore. Eager: every page of the
+// keyframe at the seek (only pages that differ from the state at hand are
+// fetched); for comparisons and benchmarks.
+enum class PageLoading { Lazy, Eager };
+
 class Cursor {
  public:
-  explicit Cursor(std::shared_ptr<const Trace> trace);
+  // Past this many pages held in memory (read or written since the last
+  // keyframe restore, all processes), a seek restores from the keyframe
+  // even where replaying forward from here would be shorter: 64 MiB.
+  static constexpr size_t kMaxResidentPages = 16384;
+
+  explicit Cursor(std::shared_ptr<const Trace> trace, PageLoading loading = PageLoading::Lazy);
   ~Cursor();
   Cursor(Cursor&&) noexcept;
 
@@ -30,8 +43,15 @@ class Cursor {
   // The step at eid() (nullopt at the end of the trace).
   std::optional<fmt::StepInfo> current_step() const;
 
-  // Positions at eid (0..step_count()). Errors for an EID out of range.
+  // Positions at eid (0..step_count()). Errors for an EID out of range,
+  // for a corrupt chunk and for a page the replay writes that cannot be
+  // read. A corrupt page nothing touches is not read, hence not reported.
   Status seek(uint64_t eid);
+
+  // The last page a read of state() could not get from the index since the
+  // last seek (its bytes read as unknown), naming the index file, offset
+  // and address; nullopt if none.
+  std::optional<Error> memory_fault() const { return state_.memory_fault(); }
 
  private:
   struct Impl;

@@ -23,6 +23,31 @@ bool KeyframeRestorer::restore(const uint8_t* data, size_t size, const PageById&
   return true;
 }
 
+bool KeyframeRestorer::restore_lazy(const uint8_t* data, size_t size, const std::shared_ptr<PageSource>& source,
+                                    MachineState& st) {
+  reset();  // the eager bookkeeping no longer describes st
+  // parse_keyframe puts each process's page list together from its
+  // segments as (key << kSegmentShift | entry.no, entry.id): a segment of one
+  // entry {0, segment id} makes that list the (key, segment id) pairs,
+  // without reading any segment.
+  auto probe = std::make_shared<SegmentPages>(1);
+  const SegmentById segment_ids = [&probe](uint64_t id) -> std::shared_ptr<const SegmentPages> {
+    (*probe)[0] = KeyframePage{0, id};
+    return probe;
+  };
+  if (!parse_keyframe(data, size, st.arch(), &segment_ids, view_)) return false;
+  st = MachineState(st.arch());
+  install_keyframe_threads_and_regions(view_, st);
+  for (const KeyframeProcess& kp : view_.processes) {
+    groups_.clear();
+    for (const KeyframePage& seg : kp.pages) groups_.push_back(LazyGroupRef{seg.no >> kSegmentShift, seg.id});
+    PagedMemory& mem = st.process(kp.pid).memory;
+    mem.set_page_source(source);
+    mem.install_lazy(groups_.data(), groups_.size());
+  }
+  return true;
+}
+
 // The state's processes are exactly the last restore's, which are exactly
 // the new keyframe's (same pids, same order): only then can pages be diffed.
 bool KeyframeRestorer::same_processes(const MachineState& st) const {

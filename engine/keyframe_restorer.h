@@ -4,6 +4,13 @@
 // restore installed, that the new keyframe still has under the same id, and
 // that the replay since has not replaced (PagedMemory's change log says
 // which), so a seek costs in proportion to what differs.
+//
+// restore_lazy() reads no page at all: each process's page map goes in as
+// lazy groups (one per page-map segment, PagedMemory::install_lazy), whose
+// pages the PageSource supplies when a read or a replay write first touches
+// them. It rebuilds the state whole, which costs in proportion to the
+// segments listed (a few hundred for 195,000 pages) plus the pages the
+// previous position had read or written, and keeps no page across seeks.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -19,6 +26,10 @@ class KeyframeRestorer {
   // page id; st is then unspecified and the next restore rebuilds it whole.
   bool restore(const uint8_t* data, size_t size, const PageById& page, const SegmentById& segments,
                MachineState& st);
+  // Makes st equal to the keyframe's state with every page lazy, served by
+  // `source`. False on a corrupt keyframe (segment and page blobs are not
+  // read here: their corruption is reported by the access that needs them).
+  bool restore_lazy(const uint8_t* data, size_t size, const std::shared_ptr<PageSource>& source, MachineState& st);
   // Forget what was installed: the next restore rebuilds the whole state.
   void reset() { installed_.clear(); valid_ = false; }
 
@@ -39,6 +50,7 @@ class KeyframeRestorer {
   std::vector<ProcessPages> installed_;  // parallel to view_.processes after a restore
   std::vector<Installed> scratch_;
   std::vector<uint64_t> changed_;
+  std::vector<LazyGroupRef> groups_;
   bool valid_ = false;
 };
 

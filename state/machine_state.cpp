@@ -153,4 +153,14 @@ uint64_t MachineState::digest() const {
   return d;
 }
 
+std::optional<Error> MachineState::memory_fault() const {
+  for (const auto& [pid, p] : processes_)
+    if (p.memory.fault()) return p.memory.fault();
+  return std::nullopt;
+}
+
+void MachineState::clear_memory_faults() {
+  for (auto& [pid, p] : processes_) p.memory.clear_fault();
+}
+
 }  // namespace ttd

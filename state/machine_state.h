@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "state/arch.h"
@@ -71,6 +72,11 @@ class MachineState {
   // memory pages in address order with validity, mappings). Equal states
   // have equal digests regardless of how they were reached.
   uint64_t digest() const;
+
+  // The last lazy page of any process that could not be read since the
+  // faults were cleared (state/paged_memory.h), or nullopt.
+  std::optional<Error> memory_fault() const;
+  void clear_memory_faults();
 
  private:
   const ArchDesc* arch_ = nullptr;

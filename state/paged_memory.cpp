@@ -1,10 +1,17 @@
 #include "state/paged_memory.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <string>
 
 namespace ttd {
 
 namespace {
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
 inline void set_valid_range(Page& p, uint64_t off, uint64_t n) {
   for (uint64_t i = off; i < off + n;) {
     if ((i & 63) == 0 && i + 64 <= off + n) {
@@ -39,6 +46,9 @@ bool Page::none_valid() const {
 Page* PagedMemory::writable_page(uint64_t no) {
   // Someone (a keyframe) may have started sharing the cached page since.
   if (Page* p = cached_writable(no)) return p;
+  // A lazy page is read before it is changed; one that cannot be read is
+  // written as a fresh page (its other bytes unknown, fault() set).
+  if (!lazy_.empty() && !resolve(no)) mark_resolved(no);
   auto& slot = pages_[no];
   if (!slot) {
     slot = std::make_shared<Page>();
@@ -59,11 +69,87 @@ Page* PagedMemory::writable_page(uint64_t no) {
 
 const Page* PagedMemory::find_page(uint64_t no) const {
   auto it = pages_.find(no);
+  if (it != pages_.end()) return it->second.get();
+  if (lazy_.empty() || !resolve(no)) return nullptr;
+  it = pages_.find(no);
   return it == pages_.end() ? nullptr : it->second.get();
+}
+
+PagedMemory::LazyGroup* PagedMemory::unresolved_group(uint64_t no) const {
+  const uint64_t key = no >> kPageGroupShift;
+  auto it = std::lower_bound(lazy_.begin(), lazy_.end(), key, [](const LazyGroup& g, uint64_t k) { return g.key < k; });
+  if (it == lazy_.end() || it->key != key) return nullptr;
+  const uint64_t rel = no & (kPageGroupPages - 1);
+  return (it->resolved[rel >> 6] >> (rel & 63)) & 1u ? nullptr : &*it;
+}
+
+bool PagedMemory::resolve(uint64_t no) const {
+  LazyGroup* g = unresolved_group(no);
+  if (!g) return true;
+  const uint64_t rel = no & (kPageGroupPages - 1);
+  auto fail = [&](Error e) {
+    e.message = "memory page at 0x" + hex(no << kPageShift) + " cannot be read: " + e.message;
+    fault_ = std::move(e);
+    return false;
+  };
+  if (!source_) return fail(make_error("memory", "lazy page without a page source"));
+  auto page = source_->page_at(g->id, rel);
+  if (!page) return fail(page.error());
+  if (*page) pages_.emplace(no, std::move(*page));
+  g->resolved[rel >> 6] |= uint64_t(1) << (rel & 63);
+  return true;
+}
+
+void PagedMemory::mark_resolved(uint64_t no) {
+  if (LazyGroup* g = unresolved_group(no)) {
+    const uint64_t rel = no & (kPageGroupPages - 1);
+    g->resolved[rel >> 6] |= uint64_t(1) << (rel & 63);
+  }
+}
+
+bool PagedMemory::has_page_for_change(uint64_t no) {
+  if (!lazy_.empty() && !resolve(no)) mark_resolved(no);
+  return pages_.count(no) != 0;
+}
+
+void PagedMemory::install_lazy(const LazyGroupRef* groups, size_t n) {
+  pages_.clear();
+  forget_cached();
+  changed_.clear();
+  log_overflow_ = log_on_;  // every page changed
+  lazy_.resize(n);
+  for (size_t i = 0; i < n; ++i) lazy_[i] = LazyGroup{groups[i].key, groups[i].id, {}};
+}
+
+void PagedMemory::materialise_all() const {
+  std::vector<char> whole(lazy_.size(), 0);
+  for (size_t i = 0; i < lazy_.size(); ++i) {
+    const LazyGroup& g = lazy_[i];
+    if (!source_) {
+      fault_ = make_error("memory", "lazy pages without a page source");
+      continue;
+    }
+    auto rels = source_->page_numbers(g.id);
+    if (!rels) {
+      Error e = rels.error();
+      e.message = "memory at 0x" + hex(g.key << (kPageGroupShift + kPageShift)) + " cannot be read: " + e.message;
+      fault_ = std::move(e);
+      continue;
+    }
+    whole[i] = 1;
+    for (uint64_t rel : *rels)
+      if (rel < kPageGroupPages && !resolve((g.key << kPageGroupShift) | rel)) whole[i] = 0;
+  }
+  // A group whose every page was read leaves: pages_ holds its truth now.
+  size_t kept = 0;
+  for (size_t i = 0; i < lazy_.size(); ++i)
+    if (!whole[i]) lazy_[kept++] = lazy_[i];
+  lazy_.resize(kept);
 }
 
 void PagedMemory::set_page(uint64_t no, std::shared_ptr<Page> page) {
   if (no == cache_no_[0] || no == cache_no_[1]) forget_cached();
+  if (!lazy_.empty()) mark_resolved(no);
   note_change(no);
   if (page)
     pages_[no] = std::move(page);
@@ -125,7 +211,7 @@ void PagedMemory::invalidate(uint64_t addr, uint64_t len) {
     // without a map lookup.
     Page* p = cached_writable(no);
     if (!p && no != absent_no_) {
-      if (pages_.count(no))
+      if (has_page_for_change(no))
         p = writable_page(no);
       else
         absent_no_ = no;

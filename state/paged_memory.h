@@ -1,12 +1,23 @@
 // Sparse paged memory of one process with per-byte validity. Pages are
 // shared copy-on-write: copying a PagedMemory (or installing pages from a
 // keyframe) shares them, and the first write to a shared page copies it.
+//
+// Pages may also be lazy (install_lazy): groups of page numbers whose pages
+// a PageSource (state/page_source.h) supplies on first access. Every access
+// — read, write, fill, invalidate, pages(), digests — sees the same bytes as
+// if they had been installed eagerly; a page the source cannot supply reads
+// as unknown and is reported by fault(). Because reads may fault pages in,
+// a PagedMemory with lazy pages must not be used from two threads at once.
 #pragma once
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
+
+#include "state/error.h"
+#include "state/page_source.h"
 
 namespace ttd {
 
@@ -26,14 +37,23 @@ class PagedMemory {
  public:
   PagedMemory() = default;
   // Copies share pages; the write cache never crosses objects.
-  PagedMemory(const PagedMemory& o) : pages_(o.pages_) {}
+  PagedMemory(const PagedMemory& o) : pages_(o.pages_), lazy_(o.lazy_), source_(o.source_), fault_(o.fault_) {}
   PagedMemory(PagedMemory&& o) noexcept
-      : pages_(std::move(o.pages_)), log_on_(o.log_on_), log_overflow_(o.log_overflow_), changed_(std::move(o.changed_)) {
+      : pages_(std::move(o.pages_)),
+        lazy_(std::move(o.lazy_)),
+        source_(std::move(o.source_)),
+        fault_(std::move(o.fault_)),
+        log_on_(o.log_on_),
+        log_overflow_(o.log_overflow_),
+        changed_(std::move(o.changed_)) {
     o.clear();
   }
   PagedMemory& operator=(const PagedMemory& o) {
     if (this != &o) {
       pages_ = o.pages_;
+      lazy_ = o.lazy_;
+      source_ = o.source_;
+      fault_ = o.fault_;
       forget_cached();
       log_overflow_ = log_on_;  // every page may have changed
     }
@@ -42,6 +62,9 @@ class PagedMemory {
   PagedMemory& operator=(PagedMemory&& o) noexcept {
     if (this != &o) {
       pages_ = std::move(o.pages_);
+      lazy_ = std::move(o.lazy_);
+      source_ = std::move(o.source_);
+      fault_ = std::move(o.fault_);
       forget_cached();
       log_on_ = o.log_on_;
       log_overflow_ = o.log_overflow_;
@@ -85,16 +108,38 @@ class PagedMemory {
   // True if every byte of [addr, addr+len) is known.
   bool all_known(uint64_t addr, uint64_t len) const;
 
-  // Page-level access for keyframes and digests.
-  const std::unordered_map<uint64_t, std::shared_ptr<Page>>& pages() const { return pages_; }
+  // Page-level access for keyframes and digests. Both read every lazy page
+  // first (what a whole-memory walk needs anyway).
+  const std::unordered_map<uint64_t, std::shared_ptr<Page>>& pages() const {
+    if (!lazy_.empty()) materialise_all();
+    return pages_;
+  }
   void set_page(uint64_t page_number, std::shared_ptr<Page> page);
   void clear() {
     pages_.clear();
+    lazy_.clear();
     forget_cached();
     changed_.clear();
     log_overflow_ = log_on_;  // every page changed
   }
-  size_t page_count() const { return pages_.size(); }
+  size_t page_count() const { return pages().size(); }
+
+  // Lazy pages. The source serves every lazy group installed afterwards.
+  void set_page_source(std::shared_ptr<PageSource> source) { source_ = std::move(source); }
+  // Replaces the whole memory by n lazy groups (sorted by key, keys
+  // distinct); nothing is read until a page is accessed.
+  void install_lazy(const LazyGroupRef* groups, size_t n);
+  // Reads every lazy page now; pages that cannot be read stay lazy (fault()).
+  void materialise_all() const;
+  // Pages held in memory (read, written or created), faulting none in.
+  size_t resident_page_count() const { return pages_.size(); }
+  // Lazy groups not yet read whole.
+  size_t lazy_group_count() const { return lazy_.size(); }
+  // The last failure of the source since clear_fault(), naming the file,
+  // offset and the page's address. The page reads as unknown meanwhile and
+  // is asked for again at its next access.
+  const std::optional<Error>& fault() const { return fault_; }
+  void clear_fault() { fault_.reset(); }
 
   // Change log, for restoring a keyframe over this memory incrementally:
   // while on, the number of every page that is created, copied on write,
@@ -111,7 +156,26 @@ class PagedMemory {
   void write_slow(uint64_t addr, const uint8_t* src, uint64_t len);
   const Page* find_page(uint64_t page_number) const;
 
-  std::unordered_map<uint64_t, std::shared_ptr<Page>> pages_;
+  // Reads and writes fault lazy pages in, hence mutable. Invariant: a page
+  // number a lazy group covers and has not resolved has no pages_ entry.
+  mutable std::unordered_map<uint64_t, std::shared_ptr<Page>> pages_;
+  struct LazyGroup {
+    uint64_t key = 0, id = 0;
+    uint64_t resolved[kPageGroupPages / 64] = {};  // bit set: pages_ has the truth
+  };
+  mutable std::vector<LazyGroup> lazy_;  // sorted by key
+  std::shared_ptr<PageSource> source_;
+  mutable std::optional<Error> fault_;
+  // The lazy group covering page no if it has not resolved that page.
+  LazyGroup* unresolved_group(uint64_t no) const;
+  // Faults page no in if it is lazy; then pages_ says whether it exists.
+  // False (fault_ set, the page still lazy) if the source failed.
+  bool resolve(uint64_t no) const;
+  // Page no's truth is in pages_ from now on (it is about to be replaced).
+  void mark_resolved(uint64_t no);
+  // Whether page no exists, for a change to it: a page that cannot be read
+  // counts as absent (its bytes unknown; fault() says why).
+  bool has_page_for_change(uint64_t no);
   // The two pages written last (already unshared when cached; a keyframe
   // may share them since, hence the use_count checks). Map nodes are stable.
   uint64_t cache_no_[2] = {~0ull, ~0ull};
