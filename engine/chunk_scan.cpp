@@ -2,8 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/index_file.h"
-#include "engine/step_codec.h"
+#include "engine/chunk_steps.h"
 #include "engine/watch_rule.h"
 
 namespace ttd {
@@ -31,12 +30,11 @@ struct WatchMatcher : EffectVisitor {
   void mem_read(uint64_t, uint64_t addr, uint64_t size, const uint8_t*) override { check(addr, size, false); }
 };
 
-ScanHit watch_hit(const Trace& trace, uint64_t access_eid, const DecodedStep& s, const WatchMatcher& m, Direction dir) {
-  ScanHit h{true, false, watch_stop_position(trace.arch(), access_eid, dir), StopKind::Watchpoint, m.hit->addr,
-            m.hit->kind, access_eid};
+ScanHit watch_hit(const Trace& trace, const ChunkStep& s, const WatchMatcher& m, Direction dir) {
+  ScanHit h{true, false, watch_stop_position(trace.arch(), s.eid, dir), StopKind::Watchpoint, m.hit->addr,
+            m.hit->kind, s.eid};
   h.watch_index = m.hit_index;
-  const auto& slots = trace.index().thread_slots();
-  h.access_tid = s.tidx < slots.size() ? slots[s.tidx].tid : 0;
+  h.access_tid = s.tid;
   return h;
 }
 
@@ -62,21 +60,17 @@ bool ChunkScan::may_hit(size_t chunk, const StopConditions& c) const {
 
 template <class Fn>
 bool ChunkScan::scan_chunk(size_t chunk, bool want_accesses, const StopConditions& c, Fn&& fn) const {
-  const IndexFile& idx = trace_.index();
-  const ChunkEntry ch = idx.chunk(chunk);
-  std::string buf;
-  if (!idx.read_blob(ch.stream, buf)) return false;
-  StepDecoder dec(trace_.arch(), reinterpret_cast<const uint8_t*>(buf.data()), buf.size());
-  DecodedStep s;
+  // A damaged summary made may_hit() say yes: the steps themselves decide.
+  ChunkSteps steps(trace_, DamagedSummary::Decode);
+  if (!steps.load(chunk)) return false;
   WatchMatcher m;
   m.watches = &c.watchpoints;
-  for (uint64_t eid = ch.first_eid; eid < ch.first_eid + ch.steps; ++eid) {
-    if (!dec.next(s)) return false;
+  while (steps.next()) {
     m.hit = nullptr;
-    if (want_accesses && !dec.effects(s, m, 0)) return false;
-    if (!fn(eid, s, m)) return true;
+    if (want_accesses && !steps.effects(m)) return false;
+    if (!fn(steps.step(), m)) return true;
   }
-  return true;
+  return steps.status().ok();
 }
 
 ScanHit ChunkScan::watched_access_at(uint64_t eid, const StopConditions& c, Direction dir) const {
@@ -84,9 +78,9 @@ ScanHit ChunkScan::watched_access_at(uint64_t eid, const StopConditions& c, Dire
   const IndexFile& idx = trace_.index();
   if (c.watchpoints.empty() || eid >= idx.meta().step_count) return hit;
   size_t ch = idx.chunk_of(eid);
-  bool read = scan_chunk(ch, true, c, [&](uint64_t e, const DecodedStep& s, const WatchMatcher& m) {
-    if (e < eid) return true;
-    if (m.hit) hit = watch_hit(trace_, e, s, m, dir);
+  bool read = scan_chunk(ch, true, c, [&](const ChunkStep& s, const WatchMatcher& m) {
+    if (s.eid < eid) return true;
+    if (m.hit) hit = watch_hit(trace_, s, m, dir);
     return false;
   });
   if (!read) hit.error = idx.chunk_error(ch);
@@ -107,13 +101,13 @@ ScanHit ChunkScan::find_stop_forward(uint64_t start, const StopConditions& c, co
       return hit;
     }
     if (!may_hit(ch, c)) continue;
-    bool read = scan_chunk(ch, watches, c, [&](uint64_t eid, const DecodedStep& s, const WatchMatcher& m) {
-      if (eid > start && has_bp(c, s.pc)) {
-        hit = ScanHit{true, false, eid, StopKind::Breakpoint, s.pc};
+    bool read = scan_chunk(ch, watches, c, [&](const ChunkStep& s, const WatchMatcher& m) {
+      if (s.eid > start && has_bp(c, s.pc)) {
+        hit = ScanHit{true, false, s.eid, StopKind::Breakpoint, s.pc};
         return false;
       }
-      if (m.hit && eid >= start) {
-        ScanHit h = watch_hit(trace_, eid, s, m, Direction::Forward);
+      if (m.hit && s.eid >= start) {
+        ScanHit h = watch_hit(trace_, s, m, Direction::Forward);
         if (h.eid > start) {
           hit = h;
           return false;
@@ -145,11 +139,12 @@ ScanHit ChunkScan::find_stop_backward(uint64_t start, const StopConditions& c, c
       return best;
     }
     if (!may_hit(ch, c)) continue;
-    bool read = scan_chunk(ch, watches, c, [&](uint64_t eid, const DecodedStep& s, const WatchMatcher& m) {
-      if (eid >= start) return false;
-      if (has_bp(c, s.pc) && (!best.found || eid >= best.eid)) best = ScanHit{true, false, eid, StopKind::Breakpoint, s.pc};
+    bool read = scan_chunk(ch, watches, c, [&](const ChunkStep& s, const WatchMatcher& m) {
+      if (s.eid >= start) return false;
+      if (has_bp(c, s.pc) && (!best.found || s.eid >= best.eid))
+        best = ScanHit{true, false, s.eid, StopKind::Breakpoint, s.pc};
       if (m.hit) {
-        ScanHit h = watch_hit(trace_, eid, s, m, Direction::Backward);
+        ScanHit h = watch_hit(trace_, s, m, Direction::Backward);
         if (h.eid < start && (!best.found || h.eid >= best.eid)) best = h;
       }
       return true;

@@ -1,6 +1,8 @@
 // Searches over the step stream that consult chunk summaries first and
 // decode only the chunks that can hold a hit: the mechanism behind
 // continue / reverse-continue / watchpoints (a step's effects included).
+// Chunks are decoded by the engine's one chunk decoder (engine/chunk_steps.h),
+// which the history queries use too.
 // Per-thread steps and the step planner read the cached pc stream instead
 // (engine/step_timeline.h).
 #pragma once
@@ -44,7 +46,8 @@ class ChunkScan {
 
  private:
   bool may_hit(size_t chunk, const StopConditions& c) const;
-  // Visits the steps of one chunk in order: fn(eid, step, accesses).
+  // Visits the steps of one chunk in order: fn(step, accesses); false when
+  // the chunk cannot be read.
   template <class Fn>
   bool scan_chunk(size_t chunk, bool want_accesses, const StopConditions& c, Fn&& fn) const;
 

@@ -1,71 +1,14 @@
-// Decodes the steps of one index chunk at a time, for queries that have
-// already used the chunk summaries to decide the chunk is worth reading.
-// Effects are delta-coded across the steps of a chunk (addresses and
-// register values), so a reader that wants effects of any step must
-// decode the effects of every step before it in the chunk: call effects()
-// after every next(), or never.
+// The history queries' names for the engine's one chunk decoder
+// (engine/chunk_steps.h), which motion searches (engine/chunk_scan.h) use
+// too. Queries skip chunks by their summaries, so a chunk whose summary is
+// damaged is refused (DamagedSummary::Refuse, the default), not decoded.
 #pragma once
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <utility>
-#include <vector>
-
-#include "engine/index_file.h"
-#include "engine/step_codec.h"
-#include "engine/trace.h"
+#include "engine/chunk_steps.h"
 
 namespace ttd::query {
 
-// One decoded step header with its thread resolved.
-struct StepView {
-  uint64_t eid = 0;
-  uint32_t tidx = 0;  // thread index in the index's thread table
-  uint64_t tid = 0, pid = 0;
-  uint64_t pc = 0;
-  uint32_t size = 0;
-  fmt::StepKind kind = fmt::StepKind::Instruction;
-  DecodedStep raw;
-};
-
-class ChunkReader {
- public:
-  explicit ChunkReader(const Trace& t);
-
-  const Trace& trace() const { return trace_; }
-  const IndexFile& index() const { return index_; }
-  size_t chunk_count() const { return index_.chunk_count(); }
-  ChunkEntry chunk(size_t c) const { return index_.chunk(c); }
-  std::shared_ptr<const ChunkSummary> summary(size_t c) const { return index_.summary(c); }
-  size_t chunk_of(uint64_t eid) const { return index_.chunk_of(eid); }
-
-  // Loads chunk c and positions before its first step.
-  Status load(size_t c);
-  // Decodes the next step's header. False at the end of the chunk or on
-  // corrupt data; status() tells which.
-  bool next();
-  // Decodes the current step's effects into v; false on corrupt data.
-  bool effects(EffectVisitor& v);
-  const StepView& step() const { return step_; }
-  Status status() const;
-
-  // The current step's attributes as (key name id, value).
-  bool attrs(std::vector<std::pair<uint32_t, fmt::AttrValue>>& out) const;
-  // The id of an attribute key ("function", "tsc", ...), if the trace has it.
-  std::optional<uint32_t> attr_key(const std::string& name) const;
-
- private:
-  const Trace& trace_;
-  const IndexFile& index_;
-  std::string buf_;
-  std::optional<StepDecoder> dec_;
-  size_t chunk_ = 0;
-  uint64_t next_eid_ = 0, end_eid_ = 0;
-  bool corrupt_ = false;
-  StepView step_;
-};
-
-// The error every query reports for an unreadable chunk.
-Error corrupt_chunk(const Trace& t, size_t chunk);
+using ChunkReader = ChunkSteps;
+using StepView = ChunkStep;
+using ttd::corrupt_chunk;
 
 }  // namespace ttd::query

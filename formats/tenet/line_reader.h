@@ -1,13 +1,14 @@
-// Reads a text file line by line through one large buffer with read(2):
-// never the whole file in memory, no per-line allocation. Lines come back
-// without their terminator ("\n" or "\r\n") and with their 1-based number
-// and byte offset for error messages.
+// Tenet's line splitting over the formats' one file reader
+// (formats/common/file_window.h): never the whole file in memory, no
+// per-line allocation. Lines come back without their terminator ("\n" or
+// "\r\n") and with their 1-based number and byte offset for error messages.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 
+#include "formats/common/file_window.h"
 #include "state/error.h"
 
 namespace ttd::fmt::tenet {
@@ -21,9 +22,6 @@ class LineReader {
 
   static Result<std::unique_ptr<LineReader>> open(const std::string& path,
                                                   size_t buffer_size = kDefaultBuffer);
-  ~LineReader();
-  LineReader(const LineReader&) = delete;
-  LineReader& operator=(const LineReader&) = delete;
 
   // The next line (valid until the following call); false at the end.
   Result<bool> next(std::string_view& line);
@@ -32,23 +30,14 @@ class LineReader {
   // False when the last line returned ended at the end of the file without
   // a '\n' (a file cut short ends that way).
   bool line_terminated() const { return line_terminated_; }
-  uint64_t bytes_consumed() const { return consumed_; }
-  uint64_t file_size() const { return file_size_; }
-  const std::string& path() const { return path_; }
+  uint64_t bytes_consumed() const { return in_.offset(); }
+  uint64_t file_size() const { return in_.file_size(); }
+  const std::string& path() const { return in_.path(); }
 
  private:
-  LineReader(std::string path, int fd, size_t buffer_size, uint64_t file_size);
-  // Moves the unread tail to the front and reads more; false at EOF.
-  Result<bool> refill();
+  explicit LineReader(FileWindow in) : in_(std::move(in)) {}
 
-  std::string path_;
-  int fd_ = -1;
-  std::unique_ptr<char[]> buf_;
-  size_t cap_ = 0, begin_ = 0, end_ = 0;
-  bool eof_ = false;
-  uint64_t file_size_ = 0;
-  uint64_t buf_file_offset_ = 0;  // file offset of buf_[0]
-  uint64_t consumed_ = 0;         // file offset just past the last line returned
+  FileWindow in_;
   uint64_t line_number_ = 0, line_offset_ = 0;
   bool line_terminated_ = true;
 };

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "formats/tt6/byte_window.h"
+#include "formats/common/file_window.h"
 #include "formats/tt6/code_bytes_cache.h"
 #include "formats/tt6/full_memory_effects.h"
 #include "formats/tt6/full_record.h"
@@ -16,6 +16,10 @@ namespace ttd::fmt::tt6 {
 namespace {
 
 constexpr uint64_t kProgressBytes = uint64_t(16) << 20;
+// Records are parsed in place from a window this big (the escape records,
+// at most 256 KiB, always fit).
+constexpr size_t kWindow = size_t(8) << 20;
+const char* const kExpected = "a TT6 trace file";
 
 std::string hex32(uint32_t v) {
   char buf[16];
@@ -24,7 +28,7 @@ std::string hex32(uint32_t v) {
 }
 
 // The cookie check shared by open() and read().
-Status check_cookie(const std::string& path, ByteWindow& win) {
+Status check_cookie(const std::string& path, FileWindow& win) {
   auto got = win.ensure(4);
   if (!got) return got.error();
   if (!got.value())
@@ -38,9 +42,9 @@ Status check_cookie(const std::string& path, ByteWindow& win) {
 }  // namespace
 
 Result<std::unique_ptr<FullReader>> FullReader::open(const std::string& path) {
-  auto win = ByteWindow::open(path, 4096);
+  auto win = FileWindow::open(path, 4096, kExpected);
   if (!win) return win.error();
-  if (Status s = check_cookie(path, *win.value()); !s) return s.error();
+  if (Status s = check_cookie(path, *win); !s) return s.error();
   return std::unique_ptr<FullReader>(new FullReader(path));
 }
 
@@ -65,9 +69,9 @@ TraceInfo FullReader::info() {
 }
 
 Status FullReader::read(TraceSink& sink, const Progress& progress) {
-  auto opened = ByteWindow::open(path_);
+  auto opened = FileWindow::open(path_, kWindow, kExpected);
   if (!opened) return opened.error();
-  ByteWindow& win = *opened.value();
+  FileWindow& win = *opened;
   if (Status s = check_cookie(path_, win); !s) return s;
   win.consume(4);
   sink.begin(info());

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "formats/tt6/byte_window.h"
+#include "formats/common/file_window.h"
 #include "formats/tt6/tt6_record_decoder.h"
 
 namespace ttd::fmt::tt6 {
@@ -12,6 +12,10 @@ namespace {
 
 // Report progress (and allow cancelling) about this often.
 constexpr uint64_t kProgressBytes = uint64_t(16) << 20;
+// Records are parsed in place from a window this big (the escape records,
+// at most 256 KiB, always fit).
+constexpr size_t kWindow = size_t(8) << 20;
+const char* const kExpected = "a TT6 trace file";
 std::string hex32(uint32_t v) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0x%08x", v);
@@ -22,13 +26,13 @@ std::string hex32(uint32_t v) {
 
 Result<std::unique_ptr<Tt6Reader>> Tt6Reader::open(const std::string& path, Variant variant) {
   if (variant == Variant::Full) return make_error(path, "internal: FULL traces have their own reader");
-  auto win = ByteWindow::open(path, 4096);
+  auto win = FileWindow::open(path, 4096, kExpected);
   if (!win) return win.error();
-  auto got = win.value()->ensure(4);
+  auto got = win->ensure(4);
   if (!got) return got.error();
   if (!got.value())
     return make_error_at(path, 0, "file too short: a TT6 trace starts with a 4-byte INITIAL_PC record");
-  uint32_t pc = load_be32(win.value()->data());
+  uint32_t pc = load_be32(win->data());
   if (pc & 3) return make_error_at(path, 0, "INITIAL_PC " + hex32(pc) + " is not word aligned: not a TT6 trace");
   return std::unique_ptr<Tt6Reader>(new Tt6Reader(path, variant));
 }
@@ -54,9 +58,9 @@ TraceInfo Tt6Reader::info(uint32_t initial_pc) const {
 }
 
 Status Tt6Reader::read(TraceSink& sink, const Progress& progress) {
-  auto opened = ByteWindow::open(path_);
+  auto opened = FileWindow::open(path_, kWindow, kExpected);
   if (!opened) return opened.error();
-  ByteWindow& win = *opened.value();
+  FileWindow& win = *opened;
   auto got = win.ensure(4);
   if (!got) return got.error();
   if (!got.value())

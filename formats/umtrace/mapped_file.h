@@ -3,7 +3,7 @@
 // execution table): only the pages decoded are touched, and the kernel drops
 // them again under pressure. Every decoder checks bounds against size()
 // before reading. (The full pass over the execution table uses
-// SequentialFile instead.)
+// the formats' FileWindow, formats/common/file_window.h, instead.)
 #pragma once
 #include <cstdint>
 #include <memory>

@@ -1,20 +1,22 @@
 #include "formats/xray/basic_reader.h"
 
+#include "state/byte_order.h"
+
 namespace ttd::fmt::xray {
 
 namespace {
 
 class BasicReader {
  public:
-  BasicReader(ByteStream& in, const FileHeader& h, EventConsumer& out) : in_(in), h_(h), out_(out) {}
+  BasicReader(FileWindow& in, const FileHeader& h, EventConsumer& out) : in_(in), h_(h), out_(out) {}
 
   Status run(const std::function<bool(uint64_t)>& tick) {
     uint64_t n = 0;
     while (in_.remaining() >= kBasicRecordSize) {
       uint64_t off = in_.offset();
-      const uint8_t* p = in_.peek(kBasicRecordSize);
-      if (!p) return make_error_at(in_.path(), off, in_.io_error());
-      if (auto s = record(p, off); !s) return s;
+      auto p = in_.view(off, kBasicRecordSize);
+      if (!p) return p.error();
+      if (auto s = record(*p, off); !s) return s;
       in_.skip(kBasicRecordSize);
       if ((++n & 0xffff) == 0 && tick && !tick(in_.offset()))
         return make_error_at(in_.path(), in_.offset(), "reading cancelled");
@@ -76,7 +78,7 @@ class BasicReader {
                          "unknown basic-mode record type " + std::to_string(type) + " (0 function, 1 argument)");
   }
 
-  ByteStream& in_;
+  FileWindow& in_;
   const FileHeader& h_;
   EventConsumer& out_;
   XrayEvent ev_;
@@ -86,7 +88,7 @@ class BasicReader {
 
 }  // namespace
 
-Status read_basic_log(ByteStream& in, const FileHeader& h, EventConsumer& out,
+Status read_basic_log(FileWindow& in, const FileHeader& h, EventConsumer& out,
                       const std::function<bool(uint64_t)>& tick) {
   BasicReader r(in, h, out);
   return r.run(tick);

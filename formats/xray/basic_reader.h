@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "formats/xray/byte_stream.h"
+#include "formats/common/file_window.h"
 #include "formats/xray/xray_event.h"
 #include "formats/xray/xray_header.h"
 
@@ -22,7 +22,7 @@ constexpr uint32_t kBasicRecordSize = 32;
 
 // Streams every record after the header to `out`, in file order. `tick` is
 // called now and then with the current offset; returning false cancels.
-Status read_basic_log(ByteStream& in, const FileHeader& h, EventConsumer& out,
+Status read_basic_log(FileWindow& in, const FileHeader& h, EventConsumer& out,
                       const std::function<bool(uint64_t)>& tick);
 
 }  // namespace ttd::fmt::xray

@@ -1,6 +1,6 @@
 #include "formats/xray/fdr_layout.h"
 
-#include "formats/xray/byte_stream.h"
+#include "state/byte_order.h"
 
 namespace ttd::fmt::xray {
 

@@ -31,12 +31,12 @@ FdrProducer::Next FdrProducer::fail(Error e) {
 
 FdrProducer::Next FdrProducer::start_buffer(FdrRecord& r) {
   uint64_t off = in_.offset();
-  const uint8_t* p = in_.peek(kMetadataRecordSize);
-  if (!p) {
-    if (!in_.io_error().empty()) return fail(off, in_.io_error());
+  if (in_.remaining() < kMetadataRecordSize)
     return fail(off, std::to_string(in_.remaining()) +
                          " trailing bytes are too few for a buffer's first record (file truncated?)");
-  }
+  auto view = in_.view(off, kMetadataRecordSize);
+  if (!view) return fail(view.error());
+  const uint8_t* p = *view;
   ++buffers_;
   typed_ = 0;
   thread_ = 0;
@@ -87,11 +87,11 @@ bool FdrProducer::end_buffer(FdrRecord& r) {
 
 // The record at `off` needs `need` bytes but the buffer (or file) ends first.
 FdrProducer::Next FdrProducer::cut_off(FdrRecord& r, uint64_t off, uint8_t first, uint64_t need) {
-  uint64_t stop = std::min(buf_end_, in_.size());
+  uint64_t stop = std::min(buf_end_, in_.file_size());
   std::string what = record_name_from_first_byte(first);
   if (stop < buf_end_)
     return fail(off, "file truncated: the " + what + " here needs " + std::to_string(need) +
-                         " bytes but the file ends at offset " + std::to_string(in_.size()) +
+                         " bytes but the file ends at offset " + std::to_string(in_.file_size()) +
                          ", inside the buffer at offset " + std::to_string(buf_start_) + " that ends at " +
                          std::to_string(buf_end_));
   bool typed_here = is_metadata(first) && metadata_kind(first) == kTypedEvent;
@@ -138,14 +138,15 @@ FdrProducer::Next FdrProducer::next_slow(FdrRecord& r) {
     if (in_.at_end())
       return fail(off, "file truncated: it ends inside the buffer at offset " + std::to_string(buf_start_) +
                            ", which declares its end at offset " + std::to_string(buf_end_));
-    const uint8_t* p = in_.peek(1);
-    if (!p) return fail(off, in_.io_error());
-    uint8_t first = p[0];
-    uint64_t avail = std::min(buf_end_, in_.size()) - off;
+    auto view = in_.view(off, 1);
+    if (!view) return fail(view.error());
+    uint8_t first = (*view)[0];
+    uint64_t avail = std::min(buf_end_, in_.file_size()) - off;
     uint32_t need = is_metadata(first) ? kMetadataRecordSize : kFunctionRecordSize;
     if (need > avail) return cut_off(r, off, first, need);
-    p = in_.peek(need);
-    if (!p) return fail(off, in_.io_error());
+    view = in_.view(off, need);
+    if (!view) return fail(view.error());
+    const uint8_t* p = *view;
     if (!is_metadata(first)) {
       if (auto s = decode_function(p, off, r, in_.path()); !s) return fail(s.error());
       in_.skip(kFunctionRecordSize);
@@ -164,8 +165,8 @@ FdrProducer::Next FdrProducer::next_slow(FdrRecord& r) {
         // The rest of a version 1 buffer is garbage: jump to the next one.
         // The runtime writes whole buffers, so a file that ends inside the
         // padding is a truncated copy (and maybe lost later buffers).
-        if (bounded_ && buf_end_ > in_.size())
-          return fail(in_.size(), "file truncated: it ends at offset " + std::to_string(in_.size()) +
+        if (bounded_ && buf_end_ > in_.file_size())
+          return fail(in_.file_size(), "file truncated: it ends at offset " + std::to_string(in_.file_size()) +
                                       " inside the padding of the version 1 buffer at offset " +
                                       std::to_string(buf_start_) + ", which the header's buffer size (" +
                                       std::to_string(h_.buffer_size) + ") ends at offset " +
@@ -178,8 +179,9 @@ FdrProducer::Next FdrProducer::next_slow(FdrRecord& r) {
     }
     if (payload) {
       if (r.size > avail) return cut_off(r, off, first, r.size);
-      p = in_.peek(r.size);
-      if (!p) return fail(off, in_.io_error());
+      view = in_.view(off, r.size);
+      if (!view) return fail(view.error());
+      p = *view;
       r.payload = {p + kMetadataRecordSize, payload};
       // Counted only once whole: cut_off counts a cut-off marker itself.
       if (r.kind == RecordKind::TypedEvent) ++typed_;

@@ -1,5 +1,5 @@
 // Produces the records of an FDR log one at a time, buffer by buffer, from
-// a ByteStream positioned just after the file header (LLVM's
+// a FileWindow positioned just after the file header (LLVM's
 // FileBasedRecordProducer, with the buffer bookkeeping made strict and the
 // compiler-rt typed-event bug recovered from).
 //
@@ -22,7 +22,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "formats/xray/byte_stream.h"
+#include "formats/common/file_window.h"
+#include "state/byte_order.h"  // load_le32: XRay logs are little-endian
 #include "formats/xray/fdr_record.h"
 #include "formats/xray/xray_header.h"
 
@@ -30,7 +31,7 @@ namespace ttd::fmt::xray {
 
 class FdrProducer {
  public:
-  FdrProducer(ByteStream& in, const FileHeader& header) : in_(in), h_(header) {}
+  FdrProducer(FileWindow& in, const FileHeader& header) : in_(in), h_(header) {}
 
   enum class Next : uint8_t { Record, End, Failed };
 
@@ -41,9 +42,9 @@ class FdrProducer {
   Next next(FdrRecord& r) {
     if (in_buffer_) {
       uint64_t off = in_.offset();
-      if (off + kFunctionBytes <= buf_end_) {
-        const uint8_t* p = in_.peek(kFunctionBytes);
-        if (p && !(p[0] & 1u)) {
+      if (off + kFunctionBytes <= buf_end_ && in_.available() >= kFunctionBytes) {
+        const uint8_t* p = in_.data();
+        if (!(p[0] & 1u)) {
           uint32_t word = load_le32(p);
           uint32_t action = (word >> 1) & 7u;
           if (action <= 3) {
@@ -53,7 +54,7 @@ class FdrProducer {
             r.action = FunctionAction(action);
             r.func_id = word >> 4;
             r.delta = load_le32(p + 4);
-            in_.skip(kFunctionBytes);
+            in_.consume(kFunctionBytes);
             return Next::Record;
           }
         }
@@ -79,7 +80,7 @@ class FdrProducer {
   Next fail(uint64_t off, const std::string& what);
   Next fail(Error e);
 
-  ByteStream& in_;
+  FileWindow& in_;
   FileHeader h_;
   bool in_buffer_ = false;
   uint64_t buf_start_ = 0;  // offset of the buffer's first record (BufferExtents from v2)

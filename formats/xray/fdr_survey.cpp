@@ -2,7 +2,6 @@
 
 #include <cstdio>
 
-#include "formats/xray/byte_stream.h"
 #include "formats/xray/fdr_producer.h"
 
 namespace ttd::fmt::xray {
@@ -41,12 +40,12 @@ void FdrSurvey::count(const FdrRecord& rec) {
 
 XrayReport survey_xray(const std::string& path) {
   XrayReport rep;
-  auto in = ByteStream::open(path);
+  auto in = open_xray_file(path);
   if (!in) {
     rep.error = in.error().to_string();
     return rep;
   }
-  rep.file_size = in->size();
+  rep.file_size = in->file_size();
   auto h = read_file_header(*in);
   if (!h) {
     rep.error = h.error().to_string();

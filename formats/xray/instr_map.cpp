@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include "formats/xray/byte_stream.h"
+#include "state/byte_order.h"
 #include "formats/xray/elf_file.h"
 
 namespace ttd::fmt::xray {

@@ -1,6 +1,6 @@
 #include "formats/xray/xray_header.h"
 
-#include "formats/xray/byte_stream.h"
+#include "state/byte_order.h"
 
 namespace ttd::fmt::xray {
 
@@ -30,10 +30,21 @@ Result<FileHeader> parse_file_header(std::span<const uint8_t> b, const std::stri
   return h;
 }
 
-Result<FileHeader> read_file_header(ByteStream& in) {
-  size_t n = in.size() < kFileHeaderSize ? size_t(in.size()) : kFileHeaderSize;
-  const uint8_t* p = in.peek(n);
-  if (!p && n) return make_error_at(in.path(), 0, in.io_error());
+Result<FileWindow> open_xray_file(const std::string& path, size_t window) {
+  auto in = FileWindow::open(path, window, "an XRay log (not a regular file)");
+  if (!in) return in.error();
+  if (!in->regular()) return make_error(path, "not a regular file");
+  return in;
+}
+
+Result<FileHeader> read_file_header(FileWindow& in) {
+  size_t n = in.file_size() < kFileHeaderSize ? size_t(in.file_size()) : kFileHeaderSize;
+  const uint8_t* p = nullptr;
+  if (n) {
+    auto v = in.view(0, n);
+    if (!v) return v.error();
+    p = *v;
+  }
   auto h = parse_file_header({p, p ? n : 0}, in.path());
   if (h) in.skip(kFileHeaderSize);
   return h;

@@ -4,6 +4,7 @@
 #include <span>
 #include <string>
 
+#include "formats/common/file_window.h"
 #include "state/error.h"
 
 namespace ttd::fmt::xray {
@@ -32,9 +33,11 @@ constexpr uint16_t kMaxBasicVersion = 3;
 // Parses and validates the header; `where` names the file in errors.
 Result<FileHeader> parse_file_header(std::span<const uint8_t> bytes, const std::string& where);
 
-class ByteStream;
+// Opens an XRay log with the formats' file reader. Only a regular file:
+// its size bounds every length a record declares.
+Result<FileWindow> open_xray_file(const std::string& path, size_t window = FileWindow::kDefaultWindow);
 // Reads the header at the start of `in` and leaves `in` just after it.
-Result<FileHeader> read_file_header(ByteStream& in);
+Result<FileHeader> read_file_header(FileWindow& in);
 
 // True when the bytes look like the start of an XRay log this reader
 // supports (a cheap check for format sniffing; parse_file_header is the

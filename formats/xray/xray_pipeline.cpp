@@ -1,7 +1,6 @@
 #include "formats/xray/xray_pipeline.h"
 
 #include "formats/xray/basic_reader.h"
-#include "formats/xray/byte_stream.h"
 #include "formats/xray/fdr_expander.h"
 #include "formats/xray/fdr_producer.h"
 #include "formats/xray/fdr_survey.h"
@@ -17,7 +16,7 @@ constexpr uint64_t kProgressEvery = uint64_t(4) << 20;
 // Templated on the visitor so that the expander (a final class) is called
 // directly in the per-record loop rather than through the vtable.
 template <class Visitor>
-Status run_fdr(ByteStream& in, const FileHeader& h, Visitor& v, XrayReport* report, const ByteProgress& progress) {
+Status run_fdr(FileWindow& in, const FileHeader& h, Visitor& v, XrayReport* report, const ByteProgress& progress) {
   FdrProducer prod(in, h);
   std::optional<FdrSurvey> survey;
   if (report) survey.emplace(*report);
@@ -42,7 +41,7 @@ Status run_fdr(ByteStream& in, const FileHeader& h, Visitor& v, XrayReport* repo
     }
     if (progress && in.offset() >= next_tick) {
       next_tick = in.offset() + kProgressEvery;
-      if (!progress(in.offset(), in.size())) {
+      if (!progress(in.offset(), in.file_size())) {
         status = make_error_at(in.path(), in.offset(), "reading cancelled");
         break;
       }
@@ -58,14 +57,14 @@ Status run_fdr(ByteStream& in, const FileHeader& h, Visitor& v, XrayReport* repo
 }
 
 struct Opened {
-  ByteStream in;
+  FileWindow in;
   FileHeader header;
 };
 
 Result<Opened> open_log(const std::string& path, XrayReport* report) {
-  auto in = ByteStream::open(path);
+  auto in = open_xray_file(path);
   if (!in) return in.error();
-  if (report) report->file_size = in->size();
+  if (report) report->file_size = in->file_size();
   auto h = read_file_header(*in);
   if (!h) return h.error();
   if (report) report->header = *h;
@@ -85,8 +84,8 @@ Status read_xray_events(const std::string& path, EventConsumer& out, XrayReport*
   auto log = open_log(path, report);
   if (!log) return log.error();
   if (!log->header.is_fdr()) {
-    ByteStream& in = log->in;
-    uint64_t size = in.size();
+    FileWindow& in = log->in;
+    uint64_t size = in.file_size();
     auto tick = [&](uint64_t done) { return !progress || progress(done, size); };
     return read_basic_log(in, log->header, out, tick);
   }

@@ -1,13 +1,12 @@
 #include "formats/xray/xray_reader.h"
 
-#include "formats/xray/byte_stream.h"
 #include "formats/xray/step_emitter.h"
 #include "formats/xray/xray_pipeline.h"
 
 namespace ttd::fmt::xray {
 
 Result<std::unique_ptr<XrayTraceReader>> XrayTraceReader::open(const std::string& path, const ReaderOptions& opts) {
-  auto in = ByteStream::open(path, 4096);
+  auto in = open_xray_file(path, 4096);
   if (!in) return in.error();
   auto h = read_file_header(*in);
   if (!h) return h.error();

@@ -1,23 +1,31 @@
-#include "engine/query/chunk_reader.h"
+#include "engine/chunk_steps.h"
 
-namespace ttd::query {
+namespace ttd {
 
-Error corrupt_chunk(const Trace& t, size_t chunk) {
-  return t.index().chunk_error(chunk);
-}
+Error corrupt_chunk(const Trace& t, size_t chunk) { return t.index().chunk_error(chunk); }
 
-ChunkReader::ChunkReader(const Trace& t) : trace_(t), index_(t.index()) {}
+ChunkSteps::ChunkSteps(const Trace& t, DamagedSummary damaged) : trace_(t), index_(t.index()), damaged_(damaged) {}
 
-Status ChunkReader::load(size_t c) {
+Status ChunkSteps::load(size_t c) {
   corrupt_ = false;
   dec_.reset();
   chunk_ = c;
-  const ChunkEntry ch = c < index_.chunk_count() ? index_.chunk(c) : ChunkEntry{};
-  // A chunk whose summary is unreadable was not skipped by its summary:
-  // report it rather than decode it as if the skip decision were sound.
-  if (c >= index_.chunk_count() || index_.summary(c)->corrupt || !index_.read_blob(ch.stream, buf_)) {
+  if (c >= index_.chunk_count()) {
     corrupt_ = true;
     return corrupt_chunk(trace_, c);
+  }
+  const ChunkEntry ch = index_.chunk(c);
+  if (damaged_ == DamagedSummary::Refuse && index_.summary(c)->corrupt) {
+    corrupt_ = true;
+    return corrupt_chunk(trace_, c);
+  }
+  if (buffered_ != c) {
+    buffered_.reset();
+    if (!index_.read_blob(ch.stream, buf_)) {
+      corrupt_ = true;
+      return corrupt_chunk(trace_, c);
+    }
+    buffered_ = c;
   }
   dec_.emplace(trace_.arch(), reinterpret_cast<const uint8_t*>(buf_.data()), buf_.size());
   next_eid_ = ch.first_eid;
@@ -25,7 +33,7 @@ Status ChunkReader::load(size_t c) {
   return {};
 }
 
-bool ChunkReader::next() {
+bool ChunkSteps::next() {
   if (!dec_ || corrupt_ || next_eid_ >= end_eid_) return false;
   const auto& slots = index_.thread_slots();
   if (!dec_->next(step_.raw) || step_.raw.tidx >= slots.size()) {
@@ -42,27 +50,27 @@ bool ChunkReader::next() {
   return true;
 }
 
-bool ChunkReader::effects(EffectVisitor& v) {
+bool ChunkSteps::effects(EffectVisitor& v) {
   if (!dec_ || corrupt_) return false;
   if (!dec_->effects(step_.raw, v, step_.pid)) corrupt_ = true;
   return !corrupt_;
 }
 
-Status ChunkReader::status() const {
+Status ChunkSteps::status() const {
   if (corrupt_) return corrupt_chunk(trace_, chunk_);
   return {};
 }
 
-bool ChunkReader::attrs(std::vector<std::pair<uint32_t, fmt::AttrValue>>& out) const {
+bool ChunkSteps::attrs(std::vector<std::pair<uint32_t, fmt::AttrValue>>& out) const {
   out.clear();
   return dec_->attrs(step_.raw, out);
 }
 
-std::optional<uint32_t> ChunkReader::attr_key(const std::string& name) const {
+std::optional<uint32_t> ChunkSteps::attr_key(const std::string& name) const {
   const auto& keys = index_.meta().attr_keys;
   for (uint32_t i = 0; i < keys.size(); ++i)
     if (keys[i] == name) return i;
   return std::nullopt;
 }
 
-}  // namespace ttd::query
+}  // namespace ttd
