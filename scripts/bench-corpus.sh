@@ -6,7 +6,8 @@
 #
 #   bash scripts/bench-corpus.sh [--quick] [--only NAME,...] [--no-build] [--keep-index]
 #
-#   --quick       tiny sizes (about a minute; the ctest bench_corpus_quick)
+#   --quick       tiny sizes (about 90 s of CPU, most of it recording python3's
+#                 start-up; the ctest bench_corpus_quick)
 #   --only        measure these traces only (names below; the reference
 #                 1,000-step query is always measured)
 #   --no-build    use the binaries already in the build folder
@@ -21,7 +22,7 @@
 #   sqlite   /usr/bin/sqlite3 :memory: running generated SQL: 40,000 / 300
 #            rows inserted, two indexes built, range and group-by queries
 #   gzip     /usr/bin/gzip -c of 512 / 16 KiB of generated text
-#   python3  /usr/bin/python3 -I bench/corpus/workload.py 5000 / 200 (-I -S:
+#   python3  /usr/bin/python3 -I bench/corpus/python_run.py 5000 / 200 (-I -S:
 #            without site, start-up is 21 M steps instead of 60 M)
 #   scatter  bench/corpus/scatter.c (musl static, -O0): 2,000,000 / 20,000
 #            one-byte writes all over a 64 KiB buffer
@@ -146,7 +147,7 @@ trace_of() {  # NAME -> the trace's path, recorded or generated if missing
       record "$name" "$t" -- /usr/bin/gzip -c "$DATA/gzip-$GZIP_KIB.txt" ;;
     python3)
       t=$DATA/python3-$PY_N.ucir
-      record "$name" "$t" -- /usr/bin/python3 "${PY_FLAGS[@]}" bench/corpus/workload.py "$PY_N" ;;
+      record "$name" "$t" -- /usr/bin/python3 "${PY_FLAGS[@]}" bench/corpus/python_run.py "$PY_N" ;;
     scatter)
       t=$DATA/scatter-$SCATTER_N.ucir
       record "$name" "$t" -- "$DATA/bin/scatter" "$SCATTER_N" ;;

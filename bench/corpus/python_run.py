@@ -2,7 +2,7 @@
 small Python program does - build and sort records, a dict index, string
 formatting, JSON encoding, a regex scan - sized by N (records).
 
-    /usr/bin/python3 -I workload.py N
+    /usr/bin/python3 -I python_run.py N
 
 N is parsed digit by digit rather than with int(): under `ttd record` (as of
 2026-11-26) int() of any string raises "Exceeds the limit (4300 digits)",
