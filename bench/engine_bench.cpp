@@ -3,7 +3,6 @@
 // percentiles, reverse-continue to a breakpoint 50 M steps back, and the
 // peak RSS of a process that seeks. See docs/performance.md.
 #include <benchmark/benchmark.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -16,9 +15,12 @@
 #include "engine/motion/timeline.h"
 #include "formats/ucir/snappy_frame_reader.h"
 #include "formats/ucir/ucir_header.h"
+#include "bench/process_usage.h"
 #include "tests/support/one_cpu_affinity.h"
 
 using namespace ttd;
+using ttd::bench::peak_rss_mb;
+using ttd::bench::process_cpu_s;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -35,19 +37,6 @@ std::shared_ptr<Trace> open_shared() {
     if (r) t = *r;
   }
   return t;
-}
-
-// User + system CPU seconds of the whole process (every thread).
-double process_cpu_s() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
-
-double peak_rss_mb() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return double(ru.ru_maxrss) / 1024.0;
 }
 
 // Uncompressed size of the UCIR op stream: what "trace volume" means here.
@@ -142,10 +131,10 @@ void random_seek(benchmark::State& state, PageLoading loading, bool read_after) 
     us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
     benchmark::DoNotOptimize(c.state());
   }
-  std::sort(us.begin(), us.end());
-  state.counters["p50_us"] = us[us.size() / 2];
-  state.counters["p99_us"] = us[us.size() * 99 / 100];
-  state.counters["max_us"] = us.back();
+  auto p = bench::percentiles(us);
+  state.counters["p50_us"] = p.p50;
+  state.counters["p99_us"] = p.p99;
+  state.counters["max_us"] = p.max;
   state.counters["peak_rss_MB"] = peak_rss_mb();
 }
 void BM_RandomSeek(benchmark::State& state) { random_seek(state, PageLoading::Lazy, false); }
