@@ -18,6 +18,7 @@
 #include "engine/index_temp_files.h"
 #include "engine/keyframe_codec.h"
 #include "engine/keyframe_page_lists.h"
+#include "engine/page_version_store.h"
 #include "engine/state_apply.h"
 #include "engine/step_codec.h"
 #include "engine/trace_text.h"
@@ -81,12 +82,15 @@ struct IndexBuilder::Impl {
     uint64_t stream = 0, keyframe = 0;
   };
   std::vector<ChunkTickets> chunk_tickets;
-  DedupStore pages, segments;
+  PageVersionStore pages;
+  DedupStore segments;
   ByteWriter keyframe_buf;
 
   KeyframePageLists page_lists{
-      [this](const std::shared_ptr<Page>& p) {
-        return pages.id_of(p.get(), sizeof(Page), [&] { return blobs->put(std::shared_ptr<const Page>(p)); });
+      [this](const std::shared_ptr<Page>& p, const Page* previous, uint64_t previous_id) {
+        return pages.id_of(
+            p, previous, previous_id, [&](const std::shared_ptr<Page>& whole) { return blobs->put(std::shared_ptr<const Page>(whole)); },
+            [&](const uint8_t* d, size_t n) { return blobs->put(ByteBlock::copy_of(d, n), BlobKind::PageDelta); });
       },
       [this](const uint8_t* d, size_t n) {
         return segments.id_of(d, n, [&] { return blobs->put(ByteBlock::copy_of(d, n), BlobKind::Segment); });

@@ -12,6 +12,7 @@
 
 #include "engine/byte_codec.h"
 #include "engine/index_meta_json.h"
+#include "engine/page_delta_codec.h"
 
 namespace ttd {
 
@@ -291,6 +292,8 @@ bool IndexFile::segment_ref(uint64_t id, BlobRef& out) const {
   return true;
 }
 
+bool IndexFile::note_failure(uint64_t offset, std::string what) const { return fail_at(offset, std::move(what)); }
+
 size_t IndexFile::chunk_of(uint64_t eid) const {
   if (chunk_count() == 0) return 0;
   size_t c = size_t(eid / chunk_steps_);
@@ -330,14 +333,32 @@ Status IndexFile::verify(const std::function<void(uint64_t, uint64_t)>& progress
     done += e.stream.size + e.keyframe.size;
     if (progress && c % 256 == 0) progress(done, size_);
   }
+  // Deltas each page's restore applies (engine/page_delta_codec.h): the
+  // reader refuses a chain longer than kMaxPageDeltaChain, so does this.
+  // Grown as pages are read: a crafted head's page count allocates nothing.
+  std::vector<uint8_t> chain;
   for (IndexTable t : {IndexTable::Pages, IndexTable::Segments}) {
     const uint64_t n = t == IndexTable::Pages ? page_count() : segment_count();
     for (uint64_t id = 0; id < n; ++id) {
       BlobRef ref;
       bool ok = t == IndexTable::Pages ? page_ref(id, ref) : segment_ref(id, ref);
       if (!ok) return failed(std::string(table_name(t)) + " group " + std::to_string(id / tables_[size_t(t)].group_entries));
-      if (!read_blob(ref, blob))
-        return failed(std::string(t == IndexTable::Pages ? "page " : "page-map segment ") + std::to_string(id));
+      const std::string what = std::string(t == IndexTable::Pages ? "page " : "page-map segment ") + std::to_string(id);
+      if (!read_blob(ref, blob)) return failed(what);
+      if (t == IndexTable::Pages) {
+        const auto* raw = reinterpret_cast<const uint8_t*>(blob.data());
+        PageDeltaHead head;
+        const char* e = check_page_blob(raw, blob.size(), id);
+        chain.push_back(0);
+        if (!e && blob.size() != sizeof(Page) && !parse_page_delta(raw, blob.size(), id, head)) {
+          chain[id] = uint8_t(head.zero_base ? 1 : chain[head.base_id] + 1);
+          if (chain[id] > kMaxPageDeltaChain) e = "delta chain longer than the reader allows";
+        }
+        if (e) {
+          fail_at(ref.offset, e);
+          return failed(what);
+        }
+      }
       done += ref.size;
       if (progress && id % 4096 == 0) progress(done, size_);
     }

@@ -70,6 +70,9 @@ class IndexFile {
   // Decompresses a blob into out after checking its checksum; false if it
   // is corrupt (then chunk_error() says where, in this thread).
   bool read_blob(const BlobRef& ref, std::string& out) const;
+  // Notes a failure found in a blob's content (offset: the blob's), for
+  // chunk_error() in this thread, as read_blob notes its own; returns false.
+  bool note_failure(uint64_t offset, std::string what) const;
   // Chunk holding eid (the last chunk for eid == step_count).
   size_t chunk_of(uint64_t eid) const;
   // The error for a chunk whose blobs or summary could not be read: the

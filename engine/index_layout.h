@@ -42,8 +42,10 @@ constexpr char kIndexMagic[8] = {'T', 'T', 'D', 'I', 'N', 'D', 'E', 'X'};
 // identity (dev, inode, ctime) and whole-content xxh3 instead of a
 // head-and-tail fingerprint, and the trace's path hash (header 80 -> 96
 // bytes); 9: per-blob checksums instead of one over the data region, the
-// directory cut into lazily read, checksummed groups (opening is O(1))
-constexpr uint32_t kIndexVersion = 9;
+// directory cut into lazily read, checksummed groups (opening is O(1));
+// 10: page versions stored as deltas against the previous version of their
+// page (engine/page_delta_codec.h)
+constexpr uint32_t kIndexVersion = 10;
 constexpr uint64_t kIndexHeaderSize = 96;
 
 struct IndexHeader {

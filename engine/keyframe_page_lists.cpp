@@ -28,11 +28,15 @@ void KeyframePageLists::update(MachineState& live) {
 }
 
 void KeyframePageLists::rebuild(const PagedMemory& mem, ProcessMap& map) {
+  // Every live page and every page the map has: the map's pages stay the
+  // previous versions (delta bases) of the live ones, and unchanged pages
+  // keep their ids.
   changed_.clear();
   for (const auto& [no, page] : mem.pages()) changed_.push_back(no);
+  for (const auto& [key, seg] : map.by_key)
+    for (const KeyframePage& p : seg.pages) changed_.push_back(p.no);
   std::sort(changed_.begin(), changed_.end());
-  map.by_key.clear();
-  map.segments.clear();
+  changed_.erase(std::unique(changed_.begin(), changed_.end()), changed_.end());
   apply_sorted(mem, map);
 }
 
@@ -74,12 +78,12 @@ void KeyframePageLists::set_page(Segment& seg, uint64_t no, const PagedMemory& m
   if (had) {
     // The same page object put back keeps its id.
     if (seg.holding[at] != live->second) {
-      it->id = store_(live->second);
+      it->id = store_(live->second, seg.holding[at].get(), it->id);
       seg.holding[at] = live->second;
     }
     return;
   }
-  seg.pages.insert(it, KeyframePage{no, store_(live->second)});
+  seg.pages.insert(it, KeyframePage{no, store_(live->second, nullptr, 0)});
   seg.holding.insert(seg.holding.begin() + long(at), live->second);
 }
 

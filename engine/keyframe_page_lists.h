@@ -20,8 +20,10 @@ namespace ttd {
 
 class KeyframePageLists {
  public:
-  // Stores a page's content in the page store (deduplicated) and returns its id.
-  using StorePage = std::function<uint64_t(const std::shared_ptr<Page>& page)>;
+  // Stores a page's content in the page store (deduplicated) and returns
+  // its id; `previous` (nullptr: none) is the version of the same page
+  // number it replaces, stored as `previous_id` (a delta base).
+  using StorePage = std::function<uint64_t(const std::shared_ptr<Page>& page, const Page* previous, uint64_t previous_id)>;
   // Stores an encoded segment (deduplicated) and returns its id.
   using StoreSegment = std::function<uint64_t(const uint8_t* data, size_t size)>;
   KeyframePageLists(StorePage store, StoreSegment store_segment)

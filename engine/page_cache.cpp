@@ -2,8 +2,10 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "engine/index_file.h"
+#include "engine/page_delta_codec.h"
 
 namespace ttd {
 
@@ -30,14 +32,56 @@ void remember(std::mutex& mu, Map& m, uint64_t id, typename Map::mapped_type v, 
 
 std::shared_ptr<Page> PageCache::get(uint64_t id) {
   if (auto hit = cached(mu_, pages_, id)) return hit;
-  BlobRef ref;
-  if (!index_.page_ref(id, ref)) return nullptr;
-  std::string raw;
-  if (!index_.read_blob(ref, raw) || raw.size() != sizeof(Page)) return nullptr;
-  auto page = std::make_shared<Page>();
-  std::memcpy(page.get(), raw.data(), sizeof(Page));
-  remember(mu_, pages_, id, page, max_pages_);
-  return page;
+  // Walk the delta chain back to a whole page, the zero page or a cached
+  // version (engine/page_delta_codec.h), then apply the deltas forward,
+  // caching each version made on the way.
+  struct Link {
+    uint64_t id, offset;
+    std::string raw;
+    PageDeltaHead head;
+  };
+  std::vector<Link> chain;
+  std::shared_ptr<Page> base;
+  for (uint64_t cur = id;;) {
+    BlobRef ref;
+    if (!index_.page_ref(cur, ref)) return nullptr;
+    std::string raw;
+    if (!index_.read_blob(ref, raw)) return nullptr;
+    if (raw.size() == sizeof(Page)) {
+      base = std::make_shared<Page>();
+      std::memcpy(base.get(), raw.data(), sizeof(Page));
+      if (chain.empty()) break;
+      remember(mu_, pages_, cur, base, max_pages_);
+      break;
+    }
+    if (chain.size() == kMaxPageDeltaChain) {
+      index_.note_failure(ref.offset, "page " + std::to_string(id) + ": delta chain longer than " +
+                                          std::to_string(kMaxPageDeltaChain));
+      return nullptr;
+    }
+    Link& l = chain.emplace_back(Link{cur, ref.offset, std::move(raw), {}});
+    if (const char* e = parse_page_delta(reinterpret_cast<const uint8_t*>(l.raw.data()), l.raw.size(), cur, l.head)) {
+      index_.note_failure(ref.offset, "page " + std::to_string(cur) + ": " + e);
+      return nullptr;
+    }
+    if (l.head.zero_base) {
+      base = std::make_shared<Page>();
+      break;
+    }
+    cur = l.head.base_id;
+    if ((base = cached(mu_, pages_, cur))) break;
+  }
+  for (auto l = chain.rbegin(); l != chain.rend(); ++l) {
+    auto page = std::make_shared<Page>(*base);
+    if (const char* e = apply_page_delta(reinterpret_cast<const uint8_t*>(l->raw.data()), l->raw.size(), l->head, *page)) {
+      index_.note_failure(l->offset, "page " + std::to_string(l->id) + ": " + e);
+      return nullptr;
+    }
+    base = std::move(page);
+    if (l + 1 != chain.rend()) remember(mu_, pages_, l->id, base, max_pages_);
+  }
+  remember(mu_, pages_, id, base, max_pages_);
+  return base;
 }
 
 std::shared_ptr<const SegmentPages> PageCache::segment(uint64_t id) {

@@ -1,5 +1,8 @@
 // Decoded pages and page-map segments of an index, shared by every cursor
-// over the trace. Bounded: when full, a share of the entries is dropped
+// over the trace; a page stored as a delta is rebuilt from its chain
+// (engine/page_delta_codec.h), at most kMaxPageDeltaChain blob reads, fewer
+// when a version on the chain is cached. Errors are noted on the index
+// (IndexFile::chunk_error names the blob). Bounded: when full, a share of the entries is dropped
 // (entries still in use by a cursor stay alive through their shared_ptr).
 #pragma once
 #include <cstdint>

@@ -1,10 +1,11 @@
 // libFuzzer target for the index file, the one reader of ttd's own format:
 // a .ttdidx beside a trace may be stale, damaged or crafted. The harness
-// fixes up the header's two checksums (header, directory head) of every
-// input (a crafted file can carry correct ones), so the fuzzer explores the
-// head and the lazy table reader behind them. Blob and group checksums are
-// not fixed up (version 9): inputs reach the decoders only through seeds
-// that carry correct ones. Everything must fail cleanly: no crash, no huge allocation.
+// makes every checksum of each input agree with its bytes (header,
+// directory head, group records, table groups and the blob references in
+// them: index_checksum_fixup.h), as a crafted file can, so mutations reach
+// the head, the lazy table reader, and the keyframe, segment, page-delta
+// and step decoders behind the checksums. Everything must fail cleanly: no
+// crash, no huge allocation.
 #include <xxhash.h>
 
 #include <cstddef>
@@ -17,6 +18,7 @@
 #include "engine/page_cache.h"
 #include "engine/step_codec.h"
 #include "fuzz_support.h"
+#include "index_checksum_fixup.h"
 
 using namespace ttd;
 
@@ -27,18 +29,15 @@ struct NullVisitor : EffectVisitor {
   void mem_write(uint64_t, uint64_t, const uint8_t*, uint64_t) override {}
 };
 
-// Makes the header's checksums (and the source stamp the caller expects)
-// agree with the input, where the header's offsets allow it.
+// Makes every checksum (and the source stamp the caller expects) agree
+// with the input, where its offsets allow it.
 SourceStamp fix_up(std::vector<uint8_t>& f) {
   IndexHeader h;
   std::memcpy(&h, f.data(), sizeof h);
-  if (h.dir_offset >= kIndexHeaderSize && h.dir_offset <= f.size() && h.dir_size <= f.size() - h.dir_offset) {
-    h.dir_checksum = XXH3_64bits(f.data() + h.dir_offset, h.dir_size);
-  }
   std::memcpy(h.magic, kIndexMagic, 8);
   h.version = kIndexVersion;
-  h.header_checksum = XXH3_64bits(&h, offsetof(IndexHeader, header_checksum));
   std::memcpy(f.data(), &h, sizeof h);
+  fuzz::fix_up_index_checksums(f);
   return SourceStamp{h.source_size, h.source_mtime_ns, h.source_identity, h.source_content_hash};
 }
 
@@ -77,5 +76,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     }
   }
+  // Pages directly: whole, delta chains, bad bases.
+  const uint64_t n_pages = std::min<uint64_t>(index.page_count(), 64);
+  for (uint64_t id = 0; id < n_pages; ++id) (void)pages.get(n_pages - 1 - id);
+  // Small heads only: verify reads every entry the head claims.
+  if (index.chunk_count() + index.page_count() + index.segment_count() < 4096) (void)index.verify();
   return 0;
 }
