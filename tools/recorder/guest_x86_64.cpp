@@ -36,8 +36,23 @@ class GuestX86_64 final : public GuestArch {
     for (const Init& i : init)
       if (uc_reg_write(uc, i.reg, &i.value) != UC_ERR_OK)
         return make_error("emulator", std::string("cannot set the initial ") + i.name);
+    // CR4.OSFXSR and OSXMMEXCPT, as Linux sets them. Unicorn 2.0.1 runs SSE
+    // code without them (its x86-64 reset sets only the hflags bit), but its
+    // fxsave / fxrstor then leave out MXCSR and xmm0-15: glibc's lazy
+    // binding trampoline (_dl_runtime_resolve_fxsave) lost the caller's
+    // argument registers, so the first call of log() got whatever
+    // _dl_fixup's SSE2 string functions left in xmm0 (issue 16).
+    uint64_t cr4 = 0;
+    if (uc_reg_read(uc, UC_X86_REG_CR4, &cr4) != UC_ERR_OK)
+      return make_error("emulator", "cannot read the initial cr4");
+    cr4 |= kCr4Osfxsr | kCr4Osxmmexcpt;
+    if (uc_reg_write(uc, UC_X86_REG_CR4, &cr4) != UC_ERR_OK)
+      return make_error("emulator", "cannot set the initial cr4 (OSFXSR, OSXMMEXCPT)");
     return {};
   }
+
+  static constexpr uint64_t kCr4Osfxsr = 1ull << 9;
+  static constexpr uint64_t kCr4Osxmmexcpt = 1ull << 10;
 
   bool syscall_via_insn_hook() const override { return true; }
   bool is_syscall_interrupt(uint32_t) const override { return false; }
