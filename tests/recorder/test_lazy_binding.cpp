@@ -40,8 +40,9 @@ NativeRun run_native(const std::vector<std::string>& argv) {
   return r;
 }
 
-// Records argv and checks it exits as natively, printing the same bytes.
-void check_as_native(const std::vector<std::string>& argv, const std::string& tag) {
+// Records argv and checks it exits as natively, printing the same bytes;
+// with verify, also that the trace holds what fxrstor put in the registers.
+void check_as_native(const std::vector<std::string>& argv, const std::string& tag, bool verify) {
   NativeRun native = run_native(argv);
   REQUIRE(native.status == 0);
   REQUIRE_FALSE(native.out.empty());
@@ -51,6 +52,7 @@ void check_as_native(const std::vector<std::string>& argv, const std::string& ta
   o.env = {"LC_ALL=C"};
   o.capture_output = true;
   o.stdin_data = "";
+  o.verify = verify;
   auto sum = record(o);
   REQUIRE_MESSAGE(sum.ok(), (sum.ok() ? "" : sum.error().to_string()));
   CHECK(sum->exited);
@@ -58,6 +60,8 @@ void check_as_native(const std::vector<std::string>& argv, const std::string& ta
   CHECK(sum->exit_code == native.status);
   CHECK(sum->captured_stdout == native.out);
   CHECK(sum->captured_stderr == "");
+  for (const auto& e : sum->verify_errors) FAIL_CHECK(e);
+  CHECK(sum->verify_register_misses == 0);
   std::error_code ec;
   fs::remove(o.output, ec);
 }
@@ -73,7 +77,7 @@ TEST_CASE("libm called through lazily bound PLT slots returns what it returns na
     INFO(std::string(variant));
     for (const char* arg : {"10", "0.75"}) {
       INFO(std::string(arg));
-      check_as_native({prog, arg, "0.5"}, std::string("lazy-math-") + variant);
+      check_as_native({prog, arg, "0.5"}, std::string("lazy-math-") + variant, /*verify=*/true);
     }
     ++ran;
   }
@@ -84,5 +88,5 @@ TEST_CASE("python3 converts int(\"200\") as natively") {
   // Before the fix: "ValueError: Exceeds the limit (4300 digits) ...".
   if (!fs::exists("/usr/bin/python3")) return;
   check_as_native({"/usr/bin/python3", "-I", "-S", "-c", "print(int('200'), 2 ** 0.5, float('1e300') * 10)"},
-                  "python-int");
+                  "python-int", /*verify=*/false);
 }
