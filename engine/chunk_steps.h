@@ -1,8 +1,8 @@
 // The one decoder of an index chunk's steps: motion searches
-// (engine/chunk_scan.h) and history queries (engine/query/chunk_walk.h)
-// both read chunks through it, so a chunk's step stream is decoded in one
-// place. Stepping reads pcs through engine/step_timeline.h, whose cache of
-// decoded chunks skips effects altogether.
+// (engine/chunk_scan.h), history queries (engine/query/chunk_walk.h) and
+// stepping (engine/step_timeline.h, which keeps the step headers of recent
+// chunks and never asks for effects) all read chunks through it, so a
+// chunk's step stream is decoded in one place.
 //
 // Effects are delta-coded across the steps of a chunk (addresses and
 // register values), so a reader that wants effects of any step must decode

@@ -1,7 +1,7 @@
 #include "engine/step_timeline.h"
 
+#include "engine/chunk_steps.h"
 #include "engine/index_file.h"
-#include "engine/step_codec.h"
 
 namespace ttd {
 
@@ -29,19 +29,14 @@ const std::vector<TimelineStep>* StepTimeline::chunk(size_t c) {
     lru_.splice(lru_.begin(), lru_, it->second.second);
     return &it->second.first;
   }
-  const IndexFile& idx = trace_.index();
-  if (c >= idx.chunk_count()) return nullptr;
-  const ChunkEntry ch = idx.chunk(c);
-  std::string buf;
-  if (!idx.read_blob(ch.stream, buf)) return nullptr;
+  if (c >= trace_.index().chunk_count()) return nullptr;
+  // Headers only, through the one chunk decoder; effects are skipped.
+  ChunkSteps reader(trace_, DamagedSummary::Decode);
+  if (!reader.load(c)) return nullptr;
   std::vector<TimelineStep> steps;
-  steps.reserve(ch.steps);
-  StepDecoder dec(trace_.arch(), reinterpret_cast<const uint8_t*>(buf.data()), buf.size());
-  DecodedStep s;
-  for (uint32_t i = 0; i < ch.steps; ++i) {
-    if (!dec.next(s)) return nullptr;
-    steps.push_back({s.pc, s.tidx, uint8_t(s.kind)});
-  }
+  steps.reserve(reader.chunk(c).steps);
+  while (reader.next()) steps.push_back({reader.step().pc, reader.step().tidx, uint8_t(reader.step().kind)});
+  if (!reader.status() || steps.size() != reader.chunk(c).steps) return nullptr;
   if (cache_.size() >= capacity_ && !lru_.empty()) {
     cache_.erase(lru_.back());
     lru_.pop_back();

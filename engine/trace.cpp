@@ -1,5 +1,7 @@
 #include "engine/trace.h"
 
+#include "engine/chunk_steps.h"
+
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -7,6 +9,7 @@
 #include <system_error>
 #include <thread>
 
+#include "engine/chunk_steps.h"
 #include "engine/index_builder.h"
 #include "engine/index_file.h"
 #include "engine/index_location.h"
@@ -190,27 +193,27 @@ Status Trace::for_each_step(uint64_t from, uint64_t to, const std::function<bool
   uint64_t count = step_count();
   if (from > count) return make_error("--from", "EID " + std::to_string(from) + " is past the end (" + std::to_string(count) + " steps)");
   to = std::min(to, count);
-  const auto& slots = index_->thread_slots();
-  std::string buf;
+  // Through the one chunk decoder, which also refuses a step naming a
+  // thread the index does not list.
+  ChunkSteps reader(*this, DamagedSummary::Decode);
   RecordCollector rc;
   std::vector<std::pair<uint32_t, fmt::AttrValue>> attrs;
   for (size_t c = index_->chunk_of(from); c < index_->chunk_count() && from < to; ++c) {
+    if (Status st = reader.load(c); !st) return st;
     const ChunkEntry ch = index_->chunk(c);
-    if (!index_->read_blob(ch.stream, buf)) return index_->chunk_error(c);
-    StepDecoder dec(arch(), reinterpret_cast<const uint8_t*>(buf.data()), buf.size());
-    DecodedStep ds;
     for (uint64_t eid = ch.first_eid; eid < ch.first_eid + ch.steps; ++eid) {
-      if (!dec.next(ds)) return index_->chunk_error(c);
+      if (!reader.next()) return reader.status().ok() ? corrupt_chunk(*this, c) : reader.status();
       StepRecord rec;
       rc.rec = &rec;
-      uint64_t pid = ds.tidx < slots.size() ? slots[ds.tidx].pid : 0;
-      if (!dec.effects(ds, rc, pid)) return index_->chunk_error(c);
+      // Effects are delta-coded along the chunk: decode those of the steps
+      // before `from` too.
+      if (!reader.effects(rc)) return reader.status();
       if (eid < from) continue;
       if (eid >= to) return {};
+      const ChunkStep& st = reader.step();
       rec.eid = eid;
-      rec.info = fmt::StepInfo{slots[ds.tidx].tid, pid, ds.pc, ds.size, ds.kind};
-      attrs.clear();
-      dec.attrs(ds, attrs);
+      rec.info = fmt::StepInfo{st.tid, st.pid, st.pc, st.size, st.kind};
+      reader.attrs(attrs);
       for (auto& [k, v] : attrs)
         rec.attrs.emplace_back(k < index_->meta().attr_keys.size() ? index_->meta().attr_keys[k] : "?", std::move(v));
       if (!fn(rec)) return {};

@@ -183,7 +183,8 @@ void bind_cursor(pyb::module_& m, TraceClass& trace) {
              check_range(addr, length, "memory");
              if (length > (64u << 20)) raise(make_error("memory", "at most 64 MiB at a time"));
              std::vector<uint8_t> bytes(length), valid(length, 0);
-             if (const ProcessState* p = c.process(pid)) p->memory.read(addr, bytes.data(), valid.data(), length);
+             if (const ProcessState* p = c.process(pid))
+               if (Status st = p->memory.read_checked(addr, bytes.data(), valid.data(), length); !st) raise(st.error());
              pyb::list out(length);
              for (uint64_t i = 0; i < length; ++i) out[i] = valid[i] ? pyb::object(pyb::int_(bytes[i])) : pyb::none();
              return out;
@@ -196,8 +197,11 @@ void bind_cursor(pyb::module_& m, TraceClass& trace) {
              if (length > (64u << 20)) raise(make_error("memory", "at most 64 MiB at a time"));
              std::string bytes(length, '\0');
              const ProcessState* p = c.process(pid);
-             if (!p || !p->memory.all_known(addr, length)) return pyb::none();
-             p->memory.read(addr, reinterpret_cast<uint8_t*>(bytes.data()), nullptr, length);
+             if (!p) return pyb::none();
+             std::vector<uint8_t> valid(length, 0);
+             if (Status st = p->memory.read_checked(addr, reinterpret_cast<uint8_t*>(bytes.data()), valid.data(), length); !st)
+               raise(st.error());
+             if (std::find(valid.begin(), valid.end(), 0) != valid.end()) return pyb::none();
              return pyb::bytes(bytes);
            },
            pyb::arg("addr"), pyb::arg("length"), pyb::arg("pid") = pyb::none(),

@@ -227,6 +227,13 @@ void PagedMemory::invalidate(uint64_t addr, uint64_t len) {
   }
 }
 
+Status PagedMemory::read_checked(uint64_t addr, uint8_t* dst, uint8_t* valid, uint64_t len) const {
+  fault_.reset();
+  read(addr, dst, valid, len);
+  if (fault_) return *fault_;
+  return {};
+}
+
 uint64_t PagedMemory::read(uint64_t addr, uint8_t* dst, uint8_t* valid, uint64_t len) const {
   uint64_t known = 0;
   while (len) {

@@ -105,6 +105,10 @@ class PagedMemory {
   // Copies len bytes to dst; valid[i] (if not null) says whether byte i is
   // known. Returns the number of known bytes. Unknown bytes read as 0.
   uint64_t read(uint64_t addr, uint8_t* dst, uint8_t* valid, uint64_t len) const;
+  // read() for the front ends (debugger, DAP, Python): a lazy page of the
+  // range that cannot be read is an error naming the file, offset and
+  // address, not silently unknown bytes. Clears fault() first.
+  Status read_checked(uint64_t addr, uint8_t* dst, uint8_t* valid, uint64_t len) const;
   // True if every byte of [addr, addr+len) is known.
   bool all_known(uint64_t addr, uint64_t len) const;
 

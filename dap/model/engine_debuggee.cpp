@@ -65,6 +65,8 @@ void EngineDebuggee::read_process(uint64_t tid, uint64_t addr, uint8_t* dst, uin
 Status EngineDebuggee::read_memory(uint64_t tid, uint64_t addr, std::span<uint8_t> data, std::span<uint8_t> known) {
   if (data.size() != known.size()) return make_error("readMemory", "buffer sizes differ");
   read_process(thread_or_current(tid), addr, data.data(), known.data(), data.size());
+  // A page the index could not give reads as unknown above; say why.
+  if (auto fault = timeline_.state().memory_fault()) return *fault;
   return {};
 }
 

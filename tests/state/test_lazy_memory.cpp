@@ -168,6 +168,11 @@ TEST_CASE("a page the source cannot read is unknown and reported by the read, th
   CHECK(msg.find("fake.ttdidx") != std::string::npos);
   CHECK(msg.find("4242") != std::string::npos);
   CHECK(msg.find("0xe03000") != std::string::npos);  // the page's address
+  // What the front ends call: the same failure as an error value.
+  auto checked = f.lazy.read_checked(f.base7 + 3 * kPageSize, b, v, 4);
+  REQUIRE_FALSE(checked.ok());
+  CHECK(checked.error().to_string().find("4242") != std::string::npos);
+  CHECK(f.lazy.read_checked(f.base9, b, v, 4).ok());  // a fault elsewhere is not this read's
   f.lazy.clear_fault();
   f.src->broken.clear();  // e.g. the cache had a bad copy: asked again
   CHECK(f.lazy.read(f.base7 + 3 * kPageSize, b, v, 4) == 4);

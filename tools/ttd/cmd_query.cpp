@@ -97,6 +97,12 @@ int run_query(const QueryOptions& o) {
     std::snprintf(d, sizeof d, "%016llx", (unsigned long long)c.state().digest());
     j["digest"] = d;
   }
+  // A page the index could not give reads as unknown above: an error, not
+  // "??" bytes or a digest of what could be read.
+  if (auto fault = c.memory_fault()) {
+    std::cerr << "ttd: " << fault->to_string() << "\n";
+    return 1;
+  }
   if (o.json) {
     std::cout << j.dump() << "\n";
     return 0;

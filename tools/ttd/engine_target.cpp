@@ -158,8 +158,7 @@ Status EngineTarget::read_memory(uint64_t tid, uint64_t addr, std::span<uint8_t>
   uint64_t pid_of_thread = t ? t->pid : pid();
   const ProcessState* p = cursor_now().state().find_process(pid_of_thread);
   if (!p) return {};  // nothing known about this process's memory
-  p->memory.read(addr, data.data(), known.data(), data.size());
-  return {};
+  return p->memory.read_checked(addr, data.data(), known.data(), data.size());
 }
 
 std::optional<gdb::MemoryRegionDesc> EngineTarget::memory_region(uint64_t tid, uint64_t addr) const {
