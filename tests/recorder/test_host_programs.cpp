@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "tests/recorder/trace_digest.h"
+#include "tests/recorder/native_run.h"
 #include "tools/recorder/recorder.h"
 
 using namespace ttd;
@@ -37,25 +38,8 @@ struct TempDir {
   std::string file(const std::string& name) const { return (path / name).string(); }
 };
 
-struct NativeRun {
-  std::string out;
-  int status = -1;
-};
-
-// Runs argv natively (x86-64 host) with only LC_ALL=C in the environment.
-NativeRun run_native(const std::vector<std::string>& argv) {
-  std::string cmd = "env -i LC_ALL=C";
-  for (const auto& a : argv) cmd += " '" + a + "'";
-  NativeRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+using ttd::rec::test::NativeRun;
+using ttd::rec::test::run_native;
 
 Result<RecordSummary> record_capture(const std::vector<std::string>& argv, const std::string& out,
                                      bool verify = false) {

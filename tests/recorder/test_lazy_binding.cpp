@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "tests/recorder/trace_digest.h"
+#include "tests/recorder/native_run.h"
 #include "tools/recorder/recorder.h"
 
 using namespace ttd;
@@ -20,25 +21,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct NativeRun {
-  std::string out;
-  int status = -1;
-};
-
-// Runs argv natively with only LC_ALL=C in the environment.
-NativeRun run_native(const std::vector<std::string>& argv) {
-  std::string cmd = "env -i LC_ALL=C";
-  for (const auto& a : argv) cmd += " '" + a + "'";
-  NativeRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+using ttd::rec::test::NativeRun;
+using ttd::rec::test::run_native;
 
 // Records argv and checks it exits as natively, printing the same bytes;
 // with verify, also that the trace holds what fxrstor put in the registers.

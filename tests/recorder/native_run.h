@@ -1,0 +1,34 @@
+// Runs a program natively (the x86-64 host) with only LC_ALL=C in its
+// environment and captures its stdout and exit status: the ground truth
+// recorder tests compare a recording's output with.
+#pragma once
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+namespace ttd::rec::test {
+
+struct NativeRun {
+  std::string out;
+  int status = -1;
+};
+
+inline NativeRun run_native(const std::vector<std::string>& argv) {
+  std::string cmd = "env -i LC_ALL=C";
+  for (const auto& a : argv) cmd += " '" + a + "'";
+  NativeRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+}  // namespace ttd::rec::test
