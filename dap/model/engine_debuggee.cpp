@@ -49,7 +49,7 @@ std::vector<ThreadEntry> EngineDebuggee::threads() const {
 
 uint64_t EngineDebuggee::thread_or_current(uint64_t tid) const { return thread_state(tid) ? tid : current_thread(); }
 
-void EngineDebuggee::read_process(uint64_t tid, uint64_t addr, uint8_t* dst, uint8_t* known, size_t len) const {
+Status EngineDebuggee::read_process(uint64_t tid, uint64_t addr, uint8_t* dst, uint8_t* known, size_t len) const {
   const MachineState& st = timeline_.state();
   const ThreadState* th = st.find_thread(tid);
   const ProcessState* p = th ? st.find_process(th->pid) : nullptr;
@@ -57,17 +57,14 @@ void EngineDebuggee::read_process(uint64_t tid, uint64_t addr, uint8_t* dst, uin
   if (!p) {
     std::fill(dst, dst + len, 0);
     std::fill(known, known + len, 0);
-    return;
+    return {};
   }
-  p->memory.read(addr, dst, known, len);
+  return p->memory.read_checked(addr, dst, known, len);
 }
 
 Status EngineDebuggee::read_memory(uint64_t tid, uint64_t addr, std::span<uint8_t> data, std::span<uint8_t> known) {
   if (data.size() != known.size()) return make_error("readMemory", "buffer sizes differ");
-  read_process(thread_or_current(tid), addr, data.data(), known.data(), data.size());
-  // A page the index could not give reads as unknown above; say why.
-  if (auto fault = timeline_.state().memory_fault()) return *fault;
-  return {};
+  return read_process(thread_or_current(tid), addr, data.data(), known.data(), data.size());
 }
 
 size_t EngineDebuggee::read_code(uint64_t tid, uint64_t addr, uint8_t* dst, size_t len) const {

@@ -64,8 +64,9 @@ class EngineDebuggee : public Debuggee {
   const Trace& trace() const { return *trace_; }
   const dbg::DebugInfo* debug() const { return debug_.get(); }
   const ThreadState* thread_state(uint64_t tid) const { return timeline_.state().find_thread(tid); }
-  // Memory of tid's process at the current position.
-  void read_process(uint64_t tid, uint64_t addr, uint8_t* dst, uint8_t* known, size_t len) const;
+  // Memory of tid's process at the current position; an error when a page
+  // of the range cannot be read from the index (its bytes then unknown).
+  Status read_process(uint64_t tid, uint64_t addr, uint8_t* dst, uint8_t* known, size_t len) const;
   // Code bytes: trace memory first, then the program file.
   size_t read_code(uint64_t tid, uint64_t addr, uint8_t* dst, size_t len) const;
   // Frames of tid at the current position, innermost first (cached).

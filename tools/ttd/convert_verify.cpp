@@ -1,19 +1,12 @@
 #include "tools/ttd/convert_verify.h"
 
-#include <cstdio>
-
 #include "engine/cursor.h"
 #include "formats/ucir/uc1_registers.h"
+#include "tools/ttd/trace_options.h"  // hex_u64
 
 namespace ttd::cli {
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
-  return b;
-}
 
 bool byte_valid(const Page& p, uint64_t i) { return (p.valid[i / 64] >> (i % 64)) & 1u; }
 
@@ -49,7 +42,7 @@ std::string compare_states(const MachineState& a, const MachineState& b, const s
         if (!byte_valid(*page, i)) continue;
         ++out.bytes_compared;
         if (it == pages_a.end() || !byte_valid(*it->second, i) || it->second->data[i] != page->data[i])
-          return "memory at " + hex((no << kPageShift) + i) + " is " +
+          return "memory at " + hex_u64((no << kPageShift) + i) + " is " +
                  (it == pages_a.end() || !byte_valid(*it->second, i) ? std::string("unknown in the source") : "different");
       }
     }
@@ -84,7 +77,7 @@ Result<ConvertCheck> verify_converted(std::shared_ptr<const Trace> src, const st
     auto sa = ca.current_step(), sb = cb.current_step();
     if (sa.has_value() != sb.has_value() || (sa && sa->pc != sb->pc))
       return make_error(out_path, "EID " + std::to_string(eid) + ": the pc differs from the source's (" +
-                                      (sa ? hex(sa->pc) : "end") + " vs " + (sb ? hex(sb->pc) : "end") + ")");
+                                      (sa ? hex_u64(sa->pc) : "end") + " vs " + (sb ? hex_u64(sb->pc) : "end") + ")");
     std::string why = compare_states(ca.state(), cb.state(), encodable, res);
     if (!why.empty()) return make_error(out_path, "EID " + std::to_string(eid) + ": " + why + " (read back and compared with " + src->path() + ")");
     ++res.eids;
