@@ -17,9 +17,8 @@ struct NativeRun {
   int status = -1;
 };
 
-inline NativeRun run_native(const std::vector<std::string>& argv) {
-  std::string cmd = "env -i LC_ALL=C";
-  for (const auto& a : argv) cmd += " '" + a + "'";
+// Runs a shell command line and captures its stdout and exit status.
+inline NativeRun run_shell(const std::string& cmd) {
   NativeRun r;
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p);
@@ -29,6 +28,12 @@ inline NativeRun run_native(const std::vector<std::string>& argv) {
   int st = pclose(p);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return r;
+}
+
+inline NativeRun run_native(const std::vector<std::string>& argv) {
+  std::string cmd = "env -i LC_ALL=C";
+  for (const auto& a : argv) cmd += " '" + a + "'";
+  return run_shell(cmd);
 }
 
 }  // namespace ttd::rec::test

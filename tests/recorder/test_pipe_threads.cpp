@@ -17,6 +17,7 @@
 #include <iterator>
 
 #include "tests/recorder/trace_digest.h"
+#include "tests/recorder/native_run.h"
 #include "tools/recorder/recorder.h"
 
 using namespace ttd;
@@ -32,16 +33,7 @@ std::string slurp(const std::string& p) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-std::string native_output(const std::string& prog) {
-  std::string out;
-  FILE* p = popen(("env -i '" + prog + "'").c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
-}
+std::string native_output(const std::string& prog) { return ttd::rec::test::run_shell("env -i '" + prog + "'").out; }
 
 struct Outcome {
   bool finished = false;  // the recorder returned (did not hang, did not crash)

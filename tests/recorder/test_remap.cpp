@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "tests/recorder/trace_digest.h"
+#include "tests/recorder/native_run.h"
 #include "tools/recorder/recorder.h"
 
 using namespace ttd;
@@ -16,16 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string native_output(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
-}
+std::string native_output(const std::string& cmd) { return ttd::rec::test::run_shell(cmd).out; }
 
 void check_clean(const RecordSummary& s) {
   CHECK(s.exited);

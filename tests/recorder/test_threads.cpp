@@ -13,6 +13,7 @@
 #include <set>
 
 #include "tests/recorder/trace_digest.h"
+#include "tests/recorder/native_run.h"
 #include "tools/recorder/recorder.h"
 
 using namespace ttd;
@@ -27,15 +28,7 @@ std::string slurp(const std::string& p) {
 }
 
 std::string native_output(const std::string& prog, const std::string& mode = "") {
-  std::string cmd = "env -i '" + prog + "'" + (mode.empty() ? "" : " " + mode);
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
+  return ttd::rec::test::run_shell("env -i '" + prog + "'" + (mode.empty() ? "" : " " + mode)).out;
 }
 
 RecordOptions options(const std::string& prog, const std::string& out, std::vector<std::string> args = {}) {
