@@ -37,14 +37,15 @@ int run_convert_ucir(const ConvertOptions& o, std::shared_ptr<const Trace> t) {
   if (r->unknowns_dropped) std::cerr << " (" << r->unknowns_dropped << " 'became unknown' effects left out)";
   std::cerr << "\n";
   if (o.no_verify) return 0;
-  auto v = verify_converted(t, o.output, o.samples);
+  auto v = verify_converted(t, o.output, o.samples, r->source_tids);
   if (!v) {
     std::remove(o.output.c_str());
     std::cerr << "ttd convert: verification failed, " << o.output << " removed: " << v.error().to_string() << "\n";
     return 1;
   }
   std::cerr << "ttd convert: read back and compared at " << v->eids << " EIDs: equal (whole-state digests equal at "
-            << v->digests_equal << "; " << v->bytes_compared << " memory bytes compared";
+            << v->digests_equal << "; " << v->step_threads_compared << " step threads and " << v->threads_compared
+            << " thread register files of " << r->source_tids.size() << " thread(s); " << v->bytes_compared << " memory bytes compared";
   if (v->bytes_only_in_source) std::cerr << ", " << v->bytes_only_in_source << " known only to the source (read values)";
   if (v->registers_only_in_output)
     std::cerr << ", " << v->registers_only_in_output << " register values unknown to the source and zero in UCIR";

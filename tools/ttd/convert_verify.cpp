@@ -1,5 +1,7 @@
 #include "tools/ttd/convert_verify.h"
 
+#include <map>
+
 #include "engine/cursor.h"
 #include "formats/ucir/uc1_registers.h"
 #include "tools/ttd/trace_options.h"  // hex_u64
@@ -10,13 +12,23 @@ namespace {
 
 bool byte_valid(const Page& p, uint64_t i) { return (p.valid[i / 64] >> (i % 64)) & 1u; }
 
-// "" when equal, else what differs.
-std::string compare_states(const MachineState& a, const MachineState& b, const std::vector<bool>& encodable, ConvertCheck& out) {
+// "" when equal, else what differs. out_tid maps a source tid to the
+// output's (UCIR numbers threads 1, 2, ... in the order they are met).
+std::string compare_states(const MachineState& a, const MachineState& b, const std::vector<bool>& encodable,
+                           const std::map<uint64_t, uint64_t>& out_tid, ConvertCheck& out) {
   const ArchDesc& arch = a.arch();
   if (a.threads().size() != b.threads().size())
     return std::to_string(a.threads().size()) + " threads in the source, " + std::to_string(b.threads().size()) + " in the output";
-  for (auto ia = a.threads().begin(), ib = b.threads().begin(); ia != a.threads().end(); ++ia, ++ib) {
-    const RegisterFile &ra = ia->second.regs, &rb = ib->second.regs;
+  for (const auto& [tid, ta] : a.threads()) {
+    auto m = out_tid.find(tid);
+    const ThreadState* tb = m == out_tid.end() ? nullptr : b.find_thread(m->second);
+    if (!tb)
+      return "source thread " + std::to_string(tid) + " has no counterpart in the output" +
+             (m == out_tid.end() ? std::string(" (the writer never numbered it)")
+                                 : " (UCIR thread " + std::to_string(m->second) + " is not alive there)");
+    ++out.threads_compared;
+    const RegisterFile &ra = ta.regs, &rb = tb->regs;
+    const std::string who = a.threads().size() > 1 ? " of thread " + std::to_string(tid) : "";
     for (uint16_t r = 0; r < arch.regs.size(); ++r) {
       if (r == arch.pc_index || !encodable[r]) continue;
       // UCIR cannot say "unknown": its registers start at zero. A register
@@ -26,10 +38,10 @@ std::string compare_states(const MachineState& a, const MachineState& b, const s
         ++out.registers_only_in_output;
         continue;
       }
-      if (ra.valid(r) != rb.valid(r)) return "register " + arch.regs[r].name + " is " + (ra.valid(r) ? "known" : "unknown") +
+      if (ra.valid(r) != rb.valid(r)) return "register " + arch.regs[r].name + who + " is " + (ra.valid(r) ? "known" : "unknown") +
                                              " in the source, " + (rb.valid(r) ? "known" : "unknown") + " in the output";
       if (ra.valid(r) && !std::equal(ra.bytes(r).begin(), ra.bytes(r).end(), rb.bytes(r).begin(), rb.bytes(r).end()))
-        return "register " + arch.regs[r].name + " differs";
+        return "register " + arch.regs[r].name + who + " differs";
     }
   }
   if (a.processes().size() != b.processes().size()) return "the number of processes differs";
@@ -58,7 +70,8 @@ std::string compare_states(const MachineState& a, const MachineState& b, const s
 
 }  // namespace
 
-Result<ConvertCheck> verify_converted(std::shared_ptr<const Trace> src, const std::string& out_path, uint32_t samples) {
+Result<ConvertCheck> verify_converted(std::shared_ptr<const Trace> src, const std::string& out_path, uint32_t samples,
+                                      const std::vector<uint64_t>& source_tids) {
   auto out = Trace::open(out_path);
   if (!out) return make_error(out_path, "reading the output back failed: " + out.error().to_string());
   const uint64_t n = src->step_count();
@@ -68,6 +81,8 @@ Result<ConvertCheck> verify_converted(std::shared_ptr<const Trace> src, const st
   std::vector<bool> encodable(src->arch().regs.size());
   fmt::ucir::Uc1RegisterMap map(src->arch());
   for (uint16_t r = 0; r < encodable.size(); ++r) encodable[r] = map.number_of(r).has_value();
+  std::map<uint64_t, uint64_t> out_tid;
+  for (size_t i = 0; i < source_tids.size(); ++i) out_tid.emplace(source_tids[i], i + 1);
   Cursor ca(src), cb(*out);
   ConvertCheck res;
   const uint64_t stride = std::max<uint64_t>(1, n / std::max<uint32_t>(samples, 1));
@@ -78,7 +93,17 @@ Result<ConvertCheck> verify_converted(std::shared_ptr<const Trace> src, const st
     if (sa.has_value() != sb.has_value() || (sa && sa->pc != sb->pc))
       return make_error(out_path, "EID " + std::to_string(eid) + ": the pc differs from the source's (" +
                                       (sa ? hex_u64(sa->pc) : "end") + " vs " + (sb ? hex_u64(sb->pc) : "end") + ")");
-    std::string why = compare_states(ca.state(), cb.state(), encodable, res);
+    // The step's thread: the output's must be the source's, renumbered.
+    if (sa && sb) {
+      auto m = out_tid.find(sa->tid);
+      if (m == out_tid.end() || m->second != sb->tid)
+        return make_error(out_path, "EID " + std::to_string(eid) + ": the step is thread " + std::to_string(sa->tid) +
+                                        "'s in the source and UCIR thread " + std::to_string(sb->tid) +
+                                        "'s in the output, expected " +
+                                        (m == out_tid.end() ? std::string("none") : std::to_string(m->second)));
+      ++res.step_threads_compared;
+    }
+    std::string why = compare_states(ca.state(), cb.state(), encodable, out_tid, res);
     if (!why.empty()) return make_error(out_path, "EID " + std::to_string(eid) + ": " + why + " (read back and compared with " + src->path() + ")");
     ++res.eids;
     if (ca.state().digest() == cb.state().digest()) ++res.digests_equal;

@@ -6,12 +6,14 @@
 // registers), the mappings, and every memory
 // byte the output knows (it must be known and equal in the source). Bytes
 // the source knows but the output does not (a read's value, which UCIR
-// does not carry) are counted, not failed. Threads and processes are
-// compared in order, not by id (UCIR numbers threads from 1).
+// does not carry) are counted, not failed. The step's thread at each EID
+// and every live thread's registers are compared through the writer's
+// renumbering (source_tids[n - 1] is UCIR thread n); processes in order.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/trace.h"
 #include "state/error.h"
@@ -24,9 +26,12 @@ struct ConvertCheck {
   uint64_t bytes_compared = 0;  // memory bytes compared over all EIDs
   uint64_t bytes_only_in_source = 0;
   uint64_t registers_only_in_output = 0;  // unknown to the source, zero in UCIR (summed over EIDs)
+  uint64_t threads_compared = 0;          // thread register files compared (summed over EIDs)
+  uint64_t step_threads_compared = 0;     // EIDs whose step's thread was checked
 };
 
 // An error names the first EID and what differs there.
-Result<ConvertCheck> verify_converted(std::shared_ptr<const Trace> src, const std::string& out_path, uint32_t samples);
+Result<ConvertCheck> verify_converted(std::shared_ptr<const Trace> src, const std::string& out_path, uint32_t samples,
+                                      const std::vector<uint64_t>& source_tids);
 
 }  // namespace ttd::cli

@@ -7,10 +7,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <map>
 
 #include "engine/cursor.h"
 #include "engine/export/output_stream.h"
 #include "engine/query/chunk_reader.h"
+#include "formats/ucir/uc1_registers.h"
+#include "formats/ucir/ucir_ops.h"
 #include "formats/ucir/ucir_writer.h"
 #include "state/byte_order.h"
 
@@ -41,23 +44,53 @@ uint64_t to_u64(const ArchDesc& a, const uint8_t* v, size_t n) {
   return x;
 }
 
-// Streams one step's effects into the writer; tracks the thread's
-// registers as integers (for the syscall ABI fallback) and the effects
-// UCIR cannot hold.
+// Streams one step's effects into the writer. Effects of the step's own
+// thread go out as they come; another thread's (its thread_begin and the
+// registers it starts with, e.g. in a clone step) are held for the thread
+// keyframe that follows the step. Tracks each thread's registers as
+// integers (for the syscall ABI fallback) and the effects UCIR cannot hold.
 struct EffectForwarder : EffectVisitor {
+  struct NewThread {
+    uint32_t tidx = 0;
+    std::vector<std::pair<uint16_t, std::vector<uint8_t>>> regs;
+  };
   fmt::UcirWriter* w = nullptr;
   const ArchDesc* arch = nullptr;
-  std::vector<std::optional<uint64_t>>* regs = nullptr;
+  std::map<uint32_t, std::vector<std::optional<uint64_t>>>* regs = nullptr;  // by thread index
   uint64_t* unknowns = nullptr;
-  bool ended = false;  // the step's thread ended (OP_EXIT)
+  uint32_t step_tidx = 0;
+  bool ended = false;           // the step's thread ended (OP_EXIT)
+  bool other_ended = false;     // the step ended another thread
+  std::vector<NewThread> born;  // threads this step began
 
-  void reg(uint32_t, uint16_t r, const uint8_t* v, uint32_t len) override {
-    w->reg(r, {v, len});
-    if (r < regs->size()) (*regs)[r] = to_u64(*arch, v, len);
+  std::vector<std::optional<uint64_t>>& regs_of(uint32_t tidx) {
+    auto it = regs->find(tidx);
+    if (it == regs->end()) it = regs->emplace(tidx, std::vector<std::optional<uint64_t>>(arch->regs.size())).first;
+    return it->second;
   }
-  void reg_unknown(uint32_t, uint16_t r) override {
+  NewThread& newborn(uint32_t tidx) {
+    for (auto& n : born)
+      if (n.tidx == tidx) return n;
+    born.push_back({tidx, {}});
+    return born.back();
+  }
+  void start(uint32_t tidx) {
+    step_tidx = tidx, ended = other_ended = false;
+    born.clear();
+  }
+
+  void reg(uint32_t tidx, uint16_t r, const uint8_t* v, uint32_t len) override {
+    if (tidx == step_tidx)
+      w->reg(r, {v, len});
+    else
+      newborn(tidx).regs.emplace_back(r, std::vector<uint8_t>(v, v + len));
+    auto& rf = regs_of(tidx);
+    if (r < rf.size()) rf[r] = to_u64(*arch, v, len);
+  }
+  void reg_unknown(uint32_t tidx, uint16_t r) override {
     ++*unknowns;
-    if (r < regs->size()) (*regs)[r].reset();
+    auto& rf = regs_of(tidx);
+    if (r < rf.size()) rf[r].reset();
   }
   void mem_write(uint64_t, uint64_t addr, const uint8_t* bytes, uint64_t len) override { w->mem_write(addr, {bytes, len}); }
   void mem_read(uint64_t, uint64_t addr, uint64_t size, const uint8_t*) override {
@@ -73,7 +106,10 @@ struct EffectForwarder : EffectVisitor {
   }
   void mem_unmap(uint64_t, uint64_t addr, uint64_t size) override { w->mem_unmap(addr, size); }
   void mem_protect(uint64_t, uint64_t addr, uint64_t size, uint8_t prot) override { w->mem_protect(addr, size, prot); }
-  void thread_end(uint32_t) override { ended = true; }
+  void thread_begin(uint32_t tidx) override {
+    if (tidx != step_tidx) newborn(tidx);
+  }
+  void thread_end(uint32_t tidx) override { (tidx == step_tidx ? ended : other_ended) = true; }
 };
 
 Status write_keyframe(fmt::UcirWriter& w, const MachineState& st, uint64_t tid, uint64_t pid,
@@ -127,9 +163,12 @@ Error refuse(const Trace& t, const std::string& why) { return make_error(t.path(
 Result<UcirConvertResult> write_ucir(std::shared_ptr<const Trace> t, const std::string& path) {
   const ArchDesc& arch = t->arch();
   if (t->step_count() == 0) return refuse(*t, "the trace has no steps");
-  if (t->threads().size() > 1)
-    return refuse(*t, "the trace has " + std::to_string(t->threads().size()) +
-                          " threads; converting multi-threaded traces to UCIR is not implemented");
+  if (fmt::ucir::uc1_register_table(arch.id).empty())
+    return refuse(*t, "UCIR numbers registers as Unicorn 1.x did, which has no numbers for " + arch.name +
+                          " (usercorn never traced it): every register value would be lost");
+  if (t->threads().size() > fmt::ucir::kMaxUcirThreads)
+    return refuse(*t, "the trace has " + std::to_string(t->threads().size()) + " threads; UCIR holds at most " +
+                          std::to_string(fmt::ucir::kMaxUcirThreads));
   if (path.empty() || path == "-") return make_error("OUT", "UCIR is written to a file, not to standard output");
   query::ChunkReader reader(*t);
   Cursor c(t);
@@ -137,6 +176,11 @@ Result<UcirConvertResult> write_ucir(std::shared_ptr<const Trace> t, const std::
   auto first = c.current_step();
   if (!first) return refuse(*t, "the trace has no steps");
   const uint64_t tid = first->tid, pid = first->pid;
+  // UCIR's thread keyframes begin a thread after a step: a second thread
+  // alive before the first step has no place.
+  if (c.state().threads().size() > 1)
+    return refuse(*t, std::to_string(c.state().threads().size()) +
+                          " threads exist at EID 0; UCIR begins every thread but the first after a step");
 
   const std::string temp = exporting::temp_name_beside(path);
   auto created = fmt::UcirWriter::create(temp, arch.id, t->info().os.empty() ? "linux" : t->info().os);
@@ -151,15 +195,25 @@ Result<UcirConvertResult> write_ucir(std::shared_ptr<const Trace> t, const std::
   } remover{temp};
 
   UcirConvertResult res;
-  std::vector<std::optional<uint64_t>> regs(arch.regs.size());
-  if (auto s = write_keyframe(*w, c.state(), tid, pid, regs); !s) return s.error();
-
+  std::map<uint32_t, std::vector<std::optional<uint64_t>>> regs;  // by thread index
   EffectForwarder fwd;
   fwd.w = w.get(), fwd.arch = &arch, fwd.regs = &regs, fwd.unknowns = &res.unknowns_dropped;
+  // UCIR thread n (1 = the first step's) is the n-th thread met, as a
+  // step's thread or begun by a step; thread_of holds n by thread index.
+  std::map<uint32_t, uint32_t> thread_of;
+  auto number = [&](uint32_t tidx) {
+    auto [it, added] = thread_of.emplace(tidx, uint32_t(thread_of.size() + 1));
+    if (added) res.source_tids.push_back(tidx < t->threads().size() ? t->threads()[tidx].tid : 0);
+    return it->second;
+  };
+  bool keyframe_written = false;
   const auto k_sys = reader.attr_key("syscall"), k_args = reader.attr_key("args"), k_ret = reader.attr_key("ret");
   const auto abi = syscall_regs(arch.id);
   std::vector<std::pair<uint32_t, fmt::AttrValue>> attrs;
-  std::optional<uint64_t> next_pc;
+  uint64_t next_pc = 0;
+  bool continues = false;  // next_pc is where the frame being written goes on
+  uint32_t current = 0;  // the UCIR thread of the frame being written
+  const uint64_t last_eid = t->step_count() - 1;
   for (size_t ch = 0; ch < reader.chunk_count(); ++ch) {
     if (auto s = reader.load(ch); !s) return s.error();
     while (reader.next()) {
@@ -168,12 +222,28 @@ Result<UcirConvertResult> write_ucir(std::shared_ptr<const Trace> t, const std::
         return refuse(*t, "EID " + std::to_string(s.eid) + " is an event (" + std::string(fmt::step_kind_name(s.kind)) +
                               "); UCIR holds instructions only");
       if (s.pid != pid) return refuse(*t, "EID " + std::to_string(s.eid) + " is in another process; UCIR holds one");
-      if (!next_pc || *next_pc != s.pc) {
+      if (!keyframe_written) {
+        if (s.tid != tid) return make_error(t->path(), "EID 0: the cursor and the index disagree on the first thread");
+        number(s.tidx);
+        if (auto st = write_keyframe(*w, c.state(), tid, pid, fwd.regs_of(s.tidx)); !st) return st.error();
+        keyframe_written = true;
+      }
+      const uint32_t n = number(s.tidx);
+      if (n != current) {
+        // A frame names its thread; every switch starts one, with a jump
+        // (the reader keeps one pc for the stream, not one per thread).
+        w->set_thread(n);
+        current = n;
+        continues = false;
+      }
+      if (!continues || next_pc != s.pc) {
         w->begin_frame();
         w->jmp(s.pc, 0);
       }
       next_pc = s.pc + s.size;
-      fwd.ended = false;
+      continues = true;
+      fwd.start(s.tidx);
+      auto& rf = fwd.regs_of(s.tidx);
       if (s.kind == fmt::StepKind::Instruction) {
         if (!reader.effects(fwd)) return reader.status().error();
         if (fwd.ended) w->exit();  // before OP_STEP: an OP_EXIT after it would belong to the next step
@@ -194,16 +264,35 @@ Result<UcirConvertResult> write_ucir(std::shared_ptr<const Trace> t, const std::
           }
         }
         if (!have_num && abi) {
-          if (auto r = arch.find(abi->number); r && regs[*r]) num = *regs[*r];
+          if (auto r = arch.find(abi->number); r && rf[*r]) num = *rf[*r];
           args.clear();
           for (const char* a : abi->args)
-            if (auto r = arch.find(a)) args.push_back(regs[*r].value_or(0));
+            if (auto r = arch.find(a)) args.push_back(rf[*r].value_or(0));
         }
         w->step(uint8_t(std::min<uint32_t>(s.size, 255)));
         w->begin_syscall(uint32_t(num), ret, args);
         if (!reader.effects(fwd)) return reader.status().error();
         if (fwd.ended) w->exit();
         w->end_syscall();
+      }
+      // The last step's exit ends every thread (the reader says so too);
+      // elsewhere UCIR cannot say that one thread ended another.
+      if (fwd.other_ended && !(fwd.ended && s.eid == last_eid))
+        return refuse(*t, "EID " + std::to_string(s.eid) + " ends another thread than its own; UCIR cannot say that");
+      for (const auto& nb : fwd.born) {
+        // The thread keyframe right after the step that began the thread:
+        // its pc (0 when the trace gives none) and registers.
+        const uint32_t m = number(nb.tidx);
+        uint64_t start_pc = 0;
+        for (const auto& [r, v] : nb.regs)
+          if (r == arch.pc_index) start_pc = to_u64(arch, v.data(), v.size());
+        w->begin_thread_keyframe(m);
+        w->jmp(start_pc, 0);
+        for (const auto& [r, v] : nb.regs)
+          if (r != arch.pc_index) w->reg(r, v);
+        w->end_keyframe();
+        current = 0;  // the next step opens a frame of its thread
+        continues = false;
       }
       ++res.steps;
     }
