@@ -30,6 +30,10 @@ struct Table {
   std::string name;                  // SQLite table name
   std::vector<Column> columns;
   std::vector<std::string> indexes;  // columns SQLite indexes (index NAME_COLUMN)
+  // A column unique and increasing in row order (steps' and syscalls' eid):
+  // SQLite makes it the rowid (INTEGER PRIMARY KEY), so a lookup by it needs
+  // no index and the value is not stored twice. "" = none.
+  std::string key = {};
 };
 
 // Facts about the export, stored by SQLite in the table export_info.

@@ -62,6 +62,7 @@ class SqliteWriter : public RowWriter {
     std::string create = "CREATE TABLE " + t.name + " (", row = "(";
     for (size_t i = 0; i < t.columns.size(); ++i) {
       create += (i ? ", " : "") + t.columns[i].name + (t.columns[i].type == ColumnType::Text ? " TEXT" : " INTEGER");
+      if (t.columns[i].name == t.key) create += " PRIMARY KEY";
       row += i ? ",?" : "?";
     }
     row += ")";

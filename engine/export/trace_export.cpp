@@ -245,7 +245,7 @@ const char* export_what_name(ExportWhat w) {
 Table table_of(ExportWhat w) {
   switch (w) {
     case ExportWhat::Steps:
-      return {"steps", {{"eid", U}, {"thread", U}, {"pid", U}, {"kind", T}, {"pc", U}, {"size", U}, {"attrs", T}}, {"pc"}};
+      return {"steps", {{"eid", U}, {"thread", U}, {"pid", U}, {"kind", T}, {"pc", U}, {"size", U}, {"attrs", T}}, {"pc"}, "eid"};
     case ExportWhat::Mem:
       return {"mem", {{"eid", U}, {"thread", U}, {"pid", U}, {"op", T}, {"addr", U}, {"size", U}, {"value", T}}, {"eid", "addr"}};
     case ExportWhat::Regs:
@@ -260,7 +260,8 @@ Table table_of(ExportWhat w) {
       return {"syscalls",
               {{"eid", U}, {"thread", U}, {"pid", U}, {"pc", U}, {"number", U}, {"arg0", U}, {"arg1", U}, {"arg2", U},
                {"arg3", U}, {"arg4", U}, {"arg5", U}, {"result", I}},
-              {"number"}};
+              {"number"},
+              "eid"};
   }
   return {};
 }

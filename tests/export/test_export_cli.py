@@ -62,10 +62,13 @@ def main():
             srows = con.execute(f"SELECT * FROM {what} ORDER BY rowid").fetchall()
             meta = dict(con.execute("SELECT key, value FROM export_info").fetchall())
             idx = [n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type='index' AND tbl_name=?", (what,))]
+            pk = [r[1] for r in con.execute(f"PRAGMA table_info({what})") if r[5]]
             con.close()
             check(len(jrows) == len(crows) == len(srows) > 0, f"{what}: {len(jrows)} rows in each format")
             check(meta.get("complete") == "1" and meta.get("rows") == str(len(srows)), f"{what}: export_info says complete")
             check(len(idx) >= 1, f"{what}: SQLite has its indexes ({idx})")
+            # steps and syscalls: eid is the rowid (lookups by EID need no index)
+            check(pk == (["eid"] if what in ("steps", "syscalls") else []), f"{what}: primary key {pk}")
             # Every row, in order, holds what JSON Lines says (the writer
             # inserts rows in batches, the last one partial).
             def same(sv, jv):
