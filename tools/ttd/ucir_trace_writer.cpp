@@ -52,6 +52,7 @@ uint64_t to_u64(const ArchDesc& a, const uint8_t* v, size_t n) {
 struct EffectForwarder : EffectVisitor {
   struct NewThread {
     uint32_t tidx = 0;
+    bool began = false;  // a thread_begin, not only register writes
     std::vector<std::pair<uint16_t, std::vector<uint8_t>>> regs;
   };
   fmt::UcirWriter* w = nullptr;
@@ -71,7 +72,7 @@ struct EffectForwarder : EffectVisitor {
   NewThread& newborn(uint32_t tidx) {
     for (auto& n : born)
       if (n.tidx == tidx) return n;
-    born.push_back({tidx, {}});
+    born.push_back({tidx, false, {}});
     return born.back();
   }
   void start(uint32_t tidx) {
@@ -107,7 +108,7 @@ struct EffectForwarder : EffectVisitor {
   void mem_unmap(uint64_t, uint64_t addr, uint64_t size) override { w->mem_unmap(addr, size); }
   void mem_protect(uint64_t, uint64_t addr, uint64_t size, uint8_t prot) override { w->mem_protect(addr, size, prot); }
   void thread_begin(uint32_t tidx) override {
-    if (tidx != step_tidx) newborn(tidx);
+    if (tidx != step_tidx) newborn(tidx).began = true;
   }
   void thread_end(uint32_t tidx) override { (tidx == step_tidx ? ended : other_ended) = true; }
 };
@@ -280,6 +281,10 @@ Result<UcirConvertResult> write_ucir(std::shared_ptr<const Trace> t, const std::
       if (fwd.other_ended && !(fwd.ended && s.eid == last_eid))
         return refuse(*t, "EID " + std::to_string(s.eid) + " ends another thread than its own; UCIR cannot say that");
       for (const auto& nb : fwd.born) {
+        // A thread already met whose registers another thread's step
+        // writes (not a new thread's start): UCIR has no op for that.
+        if (!nb.began && thread_of.count(nb.tidx))
+          return refuse(*t, "EID " + std::to_string(s.eid) + " writes registers of another running thread; UCIR cannot say that");
         // The thread keyframe right after the step that began the thread:
         // its pc (0 when the trace gives none) and registers.
         const uint32_t m = number(nb.tidx);
