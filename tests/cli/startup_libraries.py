@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""Unicorn and Capstone are opened on first use (state/unicorn_library.h,
-state/capstone_library.h), never at start-up.
+"""Unicorn, Capstone and SQLite are opened on first use
+(state/unicorn_library.h, capstone_library.h, sqlite_library.h), never at
+start-up.
 
-1. `ttd query`, `ttd info` and `ttd --version` map neither libunicorn nor
-   libcapstone (ld.so's LD_DEBUG=files lists every object it loads, dlopen
-   included); `ttd calls`, which classifies instructions, does map
-   libcapstone, which shows the check sees a library opened on first use.
-2. With the library missing ($TTD_UNICORN_LIBRARY / $TTD_CAPSTONE_LIBRARY
-   naming a file that does not exist) `ttd record` fails with an error
-   naming the library and writes no trace, and `ttd calls` says on stderr
-   which library it could not open.
+1. `ttd query`, `ttd info` and `ttd --version` map none of libunicorn,
+   libcapstone, libsqlite3 (ld.so's LD_DEBUG=files lists every object it
+   loads, dlopen included); `ttd calls`, which classifies instructions,
+   does map libcapstone, which shows the check sees a library opened on
+   first use.
+2. With the library missing ($TTD_UNICORN_LIBRARY / $TTD_CAPSTONE_LIBRARY /
+   $TTD_SQLITE_LIBRARY naming a file that does not exist) `ttd record`
+   fails with an error naming the library and writes no trace, `ttd calls`
+   says on stderr which library it could not open, and `ttd export --to
+   sqlite` fails naming the library.
 Usage: startup_libraries.py TTD TRACE (a UCIR trace with calls)"""
 import os
 import subprocess
@@ -42,9 +45,9 @@ def loaded_objects(args):
 
 for args in (["--version"], ["info", trace], ["query", trace, "--at", "5", "--json"]):
     names = loaded_objects(args)
-    heavy = sorted(n for n in names if "unicorn" in n or "capstone" in n)
+    heavy = sorted(n for n in names if "unicorn" in n or "capstone" in n or "sqlite" in n)
     if heavy:
-        failures.append("ttd %s maps %s at start-up (link ttd_unicorn / ttd_capstone, not the libraries)"
+        failures.append("ttd %s maps %s at start-up (link ttd_unicorn / ttd_capstone / ttd_sqlite, not the libraries)"
                         % (" ".join(args), ", ".join(heavy)))
 
 names = loaded_objects(["calls", trace, "--json"])
@@ -66,6 +69,16 @@ p = run(["calls", trace, "--json"], {"TTD_CAPSTONE_LIBRARY": missing_cs})
 if missing_cs not in p.stderr or "cannot load" not in p.stderr:
     failures.append("ttd calls without libcapstone: exit %d, stderr %r (want '%s ... cannot load')"
                     % (p.returncode, p.stderr[-400:], missing_cs))
+
+missing_sql = "/nonexistent-ttd-test/libsqlite3.so.0"
+with tempfile.TemporaryDirectory() as work:
+    out = os.path.join(work, "calls.db")
+    p = run(["export", trace, "--what", "calls", "--to", "sqlite", "-o", out], {"TTD_SQLITE_LIBRARY": missing_sql})
+    if p.returncode == 0 or missing_sql not in p.stderr:
+        failures.append("ttd export --to sqlite without libsqlite3: exit %d, stderr %r (want non-zero naming '%s')"
+                        % (p.returncode, p.stderr[-400:], missing_sql))
+    if os.listdir(work):
+        failures.append("ttd export without libsqlite3 left %r" % os.listdir(work))
 
 for f in failures:
     print("FAIL:", f)
