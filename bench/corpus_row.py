@@ -11,6 +11,7 @@ What is measured (wall clock; CPU = user + sys of the process, from wait4):
   build_1cpu   `taskset -c 0 ttd index --index NEW TRACE`: a fresh index, one core
   build_2cpu   the same without taskset (every core); peak RSS of each build
   query        `ttd query TRACE --index I --at STEPS/2 --json`, N runs (page cache warm)
+  startup      `ttd --version`, N runs (--query-only): the start-up floor of every query
   serve        `ttd serve TRACE --index I --listen 127.0.0.1:0`: spawn until a
                gdb-remote connection gets its reply to `?`, N runs
   probe        corpus_probe: random seeks, their peak RSS, reverse-continue
@@ -95,6 +96,17 @@ def query(args, index, steps):
     return {"at": steps // 2, "ms": spread(walls), "cpu_ms": statistics.median(cpus), "peak_rss_mb": rss}
 
 
+def startup(args):
+    """`ttd --version`, N runs: the process start-up floor under every
+    one-shot query (ld.so, static initialisers, the CLI's set-up)."""
+    walls, cpus = [], []
+    for _ in range(args.runs):
+        _, wall, cpu, _ = run_measured([args.ttd, "--version"], "ttd --version")
+        walls.append(wall * 1000)
+        cpus.append(cpu * 1000)
+    return {"ms": spread(walls), "cpu_ms": statistics.median(cpus)}
+
+
 def read_packet(sock):
     data = b""
     while True:
@@ -166,6 +178,7 @@ def measure(args):
         row["reference"] = True
         row["steps"] = b["steps"]
         row["query"] = query(args, index, b["steps"])
+        row["startup"] = startup(args)
         os.remove(index)
         return row
     try:

@@ -82,6 +82,10 @@ def print_tables(rows, ref_ms, ref_row):
         print("reference: `ttd query --at %d --json` on a %d-step trace: %.1f ms (%.1f–%.1f), CPU %.1f ms, RSS %.0f MB"
               % (ref_row["query"]["at"], ref_row["steps"], ref_ms, ref_row["query"]["ms"]["min"],
                  ref_row["query"]["ms"]["max"], ref_row["query"]["cpu_ms"], ref_row["query"]["peak_rss_mb"]))
+        if "startup" in ref_row:
+            s = ref_row["startup"]
+            print("start-up floor: `ttd --version`: %.1f ms (%.1f–%.1f), CPU %.1f ms"
+                  % (s["ms"]["median"], s["ms"]["min"], s["ms"]["max"], s["cpu_ms"]))
     print()
     print("| " + " | ".join(c[0] for c in COLUMNS) + " |")
     print("|" + "---|" * len(COLUMNS))

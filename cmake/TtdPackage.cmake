@@ -2,7 +2,8 @@
 # runtime (stripped ttd, man pages, completions, docs), the Python package
 # and the engine for C++ (headers, static libraries, CMake and pkg-config
 # files), installed under /usr. Its Depends come from dpkg-shlibdeps (the
-# shared libraries ttd and the module really link) plus python3 for the
+# shared libraries ttd and the module really link), the packages of the
+# libraries ttd opens with dlopen (Unicorn, Capstone), plus python3 for the
 # module. The debug component (lib/debug) is left out: gdb finds it by
 # build id when installed from the build with `--component debug`.
 set(CPACK_PACKAGE_NAME ttd)
@@ -25,6 +26,24 @@ if(TTD_PYTHON_INSTALL_DIR MATCHES "python([0-9]+)\\.([0-9]+)")
   math(EXPR _ttd_py_next "${CMAKE_MATCH_2} + 1")
   set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3 (>= ${CMAKE_MATCH_1}.${CMAKE_MATCH_2}), python3 (<< ${CMAKE_MATCH_1}.${_ttd_py_next})")
 endif()
+# Unicorn, Capstone and SQLite are opened with dlopen on first use
+# (state/unicorn_library.h), so dpkg-shlibdeps does not see them in ttd's
+# NEEDED list: the packages that hold their sonames are named here.
+find_program(TTD_DPKG_QUERY dpkg-query)
+foreach(_ttd_soname IN ITEMS ${TTD_UNICORN_SONAME} ${TTD_CAPSTONE_SONAME} ${TTD_SQLITE_SONAME})
+  set(_ttd_owner "")
+  if(TTD_DPKG_QUERY)
+    execute_process(COMMAND ${TTD_DPKG_QUERY} -S "*/${_ttd_soname}" OUTPUT_VARIABLE _ttd_owner ERROR_QUIET)
+  endif()
+  if(_ttd_owner MATCHES "^([^:, ]+)")
+    if(CPACK_DEBIAN_PACKAGE_DEPENDS)
+      string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", ")
+    endif()
+    string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS "${CMAKE_MATCH_1}")
+  else()
+    message(STATUS "ttd package: no Debian package holds ${_ttd_soname}; the .deb will not depend on it")
+  endif()
+endforeach()
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "gdb, lldb-16, python3-matplotlib, python3-numpy")
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/ttd/ttd")
 # Every component but debug (Unspecified is the runtime's).

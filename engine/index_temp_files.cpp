@@ -24,7 +24,7 @@ constexpr int kSlots = 16;
 constexpr size_t kPathMax = 4096;
 struct Slot {
   std::atomic<int> state{0};  // 0 free, 1 being filled, 2 registered
-  char path[kPathMax];
+  char path[kPathMax] = {};  // so g_slots is constant-initialised: no start-up loop faulting in 64 KiB
 };
 Slot g_slots[kSlots];
 

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Unicorn, Capstone and SQLite are opened on first use
+(state/unicorn_library.h, capstone_library.h, sqlite_library.h), never at
+start-up.
+
+1. `ttd query`, `ttd info` and `ttd --version` map none of libunicorn,
+   libcapstone, libsqlite3 (ld.so's LD_DEBUG=files lists every object it
+   loads, dlopen included); `ttd calls`, which classifies instructions,
+   does map libcapstone, which shows the check sees a library opened on
+   first use.
+2. With the library missing ($TTD_UNICORN_LIBRARY / $TTD_CAPSTONE_LIBRARY /
+   $TTD_SQLITE_LIBRARY naming a file that does not exist) `ttd record`
+   fails with an error naming the library and writes no trace, `ttd calls`
+   says on stderr which library it could not open, and `ttd export --to
+   sqlite` fails naming the library.
+Usage: startup_libraries.py TTD TRACE (a UCIR trace with calls)"""
+import os
+import subprocess
+import sys
+import tempfile
+
+ttd, trace = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def run(args, env_extra=None):
+    env = dict(os.environ, **(env_extra or {}))
+    return subprocess.run([ttd] + args, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=120)
+
+
+def loaded_objects(args):
+    p = run(args, {"LD_DEBUG": "files"})
+    if p.returncode != 0:
+        failures.append("ttd %s: exit %d: %s" % (" ".join(args), p.returncode, p.stderr[-400:]))
+    names = set()
+    for line in p.stderr.splitlines():
+        if "file=" in line:
+            names.add(line.split("file=", 1)[1].split()[0].rstrip(";"))
+    if not any(n.startswith("libc.so") for n in names):
+        failures.append("ttd %s: LD_DEBUG=files listed no libc; the check cannot see loads: %r"
+                        % (" ".join(args), sorted(names)))
+    return names
+
+
+for args in (["--version"], ["info", trace], ["query", trace, "--at", "5", "--json"]):
+    names = loaded_objects(args)
+    heavy = sorted(n for n in names if "unicorn" in n or "capstone" in n or "sqlite" in n)
+    if heavy:
+        failures.append("ttd %s maps %s at start-up (link ttd_unicorn / ttd_capstone / ttd_sqlite, not the libraries)"
+                        % (" ".join(args), ", ".join(heavy)))
+
+names = loaded_objects(["calls", trace, "--json"])
+if not any("capstone" in n for n in names):
+    failures.append("ttd calls did not open libcapstone (LD_DEBUG=files: %r)" % sorted(names))
+
+missing_uc = "/nonexistent-ttd-test/libunicorn.so.2"
+with tempfile.TemporaryDirectory() as work:
+    out = os.path.join(work, "t.ucir")
+    p = run(["record", "-o", out, "--", "/bin/true"], {"TTD_UNICORN_LIBRARY": missing_uc})
+    if p.returncode == 0 or missing_uc not in p.stderr or "cannot load" not in p.stderr:
+        failures.append("ttd record without libunicorn: exit %d, stderr %r (want non-zero and '%s ... cannot load')"
+                        % (p.returncode, p.stderr[-400:], missing_uc))
+    if os.listdir(work):
+        failures.append("ttd record without libunicorn left %r" % os.listdir(work))
+
+missing_cs = "/nonexistent-ttd-test/libcapstone.so.4"
+p = run(["calls", trace, "--json"], {"TTD_CAPSTONE_LIBRARY": missing_cs})
+if missing_cs not in p.stderr or "cannot load" not in p.stderr:
+    failures.append("ttd calls without libcapstone: exit %d, stderr %r (want '%s ... cannot load')"
+                    % (p.returncode, p.stderr[-400:], missing_cs))
+
+missing_sql = "/nonexistent-ttd-test/libsqlite3.so.0"
+with tempfile.TemporaryDirectory() as work:
+    out = os.path.join(work, "calls.db")
+    p = run(["export", trace, "--what", "calls", "--to", "sqlite", "-o", out], {"TTD_SQLITE_LIBRARY": missing_sql})
+    if p.returncode == 0 or missing_sql not in p.stderr:
+        failures.append("ttd export --to sqlite without libsqlite3: exit %d, stderr %r (want non-zero naming '%s')"
+                        % (p.returncode, p.stderr[-400:], missing_sql))
+    if os.listdir(work):
+        failures.append("ttd export without libsqlite3 left %r" % os.listdir(work))
+
+for f in failures:
+    print("FAIL:", f)
+print("startup_libraries: %s" % ("FAILED" if failures else "ok"))
+sys.exit(1 if failures else 0)
