@@ -17,7 +17,16 @@ passed by (the program's writes are random bytes: with the suite's seed
 no write in a case leaves its range unchanged, so this rule is stated,
 not yet exercised). lldb's `-w write` stops on every write. The rules are
 applied here to the access list the oracle wrote, never by loosening a
-comparison."""
+comparison.
+
+Stepping over and out of calls needs no rule: gdb's nexti / finish and
+lldb's `thread step-inst-over` / `thread step-over` / `thread step-out`
+all stop at the caller's return address (GDB manual, "Continuing and
+Stepping": finish "continue running until just after function in the
+selected stack frame returns"; lldb's ThreadPlanStepOut runs to a
+breakpoint there), the step after the return, which is the engine's
+step-out. gdb's reverse-finish stops at the call instruction, as the
+engine's backward step-out does; lldb has no reverse step."""
 
 
 def debugger_watch_view(case, steps, skip_unchanged_writes):

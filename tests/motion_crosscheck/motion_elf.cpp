@@ -5,6 +5,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "motion_cfi.h"
+
 namespace ttd::test {
 
 namespace {
@@ -39,13 +41,17 @@ Status write_motion_elf_with_symbols(const MotionProgram& p, const std::string& 
   f.v[EI_VERSION] = EV_CURRENT;
   const size_t text_off = f.append(p.code);
 
-  // .strtab: "", main, f, g; .shstrtab: "", .text, .symtab, .strtab, .shstrtab
+  // .strtab: "", main, f, g; .shstrtab: "", .text, .symtab, .strtab, .shstrtab, .debug_frame
   const std::string strtab = std::string("\0main\0f\0g\0", 10);
-  const std::string shstr = std::string("\0.text\0.symtab\0.strtab\0.shstrtab\0", 33);
+  const std::string shstr = std::string("\0.text\0.symtab\0.strtab\0.shstrtab\0.debug_frame\0", 46);
   struct Sym {
     uint32_t name;
     uint64_t value;
   } syms[] = {{1, kMotionCode}, {6, kMotionCode + 0x100}, {8, kMotionCode + 0x200}};
+  // Each function owns a 0x100-byte slot (its symbol's size), so does its FDE.
+  const std::vector<uint8_t> frames =
+      motion_debug_frame(p.arch, {{syms[0].value, 0x100}, {syms[1].value, 0x100}, {syms[2].value, 0x100}});
+  const size_t shnum = frames.empty() ? 5 : 6;
   std::vector<uint8_t> symtab(symsize * 4, 0);  // entry 0 is the null symbol
   Bytes st;
   st.big = e32;
@@ -69,6 +75,8 @@ Status write_motion_elf_with_symbols(const MotionProgram& p, const std::string& 
   const size_t sym_off = f.append(st.v);
   const size_t str_off = f.append(std::vector<uint8_t>(strtab.begin(), strtab.end()));
   const size_t shstr_off = f.append(std::vector<uint8_t>(shstr.begin(), shstr.end()));
+  while (f.v.size() % w) f.v.push_back(0);
+  const size_t frames_off = f.append(frames);
   while (f.v.size() % 8) f.v.push_back(0);
   const size_t sh_off = f.v.size();
 
@@ -84,7 +92,7 @@ Status write_motion_elf_with_symbols(const MotionProgram& p, const std::string& 
   f.put(rest + 2, phsize, 2);
   f.put(rest + 4, 1, 2);
   f.put(rest + 6, shsize, 2);
-  f.put(rest + 8, 5, 2);
+  f.put(rest + 8, shnum, 2);
   f.put(rest + 10, 4, 2);  // e_shstrndx
   // PT_LOAD of the code
   const size_t ph = ehsize;
@@ -107,7 +115,7 @@ Status write_motion_elf_with_symbols(const MotionProgram& p, const std::string& 
     f.put(ph + 40, p.code.size(), 8);
     f.put(ph + 48, 0x1000, 8);
   }
-  // Section headers: null, .text, .symtab, .strtab, .shstrtab
+  // Section headers: null, .text, .symtab, .strtab, .shstrtab, .debug_frame (not on ppc32)
   struct Sh {
     uint32_t name, type;
     uint64_t flags, addr, off, size;
@@ -117,8 +125,9 @@ Status write_motion_elf_with_symbols(const MotionProgram& p, const std::string& 
              {1, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, kMotionCode, text_off, p.code.size(), 0, 0, 16, 0},
              {7, SHT_SYMTAB, 0, 0, sym_off, st.v.size(), 3, 1, w, symsize},
              {15, SHT_STRTAB, 0, 0, str_off, strtab.size(), 0, 0, 1, 0},
-             {23, SHT_STRTAB, 0, 0, shstr_off, shstr.size(), 0, 0, 1, 0}};
-  for (size_t i = 0; i < 5; ++i) {
+             {23, SHT_STRTAB, 0, 0, shstr_off, shstr.size(), 0, 0, 1, 0},
+             {33, SHT_PROGBITS, 0, 0, frames_off, frames.size(), 0, 0, w, 0}};
+  for (size_t i = 0; i < shnum; ++i) {
     size_t at = sh_off + i * shsize;
     const Sh& s = shs[i];
     f.put(at, s.name, 4);

@@ -7,8 +7,9 @@ the oracle's stop EIDs (checked against the engine on that file). Then:
 - gdb (x86-64) / gdb-multiarch (aarch64, ppc32) attach to `ttd serve` and
   run stepi / nexti / finish and continue to a breakpoint and to write,
   read and access watchpoints, forward and backward (crosscheck_gdb.py);
-- lldb-16 runs the forward stepi / continue moves, lldb-22 (scripts/lldb-22)
-  adds reverse continue (crosscheck_lldb.py);
+- lldb-16 and lldb-22 (scripts/lldb-22) run the forward moves: stepi,
+  step-over (ni; n on lldb-22), step-out (finish) and continue; lldb-22
+  adds reverse continue, and neither has a reverse step (crosscheck_lldb.py);
 - `ttd dap` runs stepIn / next / stepOut / stepBack / reverse-finish /
   continue / reverseContinue with instruction and data breakpoints
   (crosscheck_dap.py).
@@ -17,8 +18,10 @@ Every stop EID must equal the oracle's, in the front end's view
 (crosscheck_views.py: DAP = the engine; gdb and lldb see watch stops the
 x86 way on every architecture, and gdb's `watch` skips writes that leave
 the value unchanged). A front end that is not installed is skipped with a
-message; where gdb cannot unwind (ppc32 UCIR traces carry no registers)
-its nexti / finish cases are left out, and said so.
+message; where gdb and lldb cannot unwind (ppc32 UCIR traces carry no
+registers) their nexti / finish cases are left out, and said so. The
+fixture ELF has a .debug_frame on x86-64 and aarch64 (motion_cfi.h), so
+both debuggers unwind with CFI rather than their prologue heuristics.
 
 `ttd serve` listens on 127.0.0.1 with port 0 (the port it prints); every
 process is killed and reaped before exit, pass or fail; the work folder is
@@ -52,6 +55,7 @@ class Report:
         self.checked = 0
         self.compared_cases = 0
         self.perturb = perturb
+        self.moves = {}  # (front end, move): stops checked
 
     def compare(self, who, case, want, got):
         """want / got: EIDs after each move (None in got: move not available)."""
@@ -68,6 +72,8 @@ class Report:
             if g is None:
                 continue
             self.checked += 1
+            key = (who.split(" (")[0], moves[i])
+            self.moves[key] = self.moves.get(key, 0) + 1
             if g != w:
                 self.failures.append(f"{who}: '{case['name']}' (from EID {case['start']}): after "
                                      f"{' '.join(moves[:i + 1])} stopped at EID {g}, the oracle says {w}")
@@ -106,12 +112,18 @@ def check_gdb(ttd, fx, report, servers):
         print(f"--- {who} output ---\n{out}\n--- ttd serve log ---\n{s.log()}")
 
 
-def check_lldb(ttd, fx, report, servers, name, binary, reverse_continue):
+def check_lldb(ttd, fx, report, servers, name, binary, reverse_continue, step_over):
     s = Server(ttd, fx["trace"], ["--once"])
     servers.append(s)
-    got, counts, out = crosscheck_lldb.run_cases(binary, s.address, fx["elf"], fx["cases"], reverse_continue)
+    unwind = fx["arch"] != "ppc32"  # as for gdb: no PowerPC registers in UCIR
+    if not unwind:
+        print(f"note: {name} on ppc32 runs no nexti / finish (UCIR has no PowerPC registers: nothing to unwind)")
+    got, counts, out = crosscheck_lldb.run_cases(binary, s.address, fx["elf"], fx["cases"], reverse_continue, unwind,
+                                                 step_over)
     before = len(report.failures)
     who = f"{name} ({fx['arch']})"
+    if unwind and not report.perturb:  # the fixture's CFI is what lldb unwinds with
+        report.failures += [f"{who}: {p}" for p in crosscheck_lldb.cfi_problems(out, fx["arch"])]
     for i, n in counts.items():
         case = fx["cases"][i]
         eids = got.get(i, [])
@@ -153,16 +165,18 @@ def check_dap(ttd, fx, report):
 
 
 def lldb_binaries(source_dir):
-    """(name, command, reverse continue) for the lldbs installed."""
+    """(name, command, reverse continue, step-over command) for the lldbs
+    installed; each lldb spells step-over its own way, so both spellings
+    are run (crosscheck_lldb.py)."""
     out = []
     if shutil.which("lldb-16"):
-        out.append(("lldb-16", [shutil.which("lldb-16")], False))
+        out.append(("lldb-16", [shutil.which("lldb-16")], False, "thread step-inst-over"))
     root = os.path.join(source_dir, ".deps", "lldb-22", "usr", "lib", "llvm-22", "bin", "lldb")
     wrapper = os.path.join(source_dir, "scripts", "lldb-22")
     if os.path.exists(root) and os.path.exists(wrapper):
-        out.append(("lldb-22", ["bash", wrapper], True))
+        out.append(("lldb-22", ["bash", wrapper], True, "thread step-over"))
     elif shutil.which("lldb-22"):
-        out.append(("lldb-22", [shutil.which("lldb-22")], True))
+        out.append(("lldb-22", [shutil.which("lldb-22")], True, "thread step-over"))
     return out
 
 
@@ -191,8 +205,8 @@ def main():
             with open(r.stdout.strip()) as f:
                 fx = json.load(f)
             check_gdb(a.ttd, fx, report, servers)
-            for name, binary, reverse in lldbs:
-                check_lldb(a.ttd, fx, report, servers, name, binary, reverse)
+            for name, binary, reverse, step_over in lldbs:
+                check_lldb(a.ttd, fx, report, servers, name, binary, reverse, step_over)
             check_dap(a.ttd, fx, report)
     finally:
         for s in servers:
@@ -205,6 +219,16 @@ def main():
         ok = report.compared_cases > 0 and caught == report.compared_cases
         print(f"{'PASS' if ok else 'FAIL'}: perturbed {report.compared_cases} case runs, {caught} caught")
         return 0 if ok else 1
+    # An lldb that ran on a trace it can unwind must have stepped over and
+    # out there: a case silently left out would make those moves untested.
+    unwinding = any(x != "ppc32" for x in a.arch or ARCHES)
+    for name, *_ in lldbs if unwinding else []:
+        for move in ("nexti", "finish"):
+            if not report.moves.get((name, move)):
+                report.failures.append(f"{name}: no {move} stop was checked")
+                print(f"MISMATCH {report.failures[-1]}")
+    for who in sorted({k[0] for k in report.moves}):
+        print(f"{who}: " + ", ".join(f"{n} {m}" for (w, m), n in sorted(report.moves.items()) if w == who))
     if report.failures:
         print(f"FAIL: {len(report.failures)} mismatch(es), {report.checked} stops checked")
         return 1
