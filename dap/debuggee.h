@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "state/error.h"
+#include "state/motion_vocabulary.h"
 
 namespace ttd::dap {
 
@@ -58,15 +59,11 @@ struct VariableEntry {
   std::string evaluate_name;                 // an expression evaluate() accepts
 };
 
+// Direction, Watchpoint (WatchKind::Access is DAP's "readWrite"),
+// StopKind and InterruptCheck: state/motion_vocabulary.h, shared with the
+// engine and gdbstub/. DAP's own strings are translated in handlers/.
 enum class Motion : uint8_t { Continue, StepOver, StepIn, StepOut };
-enum class Direction : uint8_t { Forward, Backward };
 enum class Granularity : uint8_t { Line, Instruction };
-enum class WatchAccess : uint8_t { Write, Read, ReadWrite };
-
-struct WatchRange {
-  uint64_t addr = 0, len = 1;
-  WatchAccess access = WatchAccess::Write;
-};
 
 struct ResumeArgs {
   Motion motion = Motion::Continue;
@@ -75,13 +72,11 @@ struct ResumeArgs {
   Granularity granularity = Granularity::Line;
   uint64_t tid = 0;
   std::span<const uint64_t> breakpoints;    // pcs
-  std::span<const WatchRange> watchpoints;
+  std::span<const Watchpoint> watchpoints;
 };
 
-enum class StopCause : uint8_t { Step, Breakpoint, Watchpoint, HistoryStart, HistoryEnd, Interrupted };
-
 struct StopInfo {
-  StopCause cause = StopCause::Step;
+  StopKind cause = StopKind::Step;
   uint64_t tid = 0;
   uint64_t eid = 0;
   uint64_t breakpoint_addr = 0;  // Breakpoint: the pc that was hit
@@ -123,8 +118,6 @@ struct GotoTarget {
   uint64_t eid = 0;
   SourceRef source;
 };
-
-using InterruptCheck = std::function<bool()>;
 
 // "Where did this value come from?" at the current position: a register,
 // a memory range, or an expression naming an lvalue (a variable, p->f).

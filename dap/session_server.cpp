@@ -50,7 +50,7 @@ void refuse(int fd, const std::string& why, const SessionOptions& options) {
 
 }  // namespace
 
-int serve_sessions(TcpListener& listener, const SessionOptions& options, const ServerLimits& limits,
+int serve_sessions(net::TcpListener& listener, const SessionOptions& options, const ServerLimits& limits,
                    const std::function<bool()>& stop) {
   std::list<std::unique_ptr<Running>> running;
   bool served_once = false;

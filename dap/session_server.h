@@ -7,8 +7,8 @@
 #include <cstddef>
 #include <functional>
 
-#include "dap/protocol/tcp_listener.h"
 #include "dap/session.h"
+#include "net/tcp_listener.h"
 
 namespace ttd::dap {
 
@@ -23,7 +23,7 @@ struct ServerLimits {
 // the sessions still running to end; with `once`, until the first session
 // ends. Returns that session's code with `once`, 1 when accept() failed,
 // else 0.
-int serve_sessions(TcpListener& listener, const SessionOptions& options, const ServerLimits& limits,
+int serve_sessions(net::TcpListener& listener, const SessionOptions& options, const ServerLimits& limits,
                    const std::function<bool()>& stop = {});
 
 }  // namespace ttd::dap

@@ -59,7 +59,7 @@ struct BreakpointRecord {
 struct DataBreakpointRecord {
   int id = 0;
   std::string data_id;
-  WatchRange range;
+  Watchpoint range;
   std::string description;
 };
 

@@ -65,7 +65,7 @@ void resume_and_report(SessionState& s, Outbox& out, Motion motion, Direction di
   }
   std::sort(pcs.begin(), pcs.end());
   pcs.erase(std::unique(pcs.begin(), pcs.end()), pcs.end());
-  std::vector<WatchRange> watches;
+  std::vector<Watchpoint> watches;
   for (const auto& d : s.data_breakpoints) watches.push_back(d.range);
 
   ResumeArgs args;
@@ -81,20 +81,20 @@ void resume_and_report(SessionState& s, Outbox& out, Motion motion, Direction di
   std::optional<BreakpointVerdict> verdict;
   // Resume, judge each breakpoint stop, print logpoints, and go on until a
   // breakpoint says stop (or anything else stops the run).
-  while (judged && r && r->cause == StopCause::Breakpoint) {
+  while (judged && r && r->cause == StopKind::Breakpoint) {
     verdict = judge_breakpoint_stop(s, r->breakpoint_addr, r->tid);
     for (const auto& line : verdict->log_lines) out.output(line + "\n", "console");
     if (verdict->stop) break;
     if (interrupted()) {
       StopInfo paused = *r;
-      paused.cause = StopCause::Interrupted;
+      paused.cause = StopKind::Interrupted;
       r = paused;
       break;
     }
     uint64_t was = r->eid;
     s.forget_handles();
     r = s.debuggee->resume(args, interrupted);
-    if (r && r->cause == StopCause::Breakpoint && r->eid == was) break;  // no progress: stop rather than spin
+    if (r && r->cause == StopKind::Breakpoint && r->eid == was) break;  // no progress: stop rather than spin
   }
   if (r && verdict && !verdict->problem.empty()) out.output("ttd dap: " + verdict->problem + "\n", "stderr");
   if (!r) {
@@ -106,10 +106,10 @@ void resume_and_report(SessionState& s, Outbox& out, Motion motion, Direction di
   const StopInfo& st = *r;
   std::string at = " at EID " + std::to_string(st.eid);
   switch (st.cause) {
-    case StopCause::Step:
+    case StopKind::Step:
       send_stopped(s, out, "step", st.tid, "Stepped" + at + (st.detail.empty() ? "" : ": " + st.detail), {});
       break;
-    case StopCause::Breakpoint: {
+    case StopKind::Breakpoint: {
       HitNames h = breakpoint_hit(s, st.breakpoint_addr);
       if (verdict && !verdict->ids.empty()) h.ids = verdict->ids;
       std::string ids;
@@ -119,7 +119,7 @@ void resume_and_report(SessionState& s, Outbox& out, Motion motion, Direction di
       send_stopped(s, out, h.reason, st.tid, what + ids + " hit" + at, h.ids);
       break;
     }
-    case StopCause::Watchpoint: {
+    case StopKind::Watchpoint: {
       std::vector<int> ids;
       std::string what = "watched memory";
       if (st.watch_index < s.data_breakpoints.size()) {
@@ -132,12 +132,12 @@ void resume_and_report(SessionState& s, Outbox& out, Motion motion, Direction di
       send_stopped(s, out, "data breakpoint", st.tid, desc, ids);
       break;
     }
-    case StopCause::HistoryStart:
+    case StopKind::HistoryBegin:
       out.output("Reached the start of the recorded history (EID 0): nothing happened before this point.\n");
       send_stopped(s, out, "start of history", st.tid,
                    "Start of history: EID 0 is the first recorded step" + (st.detail.empty() ? "" : "; " + st.detail), {});
       break;
-    case StopCause::HistoryEnd:
+    case StopKind::HistoryEnd:
       out.output("Reached the end of the recorded history (EID " + std::to_string(st.eid) +
                  "): the trace ends here. Step back or reverse-continue to go back.\n");
       send_stopped(s, out, "end of history", st.tid,
@@ -145,7 +145,7 @@ void resume_and_report(SessionState& s, Outbox& out, Motion motion, Direction di
                        (st.detail.empty() ? "" : "; " + st.detail),
                    {});
       break;
-    case StopCause::Interrupted:
+    case StopKind::Interrupted:
       send_stopped(s, out, "pause", st.tid, "Paused" + at, {});
       break;
   }

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "debuginfo/dwarf_registers.h"
-#include "debuginfo/elf_file.h"
+#include "debuginfo/dwarf_file.h"
 #include "debuginfo/frame_unwinder.h"
 #include "debuginfo/line_table.h"
 #include "debuginfo/symbol_table.h"
@@ -12,7 +12,7 @@
 namespace ttd::dbg {
 
 struct DebugInfo::Impl {
-  std::unique_ptr<ElfFile> elf;
+  std::unique_ptr<DwarfFile> elf;
   uint64_t bias = 0;
   SymbolTable symbols;
   LineTable lines;
@@ -25,7 +25,7 @@ DebugInfo::DebugInfo(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 DebugInfo::~DebugInfo() = default;
 
 Result<std::unique_ptr<DebugInfo>> DebugInfo::open(const std::string& elf_path, uint64_t load_bias) {
-  auto f = ElfFile::open(elf_path);
+  auto f = DwarfFile::open(elf_path);
   if (!f) return f.error();
   auto impl = std::make_unique<Impl>();
   impl->elf = std::move(*f);

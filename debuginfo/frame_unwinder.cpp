@@ -4,7 +4,7 @@
 
 #include "debuginfo/dwarf_expr.h"
 #include "debuginfo/dwarf_registers.h"
-#include "debuginfo/elf_file.h"
+#include "debuginfo/dwarf_file.h"
 #include "debuginfo/symbol_table.h"
 
 namespace ttd::dbg {
@@ -33,7 +33,7 @@ DwarfRegisterReader reader_of(const UnwoundFrame& f) {
 }
 }  // namespace
 
-FrameUnwinder::FrameUnwinder(const ElfFile& f, const SymbolTable& syms, uint64_t bias)
+FrameUnwinder::FrameUnwinder(const DwarfFile& f, const SymbolTable& syms, uint64_t bias)
     : elf_(f), syms_(syms), set_(dwarf_registers(f.machine())), bias_(bias) {}
 
 bool FrameUnwinder::step_cfi(const UnwoundFrame& f, bool innermost, const MemoryReader& mem, UnwoundFrame& caller) const {

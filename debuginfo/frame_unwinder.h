@@ -10,13 +10,13 @@
 
 namespace ttd::dbg {
 
-class ElfFile;
+class DwarfFile;
 class SymbolTable;
 struct DwarfRegisterSet;
 
 class FrameUnwinder {
  public:
-  FrameUnwinder(const ElfFile& f, const SymbolTable& syms, uint64_t bias);
+  FrameUnwinder(const DwarfFile& f, const SymbolTable& syms, uint64_t bias);
   // Frames from the innermost (pc) outwards; at most max_frames. Stops at
   // the outermost frame (return address undefined), on a zero pc, or when
   // the stack pointer stops growing (a corrupt or unknown stack).
@@ -27,7 +27,7 @@ class FrameUnwinder {
   bool step_cfi(const UnwoundFrame& f, bool innermost, const MemoryReader& mem, UnwoundFrame& caller) const;
   bool step_frame_pointer(const UnwoundFrame& f, bool innermost, const MemoryReader& mem, UnwoundFrame& caller) const;
 
-  const ElfFile& elf_;
+  const DwarfFile& elf_;
   const SymbolTable& syms_;
   const DwarfRegisterSet* set_;
   uint64_t bias_;

@@ -4,11 +4,11 @@
 #include <filesystem>
 #include <unordered_map>
 
-#include "debuginfo/elf_file.h"
+#include "debuginfo/dwarf_file.h"
 
 namespace ttd::dbg {
 
-LineTable LineTable::build(const ElfFile& f, uint64_t bias) {
+LineTable LineTable::build(const DwarfFile& f, uint64_t bias) {
   LineTable t;
   Dwarf* dw = f.dwarf();
   if (!dw) return t;

@@ -12,12 +12,12 @@
 
 namespace ttd::dbg {
 
-class ElfFile;
+class DwarfFile;
 class SymbolTable;
 
 class LineTable {
  public:
-  static LineTable build(const ElfFile& f, uint64_t bias);
+  static LineTable build(const DwarfFile& f, uint64_t bias);
   bool empty() const { return rows_.empty(); }
 
   // The row covering pc (nullopt: no line information, or line 0).

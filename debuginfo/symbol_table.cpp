@@ -2,38 +2,18 @@
 
 #include <algorithm>
 
-#include "debuginfo/elf_file.h"
+#include "debuginfo/dwarf_file.h"
+#include "elf/elf_sections.h"
 
 namespace ttd::dbg {
 
-namespace {
-bool read_symbols(Elf* elf, Elf64_Word want, uint64_t bias, std::vector<FunctionSym>& out) {
-  bool found = false;
-  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
-    GElf_Shdr sh;
-    if (!gelf_getshdr(scn, &sh) || sh.sh_type != want || sh.sh_entsize == 0) continue;
-    Elf_Data* data = elf_getdata(scn, nullptr);
-    if (!data) continue;
-    found = true;
-    size_t n = sh.sh_size / sh.sh_entsize;
-    for (size_t i = 0; i < n; ++i) {
-      GElf_Sym sym;
-      if (!gelf_getsym(data, int(i), &sym)) continue;
-      int type = GELF_ST_TYPE(sym.st_info);
-      if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || sym.st_value == 0) continue;
-      const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
-      if (!name || !*name) continue;
-      out.push_back({name, sym.st_value + bias, sym.st_size});
-    }
-  }
-  return found;
-}
-}  // namespace
-
-SymbolTable SymbolTable::build(const ElfFile& f, uint64_t bias) {
+SymbolTable SymbolTable::build(const DwarfFile& f, uint64_t bias) {
   SymbolTable t;
   std::vector<FunctionSym> all;
-  if (!read_symbols(f.elf(), SHT_SYMTAB, bias, all)) read_symbols(f.elf(), SHT_DYNSYM, bias, all);
+  for (elf::Symbol& s : elf::symbols(f.file())) {
+    if ((s.type != STT_FUNC && s.type != STT_GNU_IFUNC) || s.shndx == SHN_UNDEF || s.value == 0) continue;
+    all.push_back({std::move(s.name), s.value + bias, s.size});
+  }
   // One symbol per address: prefer one with a size, then the shorter name
   // (aliases like __libc_write / write: the public one is usually shorter).
   std::stable_sort(all.begin(), all.end(), [](const FunctionSym& a, const FunctionSym& b) {

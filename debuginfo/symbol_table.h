@@ -13,11 +13,11 @@
 
 namespace ttd::dbg {
 
-class ElfFile;
+class DwarfFile;
 
 class SymbolTable {
  public:
-  static SymbolTable build(const ElfFile& f, uint64_t bias);
+  static SymbolTable build(const DwarfFile& f, uint64_t bias);
 
   // The function whose [addr, addr+size) holds pc (a symbol without size
   // covers up to the next symbol).

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "debuginfo/elf_file.h"
+#include "debuginfo/dwarf_file.h"
 
 namespace ttd::dbg {
 

@@ -11,11 +11,11 @@
 
 namespace ttd::dbg {
 
-class ElfFile;
+class DwarfFile;
 
 class VariableIndex {
  public:
-  VariableIndex(const ElfFile& f, uint64_t bias) : elf_(f), bias_(bias) {}
+  VariableIndex(const DwarfFile& f, uint64_t bias) : elf_(f), bias_(bias) {}
   // Locals and parameters at pc: innermost block first, parameters last.
   std::vector<VariableDesc> locals_at(uint64_t pc);
   // Globals and statics of the compilation unit holding pc.
@@ -29,7 +29,7 @@ class VariableIndex {
   bool describe(Dwarf_Die* die, uint64_t file_pc, const DwarfExpr& frame_base, VariableDesc& out);
   std::vector<VariableDesc> cu_globals(Dwarf_Die* cu);
 
-  const ElfFile& elf_;
+  const DwarfFile& elf_;
   uint64_t bias_;
   TypeBuilder types_;
 };

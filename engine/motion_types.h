@@ -1,9 +1,9 @@
-// The engine's vocabulary of motion, shared by the cursor, the timeline,
-// the chunk scanners and the history queries: which way, what stops a run,
-// why a move stopped, and how a long move is interrupted. The protocol
-// front ends (gdbstub/, dap/) keep their own wire vocabularies and
-// translate into these in their adapters (tools/ttd/engine_target.*,
-// dap/model/).
+// The engine's motion requests and answers, shared by the cursor, the
+// timeline, the chunk scanners and the history queries: what stops a run
+// and where and why a move stopped. The words in them (Direction,
+// WatchKind, StopKind, InterruptCheck) are state/motion_vocabulary.h's,
+// which gdbstub/ and dap/ use too, so the adapters (tools/ttd/engine_target.*,
+// dap/model/) pass them through; only the wire forms are translated.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -12,26 +12,14 @@
 #include <vector>
 
 #include "state/error.h"
+#include "state/motion_vocabulary.h"
 
 namespace ttd {
-
-enum class Direction : uint8_t { Forward, Backward };
-
-// What a watchpoint watches: writes, reads, or both.
-enum class WatchKind : uint8_t { Write, Read, Access };
-
-// Bytes [addr, addr + len); any access that overlaps one of them counts.
-struct Watchpoint {
-  uint64_t addr = 0, len = 1;
-  WatchKind kind = WatchKind::Write;
-};
 
 struct StopConditions {
   std::vector<uint64_t> breakpoints;  // pcs
   std::vector<Watchpoint> watchpoints;
 };
-
-enum class StopKind : uint8_t { Step, Breakpoint, Watchpoint, HistoryBegin, HistoryEnd, Interrupted };
 
 struct Stop {
   StopKind kind = StopKind::Step;
@@ -54,9 +42,5 @@ struct Stop {
   // report this error rather than a stop.
   std::optional<Error> error{};
 };
-
-// Polled now and then during long moves and scans; returning true stops
-// the move with StopKind::Interrupted (queries: an error saying so).
-using InterruptCheck = std::function<bool()>;
 
 }  // namespace ttd

@@ -19,6 +19,7 @@
 
 #include "state/arch.h"
 #include "state/error.h"
+#include "state/motion_vocabulary.h"
 #include "state/register_file.h"
 
 namespace ttd::gdb {
@@ -37,14 +38,10 @@ struct Breakpoint {
   bool operator==(const Breakpoint&) const = default;
 };
 
-enum class WatchType : uint8_t { Write, Read, Access };
-struct Watchpoint {
-  uint64_t addr = 0, len = 1;
-  WatchType type = WatchType::Write;
-  bool operator==(const Watchpoint&) const = default;
-};
+// Watchpoints, Direction, InterruptCheck: state/motion_vocabulary.h (the
+// engine and dap/ use the same ones). Z2/Z3/Z4 map to WatchKind Write /
+// Read / Access in packets/breakpoints.cpp.
 
-enum class Direction : uint8_t { Forward, Backward };
 enum class ResumeAction : uint8_t { Continue, Step };
 
 struct ResumeRequest {
@@ -65,7 +62,9 @@ struct ResumeRequest {
 // breakpoint address. A backward continue never reports a breakpoint at the
 // pc it started from (gdb does not step off it first in reverse).
 // Watchpoint timing per ArchDesc::watch_timing is the target's business.
-enum class StopKind : uint8_t {
+// This is the stop reply's vocabulary (what goes on the wire), richer than
+// ttd::StopKind: which breakpoint packet, the attach stop, the exit.
+enum class StopReplyKind : uint8_t {
   Attached,      // the position a client finds on connecting, before any resume:
                  // T05 for gdb, T13 (SIGSTOP) for lldb (stop_reply.h says why)
   StepDone,      // T05, no reason
@@ -79,17 +78,16 @@ enum class StopKind : uint8_t {
 };
 
 struct StopReason {
-  StopKind kind = StopKind::StepDone;
+  StopReplyKind kind = StopReplyKind::StepDone;
   uint64_t tid = 0;
   uint64_t watch_addr = 0;
-  WatchType watch_type = WatchType::Write;
+  WatchKind watch_kind = WatchKind::Write;
   int exit_code = 0;
 };
 
-// Called often during long resumes; returns true when the run must stop
-// (the client sent Ctrl-C or disconnected). The target then returns
-// StopKind::Interrupted. Cheap to call: it rate-limits its own polling.
-using InterruptCheck = std::function<bool()>;
+// Resumes poll an InterruptCheck (state/motion_vocabulary.h): true when the
+// client sent Ctrl-C or disconnected; the target then returns
+// StopReplyKind::Interrupted.
 
 // A memory region as lldb's qMemoryRegionInfo wants it.
 struct MemoryRegionDesc {

@@ -92,4 +92,9 @@ Result<int> TcpListener::accept_within(int timeout_ms) {
 
 Result<int> TcpListener::accept() { return accept_within(-1); }
 
+std::string TcpListener::address() const {
+  const std::string port = std::to_string(port_);
+  return host_.find(':') != std::string::npos ? "[" + host_ + "]:" + port : host_ + ":" + port;
+}
+
 }  // namespace ttd::net

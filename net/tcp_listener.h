@@ -25,6 +25,9 @@ class TcpListener {
 
   const std::string& host() const { return host_; }
   uint16_t port() const { return port_; }  // the real port, also after port 0
+  // "HOST:PORT" with the real port, "[HOST]:PORT" for an IPv6 address: what
+  // a client connects to (the servers' banners print it).
+  std::string address() const;
   int fd() const { return fd_; }
 
   // Blocks until a client connects; the connected socket (the caller owns it).

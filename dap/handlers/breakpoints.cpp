@@ -194,7 +194,7 @@ Result<json> set_data_breakpoints(RequestContext& c) {
     r.id = c.state.next_breakpoint_id++;
     r.data_id = *id;
     std::string a = access->value_or("write");
-    r.range.access = a == "read" ? WatchAccess::Read : a == "readWrite" ? WatchAccess::ReadWrite : WatchAccess::Write;
+    r.range.kind = a == "read" ? WatchKind::Read : a == "readWrite" ? WatchKind::Access : WatchKind::Write;
     if (a != "read" && a != "write" && a != "readWrite")
       return make_error("arguments.breakpoints.accessType", "must be \"read\", \"write\" or \"readWrite\"");
     bool ok = parse_data_id(*id, r.range.addr, r.range.len);

@@ -40,8 +40,8 @@ Result<std::vector<GotoTarget>> EngineDebuggee::goto_targets(const std::string& 
   std::vector<uint64_t> pcs;
   for (const auto& l : *locs) pcs.push_back(l.addr);
   std::sort(pcs.begin(), pcs.end());
-  std::optional<uint64_t> next = timeline_.next_execution(ttd::Direction::Forward, pcs);
-  std::optional<uint64_t> prev = timeline_.next_execution(ttd::Direction::Backward, pcs);
+  std::optional<uint64_t> next = timeline_.next_execution(Direction::Forward, pcs);
+  std::optional<uint64_t> prev = timeline_.next_execution(Direction::Backward, pcs);
   std::vector<GotoTarget> out;
   SourceRef src = (*locs)[0].source;
   if (next) out.push_back({"Next time line " + std::to_string(src.line) + " runs (EID " + std::to_string(*next) + ")", *next, src});

@@ -16,23 +16,11 @@ namespace {
 // Watched ranges longer than this get no old/new value in the stop text.
 constexpr uint64_t kMaxWatchDetailBytes = 4096;
 
-WatchKind engine_kind(WatchAccess a) {
-  switch (a) {
-    case WatchAccess::Read: return WatchKind::Read;
-    case WatchAccess::ReadWrite: return WatchKind::Access;
-    default: return WatchKind::Write;
-  }
-}
-
 StopConditions conditions_of(const ResumeArgs& args) {
   StopConditions c;
   c.breakpoints.assign(args.breakpoints.begin(), args.breakpoints.end());
-  for (const auto& w : args.watchpoints) c.watchpoints.push_back({w.addr, w.len, engine_kind(w.access)});
+  c.watchpoints.assign(args.watchpoints.begin(), args.watchpoints.end());
   return c;
-}
-
-ttd::Direction engine_direction(Direction d) {
-  return d == Direction::Forward ? ttd::Direction::Forward : ttd::Direction::Backward;
 }
 
 StepMotion engine_motion(Motion m) {
@@ -71,7 +59,7 @@ Result<StopInfo> EngineDebuggee::resume(const ResumeArgs& args, const InterruptC
 }
 
 Result<StopInfo> EngineDebuggee::resume_continue(const ResumeArgs& args, const InterruptCheck& interrupted) {
-  Stop st = timeline_.run(engine_direction(args.direction), conditions_of(args), interrupted);
+  Stop st = timeline_.run(args.direction, conditions_of(args), interrupted);
   if (st.error) return *st.error;  // a damaged index: said, not a stop that may be wrong
   StopInfo out = translate(st, args);
   if (!st.tid) out.tid = current_thread();
@@ -81,7 +69,7 @@ Result<StopInfo> EngineDebuggee::resume_continue(const ResumeArgs& args, const I
 Result<StopInfo> EngineDebuggee::resume_step(const ResumeArgs& args, const InterruptCheck& interrupted) {
   StepByRequest req;
   req.motion = engine_motion(args.motion);
-  req.direction = engine_direction(args.direction);
+  req.direction = args.direction;
   req.unit = args.granularity == Granularity::Line && has_source_info() ? StepUnit::Line : StepUnit::Instruction;
   req.tid = thread_or_current(args.tid);
   req.conditions = conditions_of(args);
@@ -99,25 +87,12 @@ StopInfo EngineDebuggee::translate(const Stop& st, const ResumeArgs& args) {
   StopInfo out;
   out.eid = st.eid;
   out.tid = st.tid;
-  switch (st.kind) {
-    case StopKind::Breakpoint:
-      out.cause = StopCause::Breakpoint;
-      out.breakpoint_addr = st.addr;
-      break;
-    case StopKind::Watchpoint: {
-      out.cause = StopCause::Watchpoint;
-      out.access_eid = st.hit_eid;
-      out.watch_index = st.watch_index;
-      if (st.watch_index < args.watchpoints.size()) {
-        const WatchRange& w = args.watchpoints[st.watch_index];
-        out.detail = watch_detail(st, Watchpoint{w.addr, w.len, engine_kind(w.access)});
-      }
-      break;
-    }
-    case StopKind::HistoryBegin: out.cause = StopCause::HistoryStart; break;
-    case StopKind::HistoryEnd: out.cause = StopCause::HistoryEnd; break;
-    case StopKind::Interrupted: out.cause = StopCause::Interrupted; break;
-    case StopKind::Step: out.cause = StopCause::Step; break;
+  out.cause = st.kind;
+  if (st.kind == StopKind::Breakpoint) out.breakpoint_addr = st.addr;
+  if (st.kind == StopKind::Watchpoint) {
+    out.access_eid = st.hit_eid;
+    out.watch_index = st.watch_index;
+    if (st.watch_index < args.watchpoints.size()) out.detail = watch_detail(st, args.watchpoints[st.watch_index]);
   }
   return out;
 }

@@ -4,9 +4,11 @@
 #include <elf.h>
 
 #include <cstdlib>
+#include <unordered_map>
 
+#include "elf/elf_file.h"
+#include "elf/elf_sections.h"
 #include "state/byte_order.h"
-#include "formats/xray/elf_file.h"
 
 namespace ttd::fmt::xray {
 
@@ -40,29 +42,45 @@ std::string demangle(const std::string& name) {
   return out;
 }
 
+// Function symbols by address (ARM: without the Thumb bit), for naming the
+// functions the sleds belong to.
+std::unordered_map<uint64_t, std::string> function_names(const elf::ElfFile& file) {
+  std::unordered_map<uint64_t, std::string> out;
+  for (const elf::Symbol& s : elf::symbols(file)) {
+    if (s.type != STT_FUNC || s.value == 0) continue;
+    out.emplace(file.machine() == EM_ARM ? s.value & ~uint64_t(1) : s.value, s.name);
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<InstrMap> InstrMap::load(const std::string& path) {
-  auto elf = read_elf_for_xray(path);
+  auto elf = elf::ElfFile::open(path, "instrumented binary");
   if (!elf) return elf.error();
-  if (!elf->little_endian) return make_error(path, "big-endian binaries are not supported for XRay maps");
-  if (!elf->instr_map) return make_error(path, "no xray_instr_map section (was it built with -fxray-instrument?)");
-  const ElfSection& sec = *elf->instr_map;
-  const size_t entry = elf->is64 ? 32 : 16, word = elf->is64 ? 8 : 4;
+  auto found = elf::find_section(*elf, "xray_instr_map");
+  if (!found) return found.error();
+  if (!elf->little_endian()) return make_error(path, "big-endian binaries are not supported for XRay maps");
+  if (!*found) return make_error(path, "no xray_instr_map section (was it built with -fxray-instrument?)");
+  const elf::Section& sec = **found;
+  const bool is64 = elf->is64();
+  const size_t entry = is64 ? 32 : 16, word = is64 ? 8 : 4;
   if (sec.bytes.size() % entry != 0)
     return make_error(path, "xray_instr_map holds " + std::to_string(sec.bytes.size()) +
                                 " bytes, not a whole number of " + std::to_string(entry) + "-byte sled entries");
   InstrMap m;
   m.path_ = path;
-  m.arch_ = arch_of(elf->machine, elf->is64);
+  m.arch_ = arch_of(elf->machine(), is64);
+  const std::unordered_map<uint64_t, uint64_t> relocations = elf::relocated_words(*elf, sec);
+  const std::unordered_map<uint64_t, std::string> functions = function_names(*elf);
   // A zero word in a position-independent binary is filled in by a
   // relocation at load time; use the relocation's value then.
   auto word_at = [&](size_t off) -> uint64_t {
     const uint8_t* p = sec.bytes.data() + off;
-    uint64_t v = elf->is64 ? load_le64(p) : load_le32(p);
+    uint64_t v = is64 ? load_le64(p) : load_le32(p);
     if (v == 0) {
-      auto it = elf->relocations.find(sec.address + off);
-      if (it != elf->relocations.end()) return it->second;
+      auto it = relocations.find(sec.address + off);
+      if (it != relocations.end()) return it->second;
     }
     return v;
   };
@@ -80,13 +98,13 @@ Result<InstrMap> InstrMap::load(const std::string& path) {
       s.address += sec.address + off;
       s.function += sec.address + off + word;
     }
-    if (!elf->is64) s.address &= 0xffffffffu, s.function &= 0xffffffffu;
+    if (!is64) s.address &= 0xffffffffu, s.function &= 0xffffffffu;
     if (m.functions_.empty() || s.function != current) {
       current = s.function;
       Function f;
       f.address = s.function;
-      auto sym = elf->functions.find(s.function);
-      if (sym != elf->functions.end()) f.name = demangle(sym->second);
+      auto sym = functions.find(s.function);
+      if (sym != functions.end()) f.name = demangle(sym->second);
       m.functions_.push_back(std::move(f));
     }
     m.sleds_.push_back(s);

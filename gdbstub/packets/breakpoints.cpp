@@ -40,8 +40,9 @@ bool supported(const HandlerContext& ctx, unsigned type) {
 }
 
 Watchpoint to_watchpoint(const ZRequest& z) {
-  WatchType t = z.type == 2 ? WatchType::Write : z.type == 3 ? WatchType::Read : WatchType::Access;
-  return Watchpoint{z.addr, z.kind, t};
+  // Z2 write, Z3 read, Z4 access (GDB manual, "Packets": z type).
+  WatchKind k = z.type == 2 ? WatchKind::Write : z.type == 3 ? WatchKind::Read : WatchKind::Access;
+  return Watchpoint{z.addr, z.kind, k};
 }
 
 Breakpoint to_breakpoint(const ZRequest& z) {

@@ -10,7 +10,7 @@ void stop_status(HandlerContext& ctx, std::string_view) {
   // Before any resume the trace sits at its start position: report the
   // current thread as stopped there (stop_reply.cpp, signal_of).
   if (!ctx.state.last_stop) {
-    StopReason initial{StopKind::Attached, ctx.target.current_thread()};
+    StopReason initial{StopReplyKind::Attached, ctx.target.current_thread()};
     note_stop(ctx.state, initial, Direction::Forward);
   }
   ctx.reply(format_stop_reply(ctx, *ctx.state.last_stop));
@@ -22,9 +22,9 @@ void q_thread_stop_info(HandlerContext& ctx, std::string_view args) {
   auto tid = resolve_thread(ctx, sel->tid);
   if (!tid) return ctx.error(ErrorCode::UnknownThread, "no such thread at this position");
   const auto& last = ctx.state.last_stop;
-  if (last && last->tid == *tid && last->kind != StopKind::Exited) return ctx.reply(format_stop_reply(ctx, *last));
+  if (last && last->tid == *tid && last->kind != StopReplyKind::Exited) return ctx.reply(format_stop_reply(ctx, *last));
   if (!last && *tid == ctx.target.current_thread())
-    return ctx.reply(format_stop_reply(ctx, StopReason{StopKind::Attached, *tid}));
+    return ctx.reply(format_stop_reply(ctx, StopReason{StopReplyKind::Attached, *tid}));
   ctx.reply(format_no_reason_reply(ctx, *tid));
 }
 

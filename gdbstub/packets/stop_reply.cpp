@@ -51,9 +51,9 @@ void append_thread_list(std::string& out, const HandlerContext& ctx) {
 //    passes it on resume (ignored here) and batch mode (-b) treats it as a
 //    normal stop.
 // lldb is the client that negotiated QThreadSuffixSupported (gdb never does).
-std::string_view signal_of(StopKind kind, const ClientFeatures& client) {
-  if (kind == StopKind::Interrupted) return "02";
-  if (kind == StopKind::Attached && client.thread_suffix) return "13";
+std::string_view signal_of(StopReplyKind kind, const ClientFeatures& client) {
+  if (kind == StopReplyKind::Interrupted) return "02";
+  if (kind == StopReplyKind::Attached && client.thread_suffix) return "13";
   return "05";
 }
 
@@ -80,7 +80,7 @@ uint64_t pid_of(const HandlerContext& ctx, uint64_t tid) {
 
 std::string format_stop_reply(const HandlerContext& ctx, const StopReason& stop) {
   const ClientFeatures& client = ctx.state.client;
-  if (stop.kind == StopKind::Exited) {
+  if (stop.kind == StopReplyKind::Exited) {
     static constexpr char kDigits[] = "0123456789abcdef";
     uint8_t code = uint8_t(stop.exit_code);
     std::string out{'W', kDigits[code >> 4], kDigits[code & 15]};
@@ -90,21 +90,21 @@ std::string format_stop_reply(const HandlerContext& ctx, const StopReason& stop)
   std::string out = "T" + std::string(signal_of(stop.kind, client));
   out += thread_part(ctx, stop.tid);
   switch (stop.kind) {
-    case StopKind::SwBreakpoint:
+    case StopReplyKind::SwBreakpoint:
       if (client.swbreak) out += "swbreak:;";
       break;
-    case StopKind::HwBreakpoint:
+    case StopReplyKind::HwBreakpoint:
       if (client.hwbreak) out += "hwbreak:;";
       break;
-    case StopKind::Watchpoint: {
-      const char* key = stop.watch_type == WatchType::Write ? "watch:"
-                        : stop.watch_type == WatchType::Read ? "rwatch:"
+    case StopReplyKind::Watchpoint: {
+      const char* key = stop.watch_kind == WatchKind::Write ? "watch:"
+                        : stop.watch_kind == WatchKind::Read ? "rwatch:"
                                                              : "awatch:";
       out += key + hex_number(stop.watch_addr) + ";";
       break;
     }
-    case StopKind::HistoryBegin: out += "replaylog:begin;"; break;
-    case StopKind::HistoryEnd: out += "replaylog:end;"; break;
+    case StopReplyKind::HistoryBegin: out += "replaylog:begin;"; break;
+    case StopReplyKind::HistoryEnd: out += "replaylog:end;"; break;
     default: break;
   }
   append_expedited(out, ctx, stop.tid);
@@ -119,8 +119,8 @@ std::string format_no_reason_reply(const HandlerContext& ctx, uint64_t tid) {
 
 void note_stop(SessionState& state, const StopReason& stop, Direction direction) {
   state.last_stop = stop;
-  if (stop.kind == StopKind::Exited) return;
-  if (direction == Direction::Backward && stop.kind != StopKind::Interrupted) {
+  if (stop.kind == StopReplyKind::Exited) return;
+  if (direction == Direction::Backward && stop.kind != StopReplyKind::Interrupted) {
     state.g_thread = state.c_thread = IdSel::any();
   } else {
     state.g_thread = state.c_thread = IdSel::specific(stop.tid);

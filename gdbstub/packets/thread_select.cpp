@@ -10,7 +10,7 @@ bool is_thread_alive(const HandlerContext& ctx, uint64_t tid) {
 
 uint64_t default_thread(const HandlerContext& ctx) {
   const auto& stop = ctx.state.last_stop;
-  if (stop && stop->kind != StopKind::Exited && is_thread_alive(ctx, stop->tid)) return stop->tid;
+  if (stop && stop->kind != StopReplyKind::Exited && is_thread_alive(ctx, stop->tid)) return stop->tid;
   return ctx.target.current_thread();
 }
 

@@ -248,9 +248,9 @@ class FakeTarget : public Target {
     const FakeStep& s = program_[i];
     if (!s.mem_len) return std::nullopt;
     for (const auto& w : wp_) {
-      bool kind_ok = w.type == WatchType::Access || (w.type == WatchType::Write) == s.mem_write;
+      bool kind_ok = w.kind == WatchKind::Access || (w.kind == WatchKind::Write) == s.mem_write;
       bool overlap = s.mem_addr < w.addr + w.len && w.addr < s.mem_addr + s.mem_len;
-      if (kind_ok && overlap) return StopReason{StopKind::Watchpoint, s.tid, std::max(w.addr, s.mem_addr), w.type};
+      if (kind_ok && overlap) return StopReason{StopReplyKind::Watchpoint, s.tid, std::max(w.addr, s.mem_addr), w.kind};
     }
     return std::nullopt;
   }
@@ -258,15 +258,15 @@ class FakeTarget : public Target {
   std::optional<StopReason> breakpoint_at(size_t p) const {
     for (const auto& b : bp_)
       if (b.addr == program_[p].pc)
-        return StopReason{b.type == BreakpointType::Software ? StopKind::SwBreakpoint : StopKind::HwBreakpoint,
+        return StopReason{b.type == BreakpointType::Software ? StopReplyKind::SwBreakpoint : StopReplyKind::HwBreakpoint,
                           program_[p].tid};
     return std::nullopt;
   }
 
   StopReason at_end() {
     pos_ = program_.size();
-    if (exit_at_end) return StopReason{StopKind::Exited, program_.back().tid, 0, WatchType::Write, 0};
-    return StopReason{StopKind::HistoryEnd, program_.back().tid};
+    if (exit_at_end) return StopReason{StopReplyKind::Exited, program_.back().tid, 0, WatchKind::Write, 0};
+    return StopReason{StopReplyKind::HistoryEnd, program_.back().tid};
   }
 
   StopReason step_forward(uint64_t tid) {
@@ -275,25 +275,25 @@ class FakeTarget : public Target {
     auto next = next_step_of(tid, p);
     if (!next) return at_end();
     pos_ = *next;
-    return StopReason{StopKind::StepDone, tid};
+    return StopReason{StopReplyKind::StepDone, tid};
   }
 
   StopReason step_backward(uint64_t tid) {
     for (size_t q = pos_; q-- > 0;) {
       if (program_[q].tid == tid) {
         pos_ = q;
-        return StopReason{StopKind::StepDone, tid};
+        return StopReason{StopReplyKind::StepDone, tid};
       }
     }
     pos_ = 0;
-    return StopReason{StopKind::HistoryBegin, program_[0].tid};
+    return StopReason{StopReplyKind::HistoryBegin, program_[0].tid};
   }
 
   StopReason continue_forward(const InterruptCheck& interrupted) {
     if (spin_forever) {
       auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
       while (std::chrono::steady_clock::now() < give_up) {
-        if (interrupted && interrupted()) return StopReason{StopKind::Interrupted, current_thread()};
+        if (interrupted && interrupted()) return StopReason{StopReplyKind::Interrupted, current_thread()};
         std::this_thread::sleep_for(std::chrono::microseconds(200));
       }
       return at_end();
@@ -301,7 +301,7 @@ class FakeTarget : public Target {
     for (size_t p = pos_; p < program_.size();) {
       if (interrupted && interrupted()) {
         pos_ = p;
-        return StopReason{StopKind::Interrupted, current_thread()};
+        return StopReason{StopReplyKind::Interrupted, current_thread()};
       }
       ++p;  // the step at p-1 runs
       if (auto w = watch_hit(p - 1)) {
@@ -321,14 +321,14 @@ class FakeTarget : public Target {
     for (size_t q = pos_; q-- > 0;) {
       if (interrupted && interrupted()) {
         pos_ = q + 1;
-        return StopReason{StopKind::Interrupted, current_thread()};
+        return StopReason{StopReplyKind::Interrupted, current_thread()};
       }
       pos_ = q;
       if (auto w = watch_hit(q)) return *w;
       if (auto b = breakpoint_at(q)) return *b;
     }
     pos_ = 0;
-    return StopReason{StopKind::HistoryBegin, program_[0].tid};
+    return StopReason{StopReplyKind::HistoryBegin, program_[0].tid};
   }
 
   std::vector<FakeStep> program_;

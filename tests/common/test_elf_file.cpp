@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "elf/elf_file.h"
+#include "elf/elf_sections.h"
 
 using namespace ttd;
 
@@ -100,4 +101,50 @@ TEST_CASE("refusals name the file and what is wrong") {
   std::vector<uint8_t> text_bytes = {'n', 'o', 't', ' ', 'E', 'L', 'F'};
   CHECK_FALSE(elf::ElfFile::from_bytes("mem", text_bytes).ok());
   std::filesystem::remove(text);
+}
+
+// elf/elf_sections.h: the section, symbol and relocation walks XRay's map
+// and debuginfo's symbol table share. The test binary itself is the ELF
+// with sections: it is built with a .symtab, and as a PIE its
+// .init_array words are filled in by RELATIVE relocations.
+TEST_CASE("ELF sections: a section by name, the symbol table, relocated words") {
+  auto f = elf::ElfFile::open("/proc/self/exe", "the test binary");
+  REQUIRE_MESSAGE(f.ok(), f.error().to_string());
+
+  auto text = elf::find_section(*f, ".text");
+  REQUIRE(text.ok());
+  REQUIRE(text->has_value());
+  CHECK_FALSE((*text)->bytes.empty());
+  auto none = elf::find_section(*f, "xray_instr_map");
+  REQUIRE(none.ok());
+  CHECK_FALSE(none->has_value());
+
+  // tests/common/main.cpp defines main.
+  bool found_main = false;
+  for (const elf::Symbol& s : elf::symbols(*f))
+    if (s.name == "main" && s.type == STT_FUNC && s.shndx != SHN_UNDEF && s.value != 0) found_main = true;
+  CHECK(found_main);
+
+  auto init = elf::find_section(*f, ".init_array");
+  REQUIRE(init.ok());
+  if (init->has_value() && f->header().e_type == ET_DYN && (f->machine() == EM_X86_64 || f->machine() == EM_AARCH64)) {
+    const elf::Section& s = **init;
+    auto words = elf::relocated_words(*f, s);
+    CHECK(words.size() == s.bytes.size() / 8);
+    for (const auto& [addr, value] : words) {
+      CHECK(addr >= s.address);
+      CHECK(addr < s.address + s.bytes.size());
+      CHECK(value != 0);  // a function's link-time address
+    }
+  }
+
+  // A file without a section table: nothing found, no error.
+  std::string p = temp_file("nosections", tiny_elf({0xc3}));
+  auto bare = elf::ElfFile::open(p, "the program");
+  REQUIRE(bare.ok());
+  auto missing = elf::find_section(*bare, ".text");
+  REQUIRE(missing.ok());
+  CHECK_FALSE(missing->has_value());
+  CHECK(elf::symbols(*bare).empty());
+  std::filesystem::remove(p);
 }

@@ -6,6 +6,7 @@ offsets (issue 21); then TCP sessions with --listen, concurrent up to
 import os
 import pty
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -99,6 +100,27 @@ def on_a_terminal(args):
         os.close(master)
 
 
+def listen_addresses(args):
+    """`ttd dap --listen` parses HOST:PORT and listens with the listener `ttd
+    serve` uses (net/): its banner names the address it really listens on
+    (it used to say 127.0.0.1 whatever the host), and a bad HOST:PORT is a
+    usage error naming --listen."""
+    p = subprocess.Popen([args.ttd, "dap", "--listen", "127.0.0.2:0", "--once"], stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stderr.readline()
+        m = re.search(r"listening on 127\.0\.0\.2:(\d+)", line)
+        check(m is not None, "--listen 127.0.0.2:0 names the address it listens on", line)
+        socket.create_connection(("127.0.0.2", int(m.group(1))), timeout=30).close()
+        p.wait(timeout=30)  # --once: the session ends with the client
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    for bad in ["127.0.0.1:99999", "127.0.0.1:http", "host:"]:
+        r = subprocess.run([args.ttd, "dap", "--listen", bad], capture_output=True, text=True, timeout=30)
+        check(r.returncode == 2 and "--listen" in r.stderr, "--listen " + bad + " is refused naming --listen", r.stderr)
+
+
 def main():
     args = parse_args()
     trace, program = recorded(args, "loop", "50")
@@ -164,6 +186,7 @@ def main():
     t.close()
     check(p.wait(timeout=30) == 0, "--once exits after the session")
     concurrent_clients(args, trace, program)
+    listen_addresses(args)
     on_a_terminal(args)
     print("all DAP error cases passed")
 

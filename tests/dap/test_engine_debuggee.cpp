@@ -63,11 +63,11 @@ struct WatchTrace {
   }
 };
 
-StopInfo run(EngineDebuggee& d, const WatchRange& w, dap::Direction dir = dap::Direction::Forward) {
+StopInfo run(EngineDebuggee& d, const Watchpoint& w, Direction dir = Direction::Forward) {
   ResumeArgs a;
   a.motion = Motion::Continue;
   a.direction = dir;
-  a.watchpoints = std::span<const WatchRange>(&w, 1);
+  a.watchpoints = std::span<const Watchpoint>(&w, 1);
   auto r = d.resume(a, {});
   REQUIRE(r.ok());
   return *r;
@@ -78,9 +78,9 @@ StopInfo run(EngineDebuggee& d, const WatchRange& w, dap::Direction dir = dap::D
 TEST_CASE("watch detail: a write covering part of the watched range is a write") {
   WatchTrace t;
   EngineDebuggee d(t.trace, nullptr, LaunchConfig{});
-  WatchRange w{0x10100, 4, WatchAccess::Write};
+  Watchpoint w{0x10100, 4, WatchKind::Write};
   StopInfo s = run(d, w);
-  REQUIRE(s.cause == StopCause::Watchpoint);
+  REQUIRE(s.cause == StopKind::Watchpoint);
   CHECK(s.access_eid == 1);
   INFO(s.detail);
   CHECK(s.detail == "old value 1144201745 (0x44332211), new value 1140850688 (0x44000000) (write)");
@@ -90,16 +90,16 @@ TEST_CASE("watch detail: a range straddling two writes of one step gets both") {
   WatchTrace t;
   EngineDebuggee d(t.trace, nullptr, LaunchConfig{});
   REQUIRE(d.seek(2).ok());
-  WatchRange w{0x10100, 4, WatchAccess::Write};
+  Watchpoint w{0x10100, 4, WatchKind::Write};
   StopInfo s = run(d, w);
-  REQUIRE(s.cause == StopCause::Watchpoint);
+  REQUIRE(s.cause == StopKind::Watchpoint);
   CHECK(s.access_eid == 3);
   INFO(s.detail);
   CHECK(s.detail == "old value 1140850688 (0x44000000), new value -872415045 (0xcc0000bb) (write)");
   // Backwards from the end: the same step, the same description.
   REQUIRE(d.seek(d.end_position()).ok());
-  s = run(d, w, dap::Direction::Backward);
-  REQUIRE(s.cause == StopCause::Watchpoint);
+  s = run(d, w, Direction::Backward);
+  REQUIRE(s.cause == StopKind::Watchpoint);
   CHECK(s.access_eid == 3);
   CHECK(s.detail.find("new value -872415045 (0xcc0000bb) (write)") != std::string::npos);
 }
@@ -108,9 +108,9 @@ TEST_CASE("watch detail: a read stays a read") {
   WatchTrace t;
   EngineDebuggee d(t.trace, nullptr, LaunchConfig{});
   REQUIRE(d.seek(4).ok());
-  WatchRange w{0x10101, 2, WatchAccess::ReadWrite};
+  Watchpoint w{0x10101, 2, WatchKind::Access};
   StopInfo s = run(d, w);
-  REQUIRE(s.cause == StopCause::Watchpoint);
+  REQUIRE(s.cause == StopKind::Watchpoint);
   CHECK(s.access_eid == 4);
   CHECK(s.detail == "value 0 (0x0) read");
 }
@@ -147,9 +147,9 @@ TEST_CASE("interrupt: continue, reverse continue and steps stop on it") {
   EngineDebuggee d(*tr, nullptr, LaunchConfig{});
   REQUIRE(d.seek(10000).ok());
   int polls = 0;
-  dap::InterruptCheck raised = [&] { return ++polls > 0; };
+  InterruptCheck raised = [&] { return ++polls > 0; };
   for (Motion m : {Motion::Continue, Motion::StepOver}) {
-    for (dap::Direction dir : {dap::Direction::Forward, dap::Direction::Backward}) {
+    for (Direction dir : {Direction::Forward, Direction::Backward}) {
       ResumeArgs a;
       a.motion = m;
       a.direction = dir;
@@ -161,7 +161,7 @@ TEST_CASE("interrupt: continue, reverse continue and steps stop on it") {
       REQUIRE(r.ok());
       if (m != Motion::Continue) continue;  // a one-instruction step may end before it looks
       CHECK(polls > 0);
-      CHECK(r->cause == StopCause::Interrupted);
+      CHECK(r->cause == StopKind::Interrupted);
     }
   }
 }

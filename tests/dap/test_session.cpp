@@ -46,7 +46,7 @@ struct FakeDebuggee : Debuggee {
     while (!(interrupted && interrupted()) && std::chrono::steady_clock::now() < until)
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     StopInfo s = next_stop;
-    s.cause = StopCause::Interrupted;
+    s.cause = StopKind::Interrupted;
     return s;
   }
   Result<std::vector<FrameEntry>> stack(uint64_t, size_t) override {
@@ -93,7 +93,7 @@ struct FakeDebuggee : Debuggee {
   }
 };
 
-StopInfo stop_info(StopCause cause, uint64_t eid, uint64_t bp = 0, std::string detail = "") {
+StopInfo stop_info(StopKind cause, uint64_t eid, uint64_t bp = 0, std::string detail = "") {
   StopInfo s;
   s.cause = cause;
   s.tid = 1;
@@ -235,7 +235,7 @@ TEST_CASE("session: malformed requests get errors, never a crash") {
 TEST_CASE("session: stepping requests and stopped events") {
   Client c;
   c.launched();
-  c.fake->next_stop = stop_info(StopCause::Step, 4);
+  c.fake->next_stop = stop_info(StopKind::Step, 4);
   c.ok("stepBack", {{"threadId", 1}});  // VS Code sends no granularity: a source line
   CHECK(c.event("stopped")["body"]["reason"] == "step");
   CHECK(c.fake->last.direction == Direction::Backward);
@@ -253,7 +253,7 @@ TEST_CASE("session: stepping requests and stopped events") {
   CHECK(bps["breakpoints"][0]["verified"] == true);
   CHECK(bps["breakpoints"][1]["verified"] == false);
   int id = bps["breakpoints"][0]["id"];
-  c.fake->next_stop = stop_info(StopCause::Breakpoint, 9, 0x1007);
+  c.fake->next_stop = stop_info(StopKind::Breakpoint, 9, 0x1007);
   c.ok("continue", {{"threadId", 1}});
   json stop = c.event("stopped");
   CHECK(stop["body"]["reason"] == "breakpoint");
@@ -264,7 +264,7 @@ TEST_CASE("session: stepping requests and stopped events") {
   CHECK(info["dataId"] == "0x5000/4");
   json dbp = c.ok("setDataBreakpoints", {{"breakpoints", {{{"dataId", info["dataId"]}, {"accessType", "write"}}}}});
   CHECK(dbp["breakpoints"][0]["verified"] == true);
-  c.fake->next_stop = stop_info(StopCause::Watchpoint, 3, 0, "old value 1, new value 2");
+  c.fake->next_stop = stop_info(StopKind::Watchpoint, 3, 0, "old value 1, new value 2");
   c.ok("reverseContinue", {{"threadId", 1}});
   stop = c.event("stopped");
   CHECK(stop["body"]["reason"] == "data breakpoint");
@@ -272,10 +272,10 @@ TEST_CASE("session: stepping requests and stopped events") {
   CHECK(c.fake->last.watchpoints.size() == 1);
   CHECK(c.fake->last.direction == Direction::Backward);
 
-  c.fake->next_stop = stop_info(StopCause::HistoryEnd, 100);
+  c.fake->next_stop = stop_info(StopKind::HistoryEnd, 100);
   c.ok("continue", {{"threadId", 1}});
   CHECK(c.event("stopped")["body"]["reason"] == "end of history");
-  c.fake->next_stop = stop_info(StopCause::HistoryStart, 0);
+  c.fake->next_stop = stop_info(StopKind::HistoryBegin, 0);
   c.ok("reverseContinue", {{"threadId", 1}});
   CHECK(c.event("stopped")["body"]["reason"] == "start of history");
 }
@@ -344,7 +344,7 @@ TEST_CASE("session: pause, cancel, disconnect and a closed socket stop a long ru
     Client c;
     c.launched();
     c.fake->spin = true;
-    c.fake->next_stop = stop_info(StopCause::Step, 50);
+    c.fake->next_stop = stop_info(StopKind::Step, 50);
     c.ok("continue", {{"threadId", 1}});
     std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the run is under way
     auto t0 = clock::now();

@@ -13,6 +13,7 @@
 #include "dap/protocol/channel.h"
 #include "dap/protocol/framing.h"
 #include "dap/session_server.h"
+#include "net/tcp_listener.h"
 
 using namespace ttd;
 using namespace ttd::dap;
@@ -47,7 +48,7 @@ struct TcpClient {
 }  // namespace
 
 TEST_CASE("session server: concurrent clients up to the limit, the next one refused") {
-  auto l = TcpListener::listen("127.0.0.1:0");
+  auto l = net::TcpListener::listen(net::HostPort{});
   REQUIRE(l.ok());
   SessionOptions o;  // no launches here: a factory is not needed
   ServerLimits limits;

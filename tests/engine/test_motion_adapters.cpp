@@ -5,6 +5,10 @@
 // oracles give, on x86-64, aarch64 and ppc32.
 #include <doctest/doctest.h>
 
+#include <span>
+#include <type_traits>
+#include <vector>
+
 #include "dap/model/engine_debuggee.h"
 #include "motion_suite.h"
 #include "tools/ttd/engine_target.h"
@@ -12,6 +16,17 @@
 using namespace ttd;
 using test::kArches;
 using test::Suite;
+
+// One motion vocabulary (state/motion_vocabulary.h): the engine, the gdb
+// stub and the DAP front end ask and answer in the same types, so the
+// adapters pass them through instead of translating each one.
+static_assert(std::is_same_v<decltype(gdb::ResumeRequest::direction), Direction>);
+static_assert(std::is_same_v<decltype(dap::ResumeArgs::direction), Direction>);
+static_assert(std::is_same_v<decltype(gdb::ResumeRequest::watchpoints), std::span<const Watchpoint>>);
+static_assert(std::is_same_v<decltype(dap::ResumeArgs::watchpoints), std::span<const Watchpoint>>);
+static_assert(std::is_same_v<decltype(StopConditions::watchpoints), std::vector<Watchpoint>>);
+static_assert(std::is_same_v<decltype(gdb::StopReason::watch_kind), WatchKind>);
+static_assert(std::is_same_v<decltype(dap::StopInfo::cause), StopKind>);
 
 namespace {
 
@@ -39,13 +54,13 @@ TEST_CASE("motion suite through gdb's view: stepi and reverse-stepi, per thread"
             REQUIRE(target.cursor().eid() == e);
             gdb::ResumeRequest r;
             r.action = gdb::ResumeAction::Step;
-            r.direction = fwd ? gdb::Direction::Forward : gdb::Direction::Backward;
+            r.direction = fwd ? Direction::Forward : Direction::Backward;
             r.tid = th.tid;
             auto stop = target.resume(r, {});
             REQUIRE(stop.ok());
             auto want = s.oracle(e, th.tid, StepMotion::In, fwd ? Direction::Forward : Direction::Backward);
             CHECK(target.cursor().eid() == want.value_or(fwd ? s.count() : 0));
-            CHECK(stop->kind == (want ? gdb::StopKind::StepDone : fwd ? gdb::StopKind::HistoryEnd : gdb::StopKind::HistoryBegin));
+            CHECK(stop->kind == (want ? gdb::StopReplyKind::StepDone : fwd ? gdb::StopReplyKind::HistoryEnd : gdb::StopReplyKind::HistoryBegin));
           }
     }
 }
@@ -55,7 +70,7 @@ TEST_CASE("motion suite through gdb's view: continue and reverse-continue to a w
     CAPTURE(arch_desc(arch).name);
     Suite s(arch, 1);  // gdb steps the reporting thread over the access: one thread keeps the oracle simple
     cli::EngineTarget target(s.trace);
-    gdb::Watchpoint w{test::kMotionData + 13, 4, gdb::WatchType::Access};
+    Watchpoint w{test::kMotionData + 13, 4, WatchKind::Access};
     Watchpoint ew{w.addr, w.len, WatchKind::Access};
     std::vector<uint64_t> acc;
     for (uint64_t k = 0; k < s.count(); ++k)
@@ -65,8 +80,8 @@ TEST_CASE("motion suite through gdb's view: continue and reverse-continue to a w
     for (bool fwd : {true, false}) {
       CAPTURE(fwd);
       gdb::ResumeRequest r;
-      r.direction = fwd ? gdb::Direction::Forward : gdb::Direction::Backward;
-      r.watchpoints = std::span<const gdb::Watchpoint>(&w, 1);
+      r.direction = fwd ? Direction::Forward : Direction::Backward;
+      r.watchpoints = std::span<const Watchpoint>(&w, 1);
       REQUIRE(target.monitor(fwd ? "seek start" : "seek end").ok);
       REQUIRE(target.resume(gdb::ResumeRequest{}, {}).ok());
       // gdb on before-access arches steps over the reported access itself
@@ -80,7 +95,7 @@ TEST_CASE("motion suite through gdb's view: continue and reverse-continue to a w
         CAPTURE(k);
         auto stop = target.resume(r, {});
         REQUIRE(stop.ok());
-        CHECK(stop->kind == gdb::StopKind::Watchpoint);
+        CHECK(stop->kind == gdb::StopReplyKind::Watchpoint);
         CHECK(stop->watch_addr == w.addr);
         CHECK(stop->tid == s.prog.steps[k].tid);
         CHECK(target.cursor().eid() == want);
@@ -114,7 +129,7 @@ TEST_CASE("motion suite through DAP's view: stepIn, next and stepOut both ways, 
             uint64_t t = d.thread_state(th.tid) ? th.tid : d.current_thread();
             dap::ResumeArgs a;
             a.motion = dap_motion(m);
-            a.direction = fwd ? dap::Direction::Forward : dap::Direction::Backward;
+            a.direction = fwd ? Direction::Forward : Direction::Backward;
             a.granularity = dap::Granularity::Instruction;
             a.tid = th.tid;
             auto stop = d.resume(a, {});
@@ -124,16 +139,16 @@ TEST_CASE("motion suite through DAP's view: stepIn, next and stepOut both ways, 
             CHECK(d.position() == stop->eid);
           }
     // A data breakpoint (write, 2 bytes): continue visits the writes in order.
-    dap::WatchRange w{test::kMotionData + 40, 2, dap::WatchAccess::Write};
+    Watchpoint w{test::kMotionData + 40, 2, WatchKind::Write};
     Watchpoint ew{w.addr, w.len, WatchKind::Write};
     REQUIRE(d.seek(0).ok());
     for (uint64_t k = 0; k < s.count(); ++k) {
       if (!s.hits(k, ew) || s.stop_of(k, Direction::Forward) == 0) continue;
       dap::ResumeArgs a;
-      a.watchpoints = std::span<const dap::WatchRange>(&w, 1);
+      a.watchpoints = std::span<const Watchpoint>(&w, 1);
       auto stop = d.resume(a, {});
       REQUIRE(stop.ok());
-      CHECK(stop->cause == dap::StopCause::Watchpoint);
+      CHECK(stop->cause == StopKind::Watchpoint);
       CHECK(stop->access_eid == k);
       CHECK(stop->eid == s.stop_of(k, Direction::Forward));
       CHECK(stop->detail.find("(write)") != std::string::npos);

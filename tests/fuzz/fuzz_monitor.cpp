@@ -105,7 +105,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (bytes > (size_t(1) << 24)) fail("unbounded output");
     return ++lines < refuse_after;
   };
-  gdb::InterruptCheck interrupted = [&] { return (control & 1) && ++polls > 3; };
+  InterruptCheck interrupted = [&] { return (control & 1) && ++polls > 3; };
   size_t blank = command.find_first_not_of(' ');
   if (blank == std::string_view::npos) return 0;
   command.remove_prefix(blank);

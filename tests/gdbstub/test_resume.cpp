@@ -10,6 +10,7 @@
 #include "gdbstub/packets/stop_reply.h"
 #include "harness.h"
 
+using namespace ttd;
 using namespace ttd::gdb;
 using ttd::gdb::test::Harness;
 using ttd::gdb::test::le64;

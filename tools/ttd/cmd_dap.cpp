@@ -8,9 +8,10 @@
 
 #include "dap/model/engine_debuggee.h"
 #include "dap/protocol/channel.h"
-#include "dap/protocol/tcp_listener.h"
 #include "dap/session.h"
 #include "dap/session_server.h"
+#include "net/host_port.h"
+#include "net/tcp_listener.h"
 #include "tools/ttd/commands.h"
 
 namespace ttd::cli {
@@ -62,12 +63,17 @@ int serve_stdio() {
 }
 
 int serve_tcp(const DapOptions& o) {
-  auto l = dap::TcpListener::listen(o.listen);
-  if (!l) {
-    std::cerr << "ttd dap: " << l.error().to_string() << "\n";
+  auto where = net::parse_host_port(o.listen);
+  if (!where) {
+    std::cerr << "ttd dap: " << where.error().to_string() << "\n";
     return 2;
   }
-  std::cerr << "ttd dap: listening on 127.0.0.1:" << l->port() << " (VS Code: \"debugServer\": " << l->port() << ")"
+  auto l = net::TcpListener::listen(*where);
+  if (!l) {
+    std::cerr << "ttd dap: " << l.error().to_string() << "\n";
+    return 1;
+  }
+  std::cerr << "ttd dap: listening on " << l->address() << " (VS Code: \"debugServer\": " << l->port() << ")"
             << std::endl;
   dap::ServerLimits limits;
   limits.max_clients = o.max_clients;

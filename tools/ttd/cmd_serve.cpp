@@ -22,8 +22,9 @@
 #include <thread>
 
 #include "gdbstub/session.h"
-#include "gdbstub/tcp_listener.h"
 #include "gdbstub/transport.h"
+#include "net/host_port.h"
+#include "net/tcp_listener.h"
 #include "tools/ttd/commands.h"
 #include "tools/ttd/engine_target.h"
 #include "tools/ttd/trace_options.h"
@@ -116,9 +117,8 @@ std::string lldb_on_path() {
 }
 
 // What a user types to attach; printed on start.
-void print_attach_help(const Trace& trace, const std::string& host, uint16_t port) {
-  std::string where = host.find(':') != std::string::npos ? "[" + host + "]:" + std::to_string(port)
-                                                          : host + ":" + std::to_string(port);
+void print_attach_help(const Trace& trace, const net::TcpListener& listener) {
+  const std::string where = listener.address();
   const ArchDesc& arch = trace.arch();
   bool x86 = arch.id == ArchId::X86_64 || arch.id == ArchId::I386;
   std::string gdb = x86 ? "gdb" : "gdb-multiarch";
@@ -152,17 +152,17 @@ int run_serve(const ServeOptions& o) {
     return 0;
   }
 
-  auto where = gdb::parse_host_port(o.listen);
+  auto where = net::parse_host_port(o.listen);
   if (!where) {
     std::cerr << "ttd: " << where.error().to_string() << "\n";
     return 2;
   }
-  auto listener = gdb::TcpListener::listen(*where);
+  auto listener = net::TcpListener::listen(*where);
   if (!listener) {
     std::cerr << "ttd: " << listener.error().to_string() << "\n";
     return 1;
   }
-  print_attach_help(*trace, listener->host(), listener->port());
+  print_attach_help(*trace, *listener);
 
   for (int client = 1;; ++client) {
     auto fd = listener->accept();

@@ -23,30 +23,12 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-WatchKind to_engine(gdb::WatchType t) {
-  switch (t) {
-    case gdb::WatchType::Write: return WatchKind::Write;
-    case gdb::WatchType::Read: return WatchKind::Read;
-    case gdb::WatchType::Access: return WatchKind::Access;
-  }
-  return WatchKind::Access;
-}
-
-gdb::WatchType to_gdb(WatchKind k) {
-  switch (k) {
-    case WatchKind::Write: return gdb::WatchType::Write;
-    case WatchKind::Read: return gdb::WatchType::Read;
-    case WatchKind::Access: return gdb::WatchType::Access;
-  }
-  return gdb::WatchType::Access;
-}
-
 StopConditions conditions_of(const gdb::ResumeRequest& r) {
   StopConditions c;
   for (const auto& b : r.breakpoints) c.breakpoints.push_back(b.addr);
   std::sort(c.breakpoints.begin(), c.breakpoints.end());
   c.breakpoints.erase(std::unique(c.breakpoints.begin(), c.breakpoints.end()), c.breakpoints.end());
-  for (const auto& w : r.watchpoints) c.watchpoints.push_back(Watchpoint{w.addr, w.len, to_engine(w.type)});
+  c.watchpoints.assign(r.watchpoints.begin(), r.watchpoints.end());
   return c;
 }
 
@@ -186,36 +168,36 @@ gdb::StopReason EngineTarget::translate(const Stop& stop, const gdb::ResumeReque
   gdb::StopReason out;
   out.tid = stop.tid;
   switch (stop.kind) {
-    case StopKind::Step: out.kind = gdb::StopKind::StepDone; break;
+    case StopKind::Step: out.kind = gdb::StopReplyKind::StepDone; break;
     case StopKind::Breakpoint: {
-      out.kind = gdb::StopKind::HwBreakpoint;
+      out.kind = gdb::StopReplyKind::HwBreakpoint;
       for (const auto& b : request.breakpoints)
-        if (b.addr == stop.addr && b.type == gdb::BreakpointType::Software) out.kind = gdb::StopKind::SwBreakpoint;
+        if (b.addr == stop.addr && b.type == gdb::BreakpointType::Software) out.kind = gdb::StopReplyKind::SwBreakpoint;
       break;
     }
     case StopKind::Watchpoint: {
-      out.kind = gdb::StopKind::Watchpoint;
+      out.kind = gdb::StopReplyKind::Watchpoint;
       out.watch_addr = stop.addr;
-      out.watch_type = to_gdb(stop.watch);
+      out.watch_kind = stop.watch;
       out.tid = stop.access_tid;  // the thread that made the access, not the one that runs next
       break;
     }
-    case StopKind::HistoryBegin: out.kind = gdb::StopKind::HistoryBegin; break;
-    case StopKind::HistoryEnd: out.kind = gdb::StopKind::HistoryEnd; break;
-    case StopKind::Interrupted: out.kind = gdb::StopKind::Interrupted; break;
+    case StopKind::HistoryBegin: out.kind = gdb::StopReplyKind::HistoryBegin; break;
+    case StopKind::HistoryEnd: out.kind = gdb::StopReplyKind::HistoryEnd; break;
+    case StopKind::Interrupted: out.kind = gdb::StopReplyKind::Interrupted; break;
   }
   return out;
 }
 
-Result<gdb::StopReason> EngineTarget::resume(const gdb::ResumeRequest& request, const gdb::InterruptCheck& interrupted) {
+Result<gdb::StopReason> EngineTarget::resume(const gdb::ResumeRequest& request, const InterruptCheck& interrupted) {
   if (pending_seek_) {
     uint64_t eid = *pending_seek_;
     pending_seek_.reset();
     Status st = timeline_.seek(eid);
     if (!st) return st.error();
-    return gdb::StopReason{gdb::StopKind::StepDone, cursor_now().current_tid()};
+    return gdb::StopReason{gdb::StopReplyKind::StepDone, cursor_now().current_tid()};
   }
-  Direction dir = request.direction == gdb::Direction::Forward ? Direction::Forward : Direction::Backward;
+  const Direction dir = request.direction;
   StopConditions c = conditions_of(request);
   if (request.action == gdb::ResumeAction::Step) {
     Stop st = timeline_.step(dir, request.tid, c.watchpoints);
@@ -291,7 +273,7 @@ gdb::MonitorReply EngineTarget::monitor(std::string_view command) {
 }
 
 gdb::MonitorReply EngineTarget::monitor(std::string_view command, const gdb::MonitorOutput& out,
-                                        const gdb::InterruptCheck& interrupted) {
+                                        const InterruptCheck& interrupted) {
   command = trim(command);
   std::string_view verb = command.substr(0, command.find(' '));
   std::string_view rest = trim(command.substr(verb.size()));

@@ -32,11 +32,11 @@ class EngineTarget final : public gdb::Target {
   Result<RegisterFile> read_registers(uint64_t tid) const override;
   Status read_memory(uint64_t tid, uint64_t addr, std::span<uint8_t> data, std::span<uint8_t> known) const override;
   std::optional<gdb::MemoryRegionDesc> memory_region(uint64_t tid, uint64_t addr) const override;
-  Result<gdb::StopReason> resume(const gdb::ResumeRequest& request, const gdb::InterruptCheck& interrupted) override;
+  Result<gdb::StopReason> resume(const gdb::ResumeRequest& request, const InterruptCheck& interrupted) override;
   gdb::MonitorReply monitor(std::string_view command) override;
   // Query commands stream their lines to `out` and stop on `interrupted`.
   gdb::MonitorReply monitor(std::string_view command, const gdb::MonitorOutput& out,
-                            const gdb::InterruptCheck& interrupted) override;
+                            const InterruptCheck& interrupted) override;
   std::string monitor_help() const override;
   std::optional<std::string> exec_file() const override;
   std::optional<std::string> auxv() const override { return auxv_; }

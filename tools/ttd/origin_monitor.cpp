@@ -27,7 +27,7 @@ Result<uint32_t> limit_arg(const MonitorArgs& a, const std::string& name, const 
 }  // namespace
 
 gdb::MonitorReply origin_monitor(const std::shared_ptr<const Trace>& t, uint64_t here, std::string_view args,
-                                 const gdb::InterruptCheck& interrupted) {
+                                 const InterruptCheck& interrupted) {
   MonitorSyntax syntax{{"--depth", "--breadth", "--nodes", "--at"}, {"--json"}, 2};
   auto a = parse_monitor_args(args, syntax, "origin");
   if (!a) return failure(a.error());

@@ -13,6 +13,6 @@
 namespace ttd::cli {
 
 gdb::MonitorReply origin_monitor(const std::shared_ptr<const Trace>& t, uint64_t here, std::string_view args,
-                                 const gdb::InterruptCheck& interrupted);
+                                 const InterruptCheck& interrupted);
 
 }  // namespace ttd::cli

@@ -22,7 +22,7 @@ constexpr uint64_t kDefaultCallLimit = 64;
 // Where a command streams its lines and what it polls to stop early.
 struct Io {
   const gdb::MonitorOutput& out;
-  const gdb::InterruptCheck& interrupted;
+  const InterruptCheck& interrupted;
 };
 
 gdb::MonitorReply failure(const std::string& command, const Error& e) {
@@ -410,7 +410,7 @@ gdb::MonitorReply search(const std::shared_ptr<const Trace>& t, uint64_t here, s
 
 std::optional<gdb::MonitorReply> run_query_monitor(const std::shared_ptr<const Trace>& trace, uint64_t here,
                                                    std::string_view verb, std::string_view args,
-                                                   const gdb::MonitorOutput& out, const gdb::InterruptCheck& interrupted) {
+                                                   const gdb::MonitorOutput& out, const InterruptCheck& interrupted) {
   Io io{out, interrupted};
   if (verb == "history") return history(*trace, here, args, "", io);
   if (verb == "history-reg") return history(*trace, here, args, "history-reg", io);

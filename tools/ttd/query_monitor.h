@@ -26,7 +26,7 @@ namespace ttd::cli {
 // line, or the error).
 std::optional<gdb::MonitorReply> run_query_monitor(const std::shared_ptr<const Trace>& trace, uint64_t here,
                                                    std::string_view verb, std::string_view args,
-                                                   const gdb::MonitorOutput& out, const gdb::InterruptCheck& interrupted);
+                                                   const gdb::MonitorOutput& out, const InterruptCheck& interrupted);
 
 // Lines for `monitor help`.
 std::string query_monitor_help();

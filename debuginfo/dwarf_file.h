@@ -1,0 +1,52 @@
+// Internal to debuginfo: the program's ELF file (opened by the one ELF
+// reader, elf/elf_file.h) with the libdw handles over it: DWARF, when the
+// file has .debug_info, and call-frame information. Loadable segments
+// answer code reads.
+#pragma once
+#include <elfutils/libdw.h>
+#include <gelf.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "elf/elf_file.h"
+#include "state/error.h"
+
+namespace ttd::dbg {
+
+class DwarfFile {
+ public:
+  // Errors are elf::ElfFile::open's, naming the file as "the program".
+  static Result<std::unique_ptr<DwarfFile>> open(const std::string& path);
+  ~DwarfFile();
+  DwarfFile(const DwarfFile&) = delete;
+  DwarfFile& operator=(const DwarfFile&) = delete;
+
+  const std::string& path() const { return file_.path(); }
+  const elf::ElfFile& file() const { return file_; }
+  Elf* elf() const { return file_.libelf(); }
+  Dwarf* dwarf() const { return dwarf_; }  // nullptr without .debug_info
+  // CFI from .debug_frame and from .eh_frame (either may be null).
+  Dwarf_CFI* debug_cfi() const { return debug_cfi_; }
+  Dwarf_CFI* eh_cfi() const { return eh_cfi_; }
+  uint16_t machine() const { return file_.machine(); }
+  bool is_64() const { return file_.is64(); }
+  // Copies file-backed bytes of loadable segments at addr; returns how many
+  // leading bytes were available.
+  size_t read(uint64_t addr, uint8_t* dst, size_t len) const;
+
+ private:
+  explicit DwarfFile(elf::ElfFile file) : file_(std::move(file)) {}
+  struct Segment {
+    uint64_t vaddr = 0, filesz = 0, offset = 0;
+  };
+  elf::ElfFile file_;
+  Dwarf* dwarf_ = nullptr;
+  Dwarf_CFI* debug_cfi_ = nullptr;
+  Dwarf_CFI* eh_cfi_ = nullptr;
+  std::vector<Segment> segments_;
+};
+
+}  // namespace ttd::dbg

@@ -1,0 +1,118 @@
+#include "elf/elf_sections.h"
+
+#include <elf.h>
+
+#include <cstring>
+
+namespace ttd::elf {
+
+namespace {
+
+// Relocation types that store "load base + addend" (position-independent
+// binaries) and "symbol + addend" (64-bit absolute), per machine.
+bool is_relative(uint16_t machine, uint32_t type) {
+  switch (machine) {
+    case EM_X86_64: return type == R_X86_64_RELATIVE;
+    case EM_AARCH64: return type == R_AARCH64_RELATIVE;
+    case EM_PPC64: return type == R_PPC64_RELATIVE;
+    case EM_386: return type == R_386_RELATIVE;
+    case EM_ARM: return type == R_ARM_RELATIVE;
+    case EM_RISCV: return type == 3;      // R_RISCV_RELATIVE
+    case EM_LOONGARCH: return type == 3;  // R_LARCH_RELATIVE
+    default: return false;
+  }
+}
+
+bool is_absolute64(uint16_t machine, uint32_t type) {
+  switch (machine) {
+    case EM_X86_64: return type == R_X86_64_64;
+    case EM_AARCH64: return type == R_AARCH64_ABS64;
+    case EM_PPC64: return type == R_PPC64_ADDR64;
+    default: return false;
+  }
+}
+
+// The section of type `type` (SHT_SYMTAB, SHT_DYNSYM) with readable data.
+Elf_Scn* table_of_type(Elf* elf, uint32_t type, GElf_Shdr& sh) {
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn))
+    if (gelf_getshdr(scn, &sh) && sh.sh_type == type && sh.sh_entsize != 0 && elf_getdata(scn, nullptr)) return scn;
+  return nullptr;
+}
+
+}  // namespace
+
+Result<std::optional<Section>> find_section(const ElfFile& file, std::string_view name) {
+  Elf* elf = file.libelf();
+  size_t shstrndx = 0;
+  if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+    return make_error(file.path(), std::string("bad ELF section table: ") + elf_errmsg(-1));
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS) continue;
+    const char* n = elf_strptr(elf, shstrndx, sh.sh_name);
+    if (!n || name != n) continue;
+    Elf_Data* d = elf_getdata(scn, nullptr);
+    if (!d) return make_error(file.path(), "cannot read " + std::string(name) + ": " + elf_errmsg(-1));
+    Section s;
+    s.index = elf_ndxscn(scn);
+    s.address = sh.sh_addr;
+    if (d->d_buf && d->d_size) {
+      const auto* b = static_cast<const uint8_t*>(d->d_buf);
+      s.bytes.assign(b, b + d->d_size);
+    }
+    return std::optional<Section>(std::move(s));
+  }
+  return std::optional<Section>();
+}
+
+std::vector<Symbol> symbols(const ElfFile& file) {
+  Elf* elf = file.libelf();
+  std::vector<Symbol> out;
+  GElf_Shdr sh;
+  Elf_Scn* scn = table_of_type(elf, SHT_SYMTAB, sh);
+  if (!scn) scn = table_of_type(elf, SHT_DYNSYM, sh);
+  if (!scn) return out;
+  Elf_Data* d = elf_getdata(scn, nullptr);
+  const size_t n = sh.sh_size / sh.sh_entsize;
+  for (size_t i = 0; i < n; ++i) {
+    GElf_Sym sym;
+    if (!gelf_getsym(d, int(i), &sym)) continue;
+    const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
+    if (!name || !*name) continue;
+    out.push_back({name, sym.st_value, sym.st_size, uint8_t(GELF_ST_TYPE(sym.st_info)), sym.st_shndx});
+  }
+  return out;
+}
+
+std::unordered_map<uint64_t, uint64_t> relocated_words(const ElfFile& file, const Section& section) {
+  Elf* elf = file.libelf();
+  std::unordered_map<uint64_t, uint64_t> out;
+  const uint64_t lo = section.address, hi = section.address + section.bytes.size();
+  GElf_Shdr syms_sh;
+  Elf_Scn* syms_scn = table_of_type(elf, SHT_SYMTAB, syms_sh);
+  if (!syms_scn) syms_scn = table_of_type(elf, SHT_DYNSYM, syms_sh);
+  Elf_Data* syms = syms_scn ? elf_getdata(syms_scn, nullptr) : nullptr;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || sh.sh_entsize == 0) continue;
+    if (file.header().e_type == ET_REL && sh.sh_info != section.index) continue;
+    Elf_Data* d = elf_getdata(scn, nullptr);
+    if (!d) continue;
+    const size_t n = sh.sh_size / sh.sh_entsize;
+    for (size_t i = 0; i < n; ++i) {
+      GElf_Rela r;
+      if (!gelf_getrela(d, int(i), &r)) break;
+      if (r.r_offset < lo || r.r_offset >= hi) continue;
+      const uint32_t type = uint32_t(GELF_R_TYPE(r.r_info));
+      if (is_relative(file.machine(), type)) {
+        out[r.r_offset] = uint64_t(r.r_addend);
+      } else if (is_absolute64(file.machine(), type) && syms) {
+        GElf_Sym sym;
+        if (gelf_getsym(syms, int(GELF_R_SYM(r.r_info)), &sym)) out[r.r_offset] = sym.st_value + uint64_t(r.r_addend);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace ttd::elf
