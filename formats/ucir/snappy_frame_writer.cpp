@@ -2,7 +2,11 @@
 
 #include <snappy.h>
 
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
 
 #include "formats/ucir/crc32c.h"
 
@@ -12,7 +16,65 @@ namespace {
 constexpr uint8_t kIdentifier[10] = {0xff, 0x06, 0x00, 0x00, 's', 'N', 'a', 'P', 'p', 'Y'};
 }
 
-SnappyFrameWriter::SnappyFrameWriter(std::FILE* file, std::string path) : file_(file), path_(std::move(path)) {
+struct SnappyFrameWriter::Worker {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<std::vector<uint8_t>> full;   // in stream order
+  std::vector<std::vector<uint8_t>> free;  // written blocks, reused
+  bool done = false;
+  std::thread thread;
+};
+
+SnappyFrameWriter::SnappyFrameWriter(std::FILE* file, std::string path, bool background)
+    : file_(file), path_(std::move(path)) {
+  block_.reserve(kBlock);
+  if (!background) return;
+  worker_ = std::make_unique<Worker>();
+  worker_->thread = std::thread([this] {
+    Worker& w = *worker_;
+    for (;;) {
+      std::vector<uint8_t> b;
+      {
+        std::unique_lock<std::mutex> lock(w.mu);
+        w.cv.wait(lock, [&] { return !w.full.empty() || w.done; });
+        if (w.full.empty()) return;
+        b = std::move(w.full.front());
+        w.full.pop_front();
+      }
+      w.cv.notify_all();
+      emit_block(b.data(), b.size());
+      b.clear();
+      std::lock_guard<std::mutex> lock(w.mu);
+      w.free.push_back(std::move(b));
+    }
+  });
+}
+
+SnappyFrameWriter::~SnappyFrameWriter() { stop_worker(); }
+
+void SnappyFrameWriter::stop_worker() {
+  if (!worker_) return;
+  {
+    std::lock_guard<std::mutex> lock(worker_->mu);
+    worker_->done = true;
+  }
+  worker_->cv.notify_all();
+  worker_->thread.join();
+  worker_.reset();
+}
+
+void SnappyFrameWriter::hand_off() {
+  Worker& w = *worker_;
+  std::unique_lock<std::mutex> lock(w.mu);
+  w.cv.wait(lock, [&] { return w.full.size() < kMaxQueued; });
+  w.full.push_back(std::move(block_));
+  block_ = std::vector<uint8_t>();
+  if (!w.free.empty()) {
+    block_ = std::move(w.free.back());
+    w.free.pop_back();
+  }
+  lock.unlock();
+  w.cv.notify_all();
   block_.reserve(kBlock);
 }
 
@@ -46,7 +108,7 @@ void SnappyFrameWriter::write(std::span<const uint8_t> data) {
   const uint8_t* p = data.data();
   size_t n = data.size();
   // Whole blocks straight from the caller's buffer avoid a copy.
-  if (block_.empty()) {
+  if (block_.empty() && !worker_) {
     while (n >= kBlock) {
       emit_block(p, kBlock);
       p += kBlock;
@@ -59,6 +121,10 @@ void SnappyFrameWriter::write(std::span<const uint8_t> data) {
     p += take;
     n -= take;
     if (block_.size() == kBlock) {
+      if (worker_) {
+        hand_off();
+        continue;
+      }
       emit_block(block_.data(), block_.size());
       block_.clear();
     }
@@ -66,6 +132,7 @@ void SnappyFrameWriter::write(std::span<const uint8_t> data) {
 }
 
 void SnappyFrameWriter::flush() {
+  if (!block_.empty() && worker_) return hand_off();
   if (!block_.empty()) {
     emit_block(block_.data(), block_.size());
     block_.clear();
@@ -74,6 +141,7 @@ void SnappyFrameWriter::flush() {
 
 Status SnappyFrameWriter::finish() {
   flush();
+  stop_worker();
   if (!failed_ && std::fflush(file_) != 0) failed_ = true;
   if (failed_) return make_error(path_, "write error");
   return {};

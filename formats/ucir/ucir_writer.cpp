@@ -28,8 +28,16 @@ constexpr uint16_t kMaxSyscallOps = 0xffff;
 
 class UcirFileWriter final : public UcirWriter {
  public:
-  UcirFileWriter(std::FILE* f, std::string path, const ArchDesc& arch)
-      : file_(f), path_(path), out_(f, path), arch_(arch), regs_(arch) {}
+  UcirFileWriter(std::FILE* f, std::string path, const ArchDesc& arch, bool background)
+      : file_(f), path_(path), out_(f, path, background), arch_(arch), regs_(arch) {
+    // reg() runs for most instructions a recorder writes: its number and
+    // width per register index, looked up once here.
+    codes_.resize(arch.regs.size());
+    for (uint16_t i = 0; i < arch.regs.size(); ++i) {
+      const auto num = i == arch.pc_index ? std::nullopt : regs_.number_of(i);
+      codes_[i] = {num ? int32_t(*num) : -1, arch.regs[i].bytes()};
+    }
+  }
   ~UcirFileWriter() override {
     if (file_) (void)close();
   }
@@ -72,18 +80,20 @@ class UcirFileWriter final : public UcirWriter {
   }
   void reg(uint16_t reg_index, std::span<const uint8_t> value_le) override {
     if (reg_index == arch_.pc_index) return;  // UCIR's pc lives in OP_JMP / OP_STEP
-    if (reg_index >= arch_.regs.size()) return void(++dropped_);
-    const auto num = regs_.number_of(reg_index);
-    if (!num) return void(++dropped_);
+    if (reg_index >= codes_.size()) return void(++dropped_);
+    const RegCode code = codes_[reg_index];
+    if (code.number < 0) return void(++dropped_);
     ensure_frame();
-    const uint32_t width = arch_.regs[reg_index].bytes();
-    if (width <= 8) {
-      enc().reg(*num, load_le(value_le.data(), std::min<size_t>(value_le.size(), 8)));
+    const uint16_t num = uint16_t(code.number);
+    if (code.width <= 8) {
+      const uint64_t v = value_le.size() >= 8 ? load_le64(value_le.data())
+                                              : load_le(value_le.data(), value_le.size());
+      enc().reg(num, v);
     } else {
       uint8_t buf[ucir::kMaxSpRegBytes] = {};
-      const size_t n = std::min<size_t>(width, sizeof buf);
+      const size_t n = std::min<size_t>(code.width, sizeof buf);
       if (!value_le.empty()) std::memcpy(buf, value_le.data(), std::min(n, value_le.size()));
-      enc().spreg(*num, {buf, n});
+      enc().spreg(num, {buf, n});
     }
     count_op();
   }
@@ -170,13 +180,17 @@ class UcirFileWriter final : public UcirWriter {
   }
 
  private:
+  struct RegCode {
+    int32_t number;  // Unicorn 1.x number, -1: not writable in UCIR (or the pc)
+    uint32_t width;
+  };
   struct KeyframeMap {
     uint64_t addr, size;
     uint32_t writes = 0;
     uint64_t first_addr = 0, first_len = 0;
   };
 
-  OpEncoder enc() { return OpEncoder(frame_); }
+  BasicOpEncoder<OpBuffer> enc() { return BasicOpEncoder<OpBuffer>(frame_); }
 
   // Frames carry the current thread; the process keyframe says 0.
   void open(uint8_t kind) { open(kind, kind == OP_FRAME ? thread_field_ : 0); }
@@ -213,8 +227,8 @@ class UcirFileWriter final : public UcirWriter {
   void patch_syscall_count() {
     // op u8, num u32, ret u64, argc u8, then the u16 count.
     const size_t at = sys_pos_ + 1 + 4 + 8 + 1;
-    frame_[at] = uint8_t(sys_ops_);
-    frame_[at + 1] = uint8_t(sys_ops_ >> 8);
+    frame_.data()[at] = uint8_t(sys_ops_);
+    frame_.data()[at + 1] = uint8_t(sys_ops_ >> 8);
   }
   void note_keyframe_write(uint64_t addr, uint64_t len) {
     for (auto it = kf_maps_.rbegin(); it != kf_maps_.rend(); ++it) {
@@ -243,9 +257,9 @@ class UcirFileWriter final : public UcirWriter {
     // One frame per basic block when recording: the header buffer is
     // reused rather than allocated each time.
     head_.clear();
-    OpEncoder(head_).frame_header(kind_, open_pid_, frame_ops_);
-    out_.write(head_);
-    out_.write(frame_);
+    BasicOpEncoder<OpBuffer>(head_).frame_header(kind_, open_pid_, frame_ops_);
+    out_.write(head_.bytes());
+    out_.write(frame_.bytes());
     kind_ = 0;
     frame_.clear();
     frame_ops_ = 0;
@@ -256,12 +270,13 @@ class UcirFileWriter final : public UcirWriter {
   SnappyFrameWriter out_;
   const ArchDesc& arch_;
   Uc1RegisterMap regs_;
+  std::vector<RegCode> codes_;  // by register index
   Status status_;
   uint8_t kind_ = 0;  // 0: no frame open, else OP_FRAME / OP_KEYFRAME
   uint64_t open_pid_ = 0;      // pid field of the open frame
   uint64_t thread_field_ = 0;  // pid field of the frames to come (set_thread)
-  std::vector<uint8_t> frame_;
-  std::vector<uint8_t> head_;  // the frame header being written (finish_frame)
+  OpBuffer frame_;
+  OpBuffer head_;  // the frame header being written (finish_frame)
   uint32_t frame_ops_ = 0;
   bool in_syscall_ = false;
   size_t sys_pos_ = 0;
@@ -275,7 +290,8 @@ class UcirFileWriter final : public UcirWriter {
 
 }  // namespace
 
-Result<std::unique_ptr<UcirWriter>> UcirWriter::create(const std::string& path, ArchId arch, std::string_view os) {
+Result<std::unique_ptr<UcirWriter>> UcirWriter::create(const std::string& path, ArchId arch, std::string_view os,
+                                                       bool compress_in_background) {
   const ArchDesc* desc = nullptr;
   try {
     desc = &arch_desc(arch);
@@ -284,7 +300,7 @@ Result<std::unique_ptr<UcirWriter>> UcirWriter::create(const std::string& path, 
   }
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) return make_error(path, std::string("cannot create file: ") + std::strerror(errno));
-  auto w = std::make_unique<UcirFileWriter>(f, path, *desc);
+  auto w = std::make_unique<UcirFileWriter>(f, path, *desc, compress_in_background);
   if (Status s = w->write_header(os); !s) return s.error();
   return std::unique_ptr<UcirWriter>(std::move(w));
 }

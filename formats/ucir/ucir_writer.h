@@ -30,8 +30,12 @@ namespace ttd::fmt {
 
 class UcirWriter {
  public:
+  // compress_in_background: snappy compression, checksums and file writes
+  // run on a worker thread (SnappyFrameWriter's background mode); the calls
+  // below still encode on the caller's thread. Same bytes either way.
   static Result<std::unique_ptr<UcirWriter>> create(const std::string& path, ArchId arch,
-                                                    std::string_view os = "linux");
+                                                    std::string_view os = "linux",
+                                                    bool compress_in_background = false);
   virtual ~UcirWriter() = default;
 
   virtual void begin_keyframe() = 0;

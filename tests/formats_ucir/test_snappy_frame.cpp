@@ -17,9 +17,9 @@ using ttd::test::append_stream_identifier;
 
 namespace {
 
-std::vector<uint8_t> encode(const std::vector<uint8_t>& data, size_t piece) {
+std::vector<uint8_t> encode(const std::vector<uint8_t>& data, size_t piece, bool background = false) {
   std::FILE* f = std::tmpfile();
-  SnappyFrameWriter w(f, "tmp");
+  SnappyFrameWriter w(f, "tmp", background);
   for (size_t i = 0; i < data.size(); i += piece)
     w.write({data.data() + i, std::min(piece, data.size() - i)});
   REQUIRE(w.finish().ok());
@@ -213,4 +213,25 @@ TEST_CASE("snappy framing: errors name the chunk's file offset") {
     CHECK(r.error().offset == second);
     CHECK(r.error().message.find("corrupt snappy") != std::string::npos);
   }
+}
+
+TEST_CASE("snappy framing: background compression writes the same bytes as inline") {
+  // Compressible and incompressible stretches, fed in pieces that do and do
+  // not line up with the 64 KiB blocks; more blocks than the worker's queue.
+  std::mt19937 rng(7);
+  std::vector<uint8_t> data;
+  for (int part = 0; part < 80; ++part) {
+    const size_t n = 1000 + rng() % 70000;
+    for (size_t i = 0; i < n; ++i) data.push_back(part % 3 == 0 ? uint8_t(rng()) : uint8_t(i / 7));
+  }
+  REQUIRE(data.size() / SnappyFrameWriter::kBlock > SnappyFrameWriter::kMaxQueued);
+  for (size_t piece : {size_t(1) << 20, size_t(65536), size_t(4093), size_t(13)}) {
+    CAPTURE(piece);
+    const auto inline_bytes = encode(data, piece, false);
+    CHECK(encode(data, piece, true) == inline_bytes);
+    auto back = decode(inline_bytes);
+    REQUIRE(back.ok());
+    CHECK(*back == data);
+  }
+  CHECK(encode({}, 1, true).empty());
 }

@@ -12,7 +12,6 @@
 #include <memory>
 
 #include "formats/ucir/ucir_writer.h"
-#include "tools/recorder/async_trace_writer.h"
 #include "tools/recorder/cpuid_fixup.h"
 #include "tools/recorder/elf_image.h"
 #include "tools/recorder/guest_arch.h"
@@ -97,9 +96,11 @@ Result<RecordSummary> record(const RecordOptions& opts) {
   if (auto st = tracker.init(uc.get(), arch, guest); !st) return st.error();
   tracker.load_all();
 
-  auto file_writer = fmt::UcirWriter::create(opts.output, elf->arch, "linux");
-  if (!file_writer) return file_writer.error();
-  std::unique_ptr<fmt::UcirWriter> writer = std::make_unique<AsyncTraceWriter>(std::move(*file_writer));
+  // Ops are encoded in the hooks; snappy, checksums and I/O (most of a
+  // writer's time) run on the writer's own thread.
+  auto created = fmt::UcirWriter::create(opts.output, elf->arch, "linux", /*compress_in_background=*/true);
+  if (!created) return created.error();
+  std::unique_ptr<fmt::UcirWriter> writer = std::move(*created);
   std::unique_ptr<TraceMirror> mirror;
   if (opts.verify) mirror = std::make_unique<TraceMirror>(arch);
   TraceEmitter emitter(*writer, mem, mirror.get());

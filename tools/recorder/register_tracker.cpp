@@ -11,6 +11,7 @@ RegisterTracker::~RegisterTracker() {
 
 Status RegisterTracker::init(uc_engine* uc, const ArchDesc& arch, const GuestArch& guest) {
   uc_ = uc;
+  for (size_t i = 0; i < kMaxBatch; ++i) batch_ptrs_[i] = batch_[i].bytes;
   arch_ = &arch;
   guest_ = &guest;
   if (arch.regs.empty()) return make_error("record", "no register table for " + arch.name);
@@ -47,7 +48,7 @@ uint64_t RegisterTracker::diff_all(InsnInfo* info, const Emit& emit) {
     if (!compare_slot(s, note) || !info || info->compare_all) continue;
     if (std::find(info->slots.begin(), info->slots.end(), s) != info->slots.end()) continue;
     // Not predicted: remember it for this pc from now on.
-    info->slots.push_back(s);
+    add_slot(*info, s);
     if (info->learned) ++misses;
   }
   return misses;
@@ -97,7 +98,7 @@ void RegisterTracker::decode(InsnInfo& info, uint32_t size) {
     auto it = slot_by_name_.find(n);
     if (it == slot_by_name_.end()) continue;  // pc, zero registers, untracked
     if (std::find(info.slots.begin(), info.slots.end(), it->second) == info.slots.end())
-      info.slots.push_back(it->second);
+      add_slot(info, it->second);
   }
 }
 

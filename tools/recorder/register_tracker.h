@@ -39,6 +39,7 @@ struct InsnInfo {
   bool learned = false;         // first execution (full compare) done
   bool compare_all = false;     // Capstone could not decode it: compare everything
   std::vector<uint16_t> slots;  // into RegisterTracker::regs()
+  std::vector<int> uc_ids;      // the slots' Unicorn ids, for one uc_reg_read_batch per step
   SseNanOp sse;                 // x86-64 SSE arithmetic whose NaN result is corrected
   bool x87_env_store = false;   // fnsave / fnstenv: image corrected (x87_image_fixup.h)
   uint8_t tsc = 0;              // 1 rdtsc, 2 rdtscp: the result is made virtual (recording_session.cpp)
@@ -82,7 +83,20 @@ class RegisterTracker {
   template <class F>
   void diff(InsnInfo& info, F&& emit) {
     if (!info.learned || info.compare_all) return learn(info, emit);
-    for (uint16_t s : info.slots) compare_slot(s, emit);
+    const size_t n = info.slots.size();
+    if (n > kMaxBatch) {
+      for (uint16_t s : info.slots) compare_slot(s, emit);
+      return;
+    }
+    // One call into Unicorn for all of them (each uc_reg_read is two calls
+    // and a dispatch of its own). A row is zeroed up to the register's
+    // width first: Unicorn may store fewer bytes than the table says.
+    for (size_t i = 0; i < n; ++i) {
+      const TrackedReg& r = regs_[info.slots[i]];
+      std::memset(batch_[i].bytes, 0, r.bytes <= 8 ? 8 : sizeof batch_[i].bytes);
+    }
+    uc_reg_read_batch(uc_, info.uc_ids.data(), batch_ptrs_, int(n));
+    for (size_t i = 0; i < n; ++i) compare_value(info.slots[i], batch_[i].bytes, emit);
   }
   // Compares every register; returns how many changed registers were not
   // in `info`'s set (0 when the fast path would have been exact).
@@ -108,29 +122,36 @@ class RegisterTracker {
 
   template <class F>
   bool compare_slot(uint16_t s, F& emit) {
-    const TrackedReg& r = regs_[s];
+    // Read into a full-size buffer: Unicorn may store more bytes than the
+    // table's width (eflags is read as 64 bits).
     alignas(16) uint8_t buf[64];
+    std::memset(buf, 0, regs_[s].bytes <= 8 ? 8 : sizeof buf);
+    uc_reg_read(uc_, regs_[s].uc_id, buf);
+    return compare_value(s, buf, emit);
+  }
+  // `now`: what Unicorn stored for slot s (64 bytes of room).
+  template <class F>
+  bool compare_value(uint16_t s, const uint8_t* now_bytes, F& emit) {
+    const TrackedReg& r = regs_[s];
     uint8_t* sh = shadow_.data() + r.offset;
     if (r.bytes <= 8) {
       // The common case, kept to two 8-byte loads and one compare.
-      // Read into a full-size buffer: Unicorn may store more bytes than
-      // the table's width (eflags is read as 64 bits).
-      uint64_t wide[8];
-      wide[0] = 0;
-      uc_reg_read(uc_, r.uc_id, wide);
-      uint64_t now = wide[0], before = 0;
+      uint64_t now = 0, before = 0;
+      std::memcpy(&now, now_bytes, 8);
       std::memcpy(&before, sh, r.bytes);
       now &= r.bytes == 8 ? ~0ull : ((1ull << (8 * r.bytes)) - 1);
       if (now == before) return false;
       std::memcpy(sh, &now, r.bytes);
     } else {
-      std::memset(buf, 0, sizeof buf);
-      uc_reg_read(uc_, r.uc_id, buf);
-      if (std::memcmp(buf, sh, r.bytes) == 0) return false;
-      std::memcpy(sh, buf, r.bytes);
+      if (std::memcmp(now_bytes, sh, r.bytes) == 0) return false;
+      std::memcpy(sh, now_bytes, r.bytes);
     }
     emit(r.index, std::span<const uint8_t>(sh, r.bytes));
     return true;
+  }
+  void add_slot(InsnInfo& info, uint16_t s) {
+    info.slots.push_back(s);
+    info.uc_ids.push_back(regs_[s].uc_id);
   }
   template <class F>
   void learn(InsnInfo& info, F& emit) {
@@ -150,6 +171,13 @@ class RegisterTracker {
   std::unordered_map<uint64_t, std::unique_ptr<InsnInfo>> cache_;
   std::set<uint64_t> code_pages_;  // pages (pc >> kPageShift) holding an entry of cache_
   std::vector<Front> front_ = std::vector<Front>(kFrontSize);
+  // diff()'s batch: where uc_reg_read_batch stores each register.
+  static constexpr size_t kMaxBatch = 32;
+  struct alignas(16) BatchRow {
+    uint8_t bytes[64];
+  };
+  BatchRow batch_[kMaxBatch];
+  void* batch_ptrs_[kMaxBatch];
 };
 
 }  // namespace ttd::rec

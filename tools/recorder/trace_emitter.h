@@ -4,6 +4,7 @@
 // so a faulting instruction leaves nothing behind. Everything written is
 // also fed to the optional TraceMirror (self-check).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -80,9 +81,17 @@ class TraceEmitter {
     ++count_;
   }
   void flush_slow();
+  // At most 1 MiB per op: the split traces have always had (it was the
+  // hand-over buffer's size), so the bytes of a trace stay the same.
+  static constexpr size_t kMaxWriteOp = 1 << 20;
   void write_memory(uint64_t addr, std::span<const uint8_t> bytes) {
-    w_.mem_write(addr, bytes);
     if (mirror_) mirror_->mem_write(addr, bytes);
+    while (!bytes.empty()) {
+      const size_t n = std::min(bytes.size(), kMaxWriteOp);
+      w_.mem_write(addr, bytes.first(n));
+      addr += n;
+      bytes = bytes.subspan(n);
+    }
   }
 
   fmt::UcirWriter& w_;
