@@ -15,9 +15,13 @@ struct Cursor::Impl {
   PageLoading loading = PageLoading::Lazy;
   const IndexFile* index = nullptr;
   PageCache* pages = nullptr;
-  size_t chunk = SIZE_MAX;  // chunk whose stream is loaded
+  size_t chunk = SIZE_MAX;  // chunk whose stream the decoder is reading
   std::string buf;
   std::string keyframe;       // decoded keyframe blob (capacity reused)
+  // Chunks whose blobs buf and keyframe hold (SIZE_MAX: none). A seek back
+  // within the chunk at hand (a reverse step) reads and inflates neither
+  // again.
+  size_t buf_chunk = SIZE_MAX, keyframe_chunk = SIZE_MAX;
   KeyframeRestorer restorer;
   std::unique_ptr<StepDecoder> dec;
   std::unique_ptr<StateApplier> applier;
@@ -84,15 +88,26 @@ Status Cursor::seek(uint64_t target) {
   if (!continue_here) {
     const ChunkEntry ch = idx.chunk(c);
     I.chunk = SIZE_MAX;  // until the restore succeeds
-    if (!idx.read_blob(ch.keyframe, I.keyframe)) return corrupt(*trace_, c);
+    if (I.keyframe_chunk != c) {
+      I.keyframe_chunk = SIZE_MAX;
+      if (!idx.read_blob(ch.keyframe, I.keyframe)) return corrupt(*trace_, c);
+      I.keyframe_chunk = c;
+    }
     const auto* kf = reinterpret_cast<const uint8_t*>(I.keyframe.data());
     const bool restored =
         I.loading == PageLoading::Lazy
             ? I.restorer.restore_lazy(kf, I.keyframe.size(), std::make_shared<IndexPageSource>(trace_, c), state_)
             : I.restorer.restore(kf, I.keyframe.size(), [&](uint64_t id) { return I.pages->get(id); },
                                  I.pages->segment_source(), state_);
-    if (!restored) return corrupt(*trace_, c);
-    if (!idx.read_blob(ch.stream, I.buf)) return corrupt(*trace_, c);
+    if (!restored) {
+      I.keyframe_chunk = SIZE_MAX;
+      return corrupt(*trace_, c);
+    }
+    if (I.buf_chunk != c) {
+      I.buf_chunk = SIZE_MAX;
+      if (!idx.read_blob(ch.stream, I.buf)) return corrupt(*trace_, c);
+      I.buf_chunk = c;
+    }
     I.chunk = c;
     I.dec = std::make_unique<StepDecoder>(trace_->arch(), reinterpret_cast<const uint8_t*>(I.buf.data()), I.buf.size());
     I.applier = std::make_unique<StateApplier>(state_, slots);
@@ -118,7 +133,9 @@ Status Cursor::seek(uint64_t target) {
       // Continue into the next chunk with the same state (a fresh decoder:
       // chunk encodings are self-contained).
       ++I.chunk;
+      I.buf_chunk = SIZE_MAX;
       if (!idx.read_blob(idx.chunk(I.chunk).stream, I.buf)) return corrupt(*trace_, I.chunk);
+      I.buf_chunk = I.chunk;
       I.dec = std::make_unique<StepDecoder>(trace_->arch(), reinterpret_cast<const uint8_t*>(I.buf.data()), I.buf.size());
     }
     if (!(I.has_pending = I.dec->next(I.pending)) || I.pending.tidx >= slots.size()) return corrupt(*trace_, I.chunk);

@@ -12,28 +12,31 @@ std::string hex(uint64_t v) {
   std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(v));
   return buf;
 }
-inline void set_valid_range(Page& p, uint64_t off, uint64_t n) {
+// Bit ranges of a page's byte masks (Page::valid, Overlay::unknown).
+inline void set_bits(uint64_t* mask, uint64_t off, uint64_t n) {
   for (uint64_t i = off; i < off + n;) {
     if ((i & 63) == 0 && i + 64 <= off + n) {
-      p.valid[i >> 6] = ~0ull;
+      mask[i >> 6] = ~0ull;
       i += 64;
     } else {
-      p.valid[i >> 6] |= 1ull << (i & 63);
+      mask[i >> 6] |= 1ull << (i & 63);
       ++i;
     }
   }
 }
-inline void clear_valid_range(Page& p, uint64_t off, uint64_t n) {
+inline void clear_bits(uint64_t* mask, uint64_t off, uint64_t n) {
   for (uint64_t i = off; i < off + n;) {
     if ((i & 63) == 0 && i + 64 <= off + n) {
-      p.valid[i >> 6] = 0;
+      mask[i >> 6] = 0;
       i += 64;
     } else {
-      p.valid[i >> 6] &= ~(1ull << (i & 63));
+      mask[i >> 6] &= ~(1ull << (i & 63));
       ++i;
     }
   }
 }
+inline void set_valid_range(Page& p, uint64_t off, uint64_t n) { set_bits(p.valid, off, n); }
+inline void clear_valid_range(Page& p, uint64_t off, uint64_t n) { clear_bits(p.valid, off, n); }
 }  // namespace
 
 bool Page::all_valid() const {
@@ -67,6 +70,47 @@ Page* PagedMemory::writable_page(uint64_t no) {
   return slot.get();
 }
 
+Page* PagedMemory::change_target(uint64_t no) {
+  if (Page* p = cached_writable(no)) return p;
+  if (!lazy_.empty() && unresolved_group(no)) return overlay(no).page.get();
+  return writable_page(no);
+}
+
+PagedMemory::Overlay& PagedMemory::overlay(uint64_t no) {
+  Overlay& o = overlays_[no];
+  if (!o.page) {
+    o.page = std::make_shared<Page>();
+    std::memset(o.page.get(), 0, sizeof(Page));
+    note_change(no);
+  } else if (o.page.use_count() > 1) {  // a copy of this memory shares it
+    o.page = std::make_shared<Page>(*o.page);
+  }
+  if (cache_no_[0] != no) {
+    cache_no_[1] = cache_no_[0];
+    cache_[1] = cache_[0];
+  }
+  cache_no_[0] = no;
+  cache_[0] = &o.page;
+  return o;
+}
+
+std::shared_ptr<Page> PagedMemory::merged(const std::shared_ptr<Page>& base, const Overlay& o) {
+  auto out = base ? std::make_shared<Page>(*base) : std::make_shared<Page>();
+  if (!base) std::memset(out.get(), 0, sizeof(Page));
+  const Page& w = *o.page;
+  bool any = false;
+  for (uint64_t i = 0; i < kPageSize / 64; ++i) {
+    const uint64_t written = w.valid[i], touched = written | o.unknown[i];
+    if (touched) {
+      for (uint64_t b = 0; b < 64; ++b)
+        if ((touched >> b) & 1u) out->data[i * 64 + b] = (written >> b) & 1u ? w.data[i * 64 + b] : 0;
+      out->valid[i] = (out->valid[i] & ~touched) | written;
+    }
+    any |= out->valid[i] != 0;
+  }
+  return any ? out : nullptr;
+}
+
 const Page* PagedMemory::find_page(uint64_t no) const {
   auto it = pages_.find(no);
   if (it != pages_.end()) return it->second.get();
@@ -94,7 +138,14 @@ bool PagedMemory::resolve(uint64_t no) const {
   };
   if (!source_) return fail(make_error("memory", "lazy page without a page source"));
   auto page = source_->page_at(g->id, rel);
-  if (!page) return fail(page.error());
+  if (!page) return fail(page.error());  // an overlay stays, for the next try
+  if (!overlays_.empty()) {
+    if (auto it = overlays_.find(no); it != overlays_.end()) {
+      *page = merged(*page, it->second);
+      forget_cached();  // it may point into the overlay
+      overlays_.erase(it);
+    }
+  }
   if (*page) pages_.emplace(no, std::move(*page));
   g->resolved[rel >> 6] |= uint64_t(1) << (rel & 63);
   return true;
@@ -114,6 +165,7 @@ bool PagedMemory::has_page_for_change(uint64_t no) {
 
 void PagedMemory::install_lazy(const LazyGroupRef* groups, size_t n) {
   pages_.clear();
+  overlays_.clear();
   forget_cached();
   changed_.clear();
   log_overflow_ = log_on_;  // every page changed
@@ -122,6 +174,10 @@ void PagedMemory::install_lazy(const LazyGroupRef* groups, size_t n) {
 }
 
 void PagedMemory::materialise_all() const {
+  // Overlays of pages the groups do not list are not reached below.
+  std::vector<uint64_t> written;
+  for (const auto& [no, o] : overlays_) written.push_back(no);
+  for (uint64_t no : written) resolve(no);
   std::vector<char> whole(lazy_.size(), 0);
   for (size_t i = 0; i < lazy_.size(); ++i) {
     const LazyGroup& g = lazy_[i];
@@ -140,6 +196,12 @@ void PagedMemory::materialise_all() const {
     for (uint64_t rel : *rels)
       if (rel < kPageGroupPages && !resolve((g.key << kPageGroupShift) | rel)) whole[i] = 0;
   }
+  // An overlay whose page could not be read keeps its group.
+  for (const auto& [no, o] : overlays_) {
+    auto it = std::lower_bound(lazy_.begin(), lazy_.end(), no >> kPageGroupShift,
+                               [](const LazyGroup& g, uint64_t k) { return g.key < k; });
+    if (it != lazy_.end() && it->key == no >> kPageGroupShift) whole[size_t(it - lazy_.begin())] = 0;
+  }
   // A group whose every page was read leaves: pages_ holds its truth now.
   size_t kept = 0;
   for (size_t i = 0; i < lazy_.size(); ++i)
@@ -150,6 +212,7 @@ void PagedMemory::materialise_all() const {
 void PagedMemory::set_page(uint64_t no, std::shared_ptr<Page> page) {
   if (no == cache_no_[0] || no == cache_no_[1]) forget_cached();
   if (!lazy_.empty()) mark_resolved(no);
+  if (!overlays_.empty()) overlays_.erase(no);  // replaced whole
   note_change(no);
   if (page)
     pages_[no] = std::move(page);
@@ -161,7 +224,7 @@ void PagedMemory::write_slow(uint64_t addr, const uint8_t* src, uint64_t len) {
   while (len) {
     uint64_t off = addr & (kPageSize - 1);
     uint64_t n = std::min(len, kPageSize - off);
-    Page* p = writable_page(addr >> kPageShift);
+    Page* p = change_target(addr >> kPageShift);
     std::memcpy(p->data + off, src, n);
     set_valid_range(*p, off, n);
     addr += n;
@@ -194,7 +257,7 @@ void PagedMemory::fill(uint64_t addr, uint64_t len, uint8_t value) {
       len -= n;
       continue;
     }
-    Page* p = writable_page(addr >> kPageShift);
+    Page* p = change_target(addr >> kPageShift);
     std::memset(p->data + off, value, n);
     set_valid_range(*p, off, n);
     addr += n;
@@ -207,6 +270,16 @@ void PagedMemory::invalidate(uint64_t addr, uint64_t len) {
     uint64_t off = addr & (kPageSize - 1);
     uint64_t n = std::min(len, kPageSize - off);
     uint64_t no = addr >> kPageShift;
+    if (!lazy_.empty() && unresolved_group(no)) {  // an overlay has one too
+      Overlay& o = overlay(no);
+      std::memset(o.page->data + off, 0, n);
+      clear_valid_range(*o.page, off, n);
+      set_bits(o.unknown, off, n);
+      if (n == len) break;
+      addr += n;
+      len -= n;
+      continue;
+    }
     // The page written last, or the one found missing last, answers
     // without a map lookup.
     Page* p = cached_writable(no);

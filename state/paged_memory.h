@@ -8,6 +8,14 @@
 // if they had been installed eagerly; a page the source cannot supply reads
 // as unknown and is reported by fault(). Because reads may fault pages in,
 // a PagedMemory with lazy pages must not be used from two threads at once.
+//
+// Writes, partial fills and invalidations of a lazy page that has not been
+// read do not read it: they go to an *overlay* (the bytes written, the
+// bytes made unknown), merged over the source's page when something first
+// reads it. A replay from a keyframe thus reads no page (a seek used to
+// spend three quarters of its time fetching the pages its replay wrote).
+// A page whose source fails reads as unknown, overlay included, until a
+// later read succeeds.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -37,9 +45,11 @@ class PagedMemory {
  public:
   PagedMemory() = default;
   // Copies share pages; the write cache never crosses objects.
-  PagedMemory(const PagedMemory& o) : pages_(o.pages_), lazy_(o.lazy_), source_(o.source_), fault_(o.fault_) {}
+  PagedMemory(const PagedMemory& o)
+      : pages_(o.pages_), overlays_(o.overlays_), lazy_(o.lazy_), source_(o.source_), fault_(o.fault_) {}
   PagedMemory(PagedMemory&& o) noexcept
       : pages_(std::move(o.pages_)),
+        overlays_(std::move(o.overlays_)),
         lazy_(std::move(o.lazy_)),
         source_(std::move(o.source_)),
         fault_(std::move(o.fault_)),
@@ -51,6 +61,7 @@ class PagedMemory {
   PagedMemory& operator=(const PagedMemory& o) {
     if (this != &o) {
       pages_ = o.pages_;
+      overlays_ = o.overlays_;
       lazy_ = o.lazy_;
       source_ = o.source_;
       fault_ = o.fault_;
@@ -62,6 +73,7 @@ class PagedMemory {
   PagedMemory& operator=(PagedMemory&& o) noexcept {
     if (this != &o) {
       pages_ = std::move(o.pages_);
+      overlays_ = std::move(o.overlays_);
       lazy_ = std::move(o.lazy_);
       source_ = std::move(o.source_);
       fault_ = std::move(o.fault_);
@@ -121,6 +133,7 @@ class PagedMemory {
   void set_page(uint64_t page_number, std::shared_ptr<Page> page);
   void clear() {
     pages_.clear();
+    overlays_.clear();
     lazy_.clear();
     forget_cached();
     changed_.clear();
@@ -135,8 +148,11 @@ class PagedMemory {
   void install_lazy(const LazyGroupRef* groups, size_t n);
   // Reads every lazy page now; pages that cannot be read stay lazy (fault()).
   void materialise_all() const;
-  // Pages held in memory (read, written or created), faulting none in.
-  size_t resident_page_count() const { return pages_.size(); }
+  // Pages held in memory (read, written or created, overlays of lazy
+  // pages included), faulting none in.
+  size_t resident_page_count() const { return pages_.size() + overlays_.size(); }
+  // Lazy pages written (or made unknown) but not read yet: overlays.
+  size_t overlay_count() const { return overlays_.size(); }
   // Lazy groups not yet read whole.
   size_t lazy_group_count() const { return lazy_.size(); }
   // The last failure of the source since clear_fault(), naming the file,
@@ -157,12 +173,29 @@ class PagedMemory {
 
  private:
   Page* writable_page(uint64_t page_number);
+  // Where a change to page no goes: its overlay if it is lazy and unread,
+  // else the page itself (writable_page).
+  Page* change_target(uint64_t no);
+  struct Overlay;
+  Overlay& overlay(uint64_t no);
   void write_slow(uint64_t addr, const uint8_t* src, uint64_t len);
   const Page* find_page(uint64_t page_number) const;
 
   // Reads and writes fault lazy pages in, hence mutable. Invariant: a page
   // number a lazy group covers and has not resolved has no pages_ entry.
   mutable std::unordered_map<uint64_t, std::shared_ptr<Page>> pages_;
+  // Changes to lazy pages not read yet. page->valid marks the bytes
+  // written; `unknown` the bytes made unknown since (and not written
+  // after). Merged over the source's page by resolve(). Invariant: an
+  // overlay's page number has no pages_ entry and an unresolved group.
+  struct Overlay {
+    std::shared_ptr<Page> page;
+    uint64_t unknown[kPageSize / 64] = {};
+  };
+  mutable std::unordered_map<uint64_t, Overlay> overlays_;
+  // The page the source gave (may be null) with overlay o applied; null
+  // when no byte of it is known.
+  static std::shared_ptr<Page> merged(const std::shared_ptr<Page>& base, const Overlay& o);
   struct LazyGroup {
     uint64_t key = 0, id = 0;
     uint64_t resolved[kPageGroupPages / 64] = {};  // bit set: pages_ has the truth
@@ -182,15 +215,16 @@ class PagedMemory {
   bool has_page_for_change(uint64_t no);
   // The two pages written last (already unshared when cached; a keyframe
   // may share them since, hence the use_count checks). Map nodes are stable.
-  uint64_t cache_no_[2] = {~0ull, ~0ull};
-  std::shared_ptr<Page>* cache_[2] = {nullptr, nullptr};
+  // (An overlay's page may be cached: a write is the same to both.)
+  mutable uint64_t cache_no_[2] = {~0ull, ~0ull};
+  mutable std::shared_ptr<Page>* cache_[2] = {nullptr, nullptr};
   // The cached page `no` if nothing shares it, else nullptr.
   Page* cached_writable(uint64_t no) const {
     for (int i = 0; i < 2; ++i)
       if (no == cache_no_[i] && cache_[i]->use_count() == 1) return cache_[i]->get();
     return nullptr;
   }
-  void forget_cached() {
+  void forget_cached() const {
     cache_no_[0] = cache_no_[1] = ~0ull;
     cache_[0] = cache_[1] = nullptr;
     absent_no_ = ~0ull;
@@ -198,7 +232,7 @@ class PagedMemory {
   // A page number last found missing (traces that only say that stores
   // happened invalidate pages that never existed, over and over); any
   // change to that page forgets it.
-  uint64_t absent_no_ = ~0ull;
+  mutable uint64_t absent_no_ = ~0ull;
   bool log_on_ = false, log_overflow_ = false;
   std::vector<uint64_t> changed_;
   void note_change(uint64_t no) {

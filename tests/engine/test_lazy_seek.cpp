@@ -153,7 +153,7 @@ TEST_CASE("a cursor keeps at most kMaxResidentPages pages into a seek") {
   CHECK(resident(c2) == kMapPages);
 }
 
-TEST_CASE("a corrupt page blob is reported by the read or the replay that touches it, not by the seek") {
+TEST_CASE("a corrupt page blob is reported by the read that touches it, not by the seek or the replay") {
   TempTrace tt(700);
   // Page P is written at steps s and s + 300; the keyframe at chunk c
   // (after s, before s + 300) holds P's first version.
@@ -212,10 +212,13 @@ TEST_CASE("a corrupt page blob is reported by the read or the replay that touche
   // The next seek starts clean.
   REQUIRE(cur.seek(kf_eid + 1).ok());
   CHECK_FALSE(cur.memory_fault());
-  // A replay writing into P must read it: that seek fails, naming it.
-  auto r = cur.seek(later + 1);
-  REQUIRE_FALSE(r.ok());
-  CHECK(r.error().to_string().find("at byte " + std::to_string(bad)) != std::string::npos);
+  // A replay writing into P does not read it (the write waits in an
+  // overlay): the seek succeeds, and the read of P reports the damage.
+  REQUIRE(cur.seek(later + 1).ok());
+  CHECK_FALSE(cur.memory_fault());
+  CHECK(cur.state().find_process(1)->memory.read(addr_of_step(later), b, v, 8) == 0);
+  REQUIRE(cur.memory_fault());
+  CHECK(cur.memory_fault()->to_string().find("at byte " + std::to_string(bad)) != std::string::npos);
   // Then elsewhere all is well again.
   REQUIRE(cur.seek(5).ok());
   check_page(cur, reference_memory(*tt.synth, 5), page_of_step(2));
