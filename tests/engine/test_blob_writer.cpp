@@ -42,3 +42,23 @@ TEST_CASE("blob writer: small buffers are not kept for reuse") {
   const bool handed_back = writer.spare(1).bytes != nullptr;
   CHECK_FALSE(handed_back);
 }
+
+TEST_CASE("byte writer: a large buffer holding little hands over a right-sized copy and keeps its storage") {
+  ByteWriter w;
+  for (size_t i = 0; i < (size_t(3) << 20); ++i) w.u8(uint8_t(i));  // one big keyframe grew it
+  const size_t grown = w.capacity();
+  ByteBlock first = w.take();
+  CHECK(first.size == size_t(3) << 20);
+  CHECK(w.capacity() == grown);
+  for (int i = 0; i < 100; ++i) w.u8(uint8_t(7 * i));
+  ByteBlock small = w.take();  // no spare at hand, as when the writer thread holds them
+  REQUIRE(small.size == 100);
+  CHECK(small.capacity < grown / 4);  // not a fresh buffer of the grown size
+  CHECK(w.capacity() == grown);
+  CHECK(w.size() == 0);
+  for (int i = 0; i < 100; ++i) CHECK(small.bytes[size_t(i)] == uint8_t(7 * i));
+  // A spare large enough for the whole capacity is still swapped in.
+  ByteBlock again = w.take(std::move(first));
+  CHECK(again.size == 0);
+  CHECK(w.capacity() >= grown);
+}
