@@ -16,6 +16,12 @@ constexpr size_t kMaxQueuedBytes = size_t(64) << 20;  // put() waits beyond this
 constexpr uint32_t kMissesBeforeSkip = 4;  // blobs in a row that shrank less than 1/8
 constexpr uint32_t kSkipRun = 63;          // then this many are stored as they are
 constexpr size_t kMaxSpareBytes = size_t(16) << 20;  // written blocks kept for reuse, at most
+// Only blocks this large are kept: small ones (page deltas, segments) come
+// from the heap's free lists and are cheap to free, and kept they filled
+// the few slots spare() looks at, so every chunk stream and keyframe buffer
+// (megabytes, above ttd's mmap threshold) was mmapped and munmapped anew:
+// 40 % of a one-core build was the kernel's page faults and unmaps.
+constexpr size_t kMinSpareBytes = size_t(64) << 10;
 }  // namespace
 
 BlobWriter::BlobWriter(std::FILE* out, uint64_t start) : out_(out), pos_(start) {
@@ -101,7 +107,7 @@ void BlobWriter::run() {
 }
 
 void BlobWriter::keep_spare(ByteBlock&& b) {
-  if (!b.bytes || spare_bytes_ + b.capacity > kMaxSpareBytes) return;
+  if (!b.bytes || b.capacity < kMinSpareBytes || spare_bytes_ + b.capacity > kMaxSpareBytes) return;
   spare_bytes_ += b.capacity;
   spares_.push_back(std::move(b));
 }

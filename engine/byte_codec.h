@@ -99,7 +99,22 @@ class ByteWriter {
   // Hands over the written bytes and starts empty with the same capacity,
   // in `spare`'s storage when that is large enough (a block whose bytes
   // were consumed: reusing it spares the allocator a cross-thread free).
+  // A large buffer holding little (one big keyframe grew it; the chunks
+  // after it are small) keeps its storage and hands over a copy, in
+  // `spare` if that fits: replacing megabytes for every chunk cost an mmap,
+  // page faults and an munmap each when no spare was at hand (a two-thread
+  // build, whose writer still holds the spent blocks).
   ByteBlock take(ByteBlock spare = {}) {
+    if (cap_ >= kCopyOutCapacity && n_ <= cap_ / 4 && !(spare.bytes && spare.capacity >= cap_)) {
+      ByteBlock out = spare.bytes && spare.capacity >= n_
+                          ? std::move(spare)
+                          : ByteBlock{std::make_unique_for_overwrite<uint8_t[]>(std::max<size_t>(n_, 1)), 0,
+                                      std::max<size_t>(n_, 1)};
+      if (n_) std::memcpy(out.bytes.get(), storage_.get(), n_);
+      out.size = n_;
+      n_ = 0;
+      return out;
+    }
     ByteBlock out{std::move(storage_), n_, cap_};
     if (spare.bytes && spare.capacity >= cap_) {
       storage_ = std::move(spare.bytes);
@@ -110,6 +125,7 @@ class ByteWriter {
     n_ = 0;
     return out;
   }
+  static constexpr size_t kCopyOutCapacity = size_t(1) << 20;  // ttd's mmap threshold (tools/ttd/main.cpp)
 
  private:
   void room(size_t k) {

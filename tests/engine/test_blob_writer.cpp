@@ -1,0 +1,64 @@
+// BlobWriter's reuse of written buffers: the builder's chunk streams and
+// keyframes are megabytes (above ttd's mmap threshold), so a buffer not
+// reused is an mmap, page faults and an munmap per chunk.
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "engine/blob_writer.h"
+
+using namespace ttd;
+
+namespace {
+ByteBlock block_of(size_t n) {
+  ByteWriter w;
+  for (size_t i = 0; i < n; ++i) w.u8(uint8_t(i));
+  return w.take();
+}
+}  // namespace
+
+TEST_CASE("blob writer: a large written buffer is handed back by spare() after many small blobs") {
+  BlobWriter writer(nullptr, 96);  // no file: blobs are only compressed and counted
+  const uint8_t small[100] = {1, 2, 3};
+  // The builder's order: a step stream, the chunk's page deltas and
+  // segments (small copies), then the next keyframe asks for a buffer.
+  ByteBlock big = block_of(size_t(1) << 20);
+  const size_t big_capacity = big.capacity;
+  writer.put(std::move(big), BlobKind::Steps);
+  for (int i = 0; i < 50; ++i) writer.put(ByteBlock::copy_of(small, sizeof small), BlobKind::PageDelta);
+  writer.finish();  // every blob written and its buffer returned
+  ByteBlock again = writer.spare(big_capacity);
+  const bool handed_back = again.bytes != nullptr;  // (doctest cannot print a unique_ptr<uint8_t[]>)
+  REQUIRE(handed_back);
+  CHECK(again.capacity >= big_capacity);
+  CHECK(writer.refs().size() == 51);
+}
+
+TEST_CASE("blob writer: small buffers are not kept for reuse") {
+  BlobWriter writer(nullptr, 96);
+  const uint8_t small[100] = {};
+  for (int i = 0; i < 10; ++i) writer.put(ByteBlock::copy_of(small, sizeof small), BlobKind::Segment);
+  writer.finish();
+  const bool handed_back = writer.spare(1).bytes != nullptr;
+  CHECK_FALSE(handed_back);
+}
+
+TEST_CASE("byte writer: a large buffer holding little hands over a right-sized copy and keeps its storage") {
+  ByteWriter w;
+  for (size_t i = 0; i < (size_t(3) << 20); ++i) w.u8(uint8_t(i));  // one big keyframe grew it
+  const size_t grown = w.capacity();
+  ByteBlock first = w.take();
+  CHECK(first.size == size_t(3) << 20);
+  CHECK(w.capacity() == grown);
+  for (int i = 0; i < 100; ++i) w.u8(uint8_t(7 * i));
+  ByteBlock small = w.take();  // no spare at hand, as when the writer thread holds them
+  REQUIRE(small.size == 100);
+  CHECK(small.capacity < grown / 4);  // not a fresh buffer of the grown size
+  CHECK(w.capacity() == grown);
+  CHECK(w.size() == 0);
+  for (int i = 0; i < 100; ++i) CHECK(small.bytes[size_t(i)] == uint8_t(7 * i));
+  // A spare large enough for the whole capacity is still swapped in.
+  ByteBlock again = w.take(std::move(first));
+  CHECK(again.size == 0);
+  CHECK(w.capacity() >= grown);
+}
