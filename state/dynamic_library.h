@@ -3,6 +3,7 @@
 // them on first use keeps them out of every process that never emulates or
 // disassembles (docs/performance.md, "One-shot query start-up").
 #pragma once
+#include <atomic>
 #include <string>
 
 #include "state/error.h"
@@ -33,5 +34,40 @@ class DynamicLibrary {
 // `env` when that environment variable is set and not empty, else
 // `built_in` (the soname the build linked against).
 std::string library_file_from_env(const char* env, const char* built_in);
+
+// A library's functions resolved into `Api`, a struct of pointers typed
+// like the header's declarations, the first time the library is needed.
+// The forwarding files (unicorn_library.cpp, capstone_library.cpp,
+// sqlite_library.cpp) list their functions as an X-macro F(X) and write
+//   struct Api { F(TTD_LIBRARY_MEMBER) };
+//   open_library_api<Api>(file, [](const DynamicLibrary& lib, Api& api) -> Status {
+//     F(TTD_LIBRARY_RESOLVE) return {}; }, loaded_flag);
+template <class Api>
+struct LoadedLibrary {
+  Status status;  // the error naming the file or the missing function
+  Api api;
+};
+
+#define TTD_LIBRARY_MEMBER(name) decltype(&::name) name = nullptr;
+#define TTD_LIBRARY_RESOLVE(name)                          \
+  if (auto p = lib.symbol(#name); !p)                      \
+    return p.error();                                      \
+  else                                                     \
+    api.name = reinterpret_cast<decltype(&::name)>(*p);
+
+// Opens `file` and fills the pointers through `resolve`; sets `loaded`
+// once every one is resolved.
+template <class Api, class Resolve>
+LoadedLibrary<Api> open_library_api(const std::string& file, Resolve&& resolve, std::atomic<bool>& loaded) {
+  LoadedLibrary<Api> l;
+  auto lib = DynamicLibrary::open(file);
+  if (!lib) {
+    l.status = lib.error();
+    return l;
+  }
+  l.status = resolve(*lib, l.api);
+  if (l.status.ok()) loaded = true;
+  return l;
+}
 
 }  // namespace ttd

@@ -25,40 +25,20 @@ namespace {
   X(sqlite3_open_v2) X(sqlite3_prepare_v2) X(sqlite3_reset) X(sqlite3_step) X(sqlite3_table_column_metadata)
 
 struct Api {
-#define TTD_MEMBER(name) decltype(&::name) name = nullptr;
-  TTD_SQLITE_FUNCTIONS(TTD_MEMBER)
-#undef TTD_MEMBER
+  TTD_SQLITE_FUNCTIONS(TTD_LIBRARY_MEMBER)
 };
-
-struct Loaded {
-  Status status;
-  Api api;
-};
+using Loaded = LoadedLibrary<Api>;
 
 std::atomic<bool> g_loaded{false};
 
-Loaded open_library() {
-  Loaded l;
-  auto lib = DynamicLibrary::open(file());
-  if (!lib) {
-    l.status = lib.error();
-    return l;
-  }
-#define TTD_RESOLVE(name)                                    \
-  if (auto p = lib->symbol(#name); !p) {                     \
-    l.status = p.error();                                    \
-    return l;                                                \
-  } else {                                                   \
-    l.api.name = reinterpret_cast<decltype(&::name)>(*p);    \
-  }
-  TTD_SQLITE_FUNCTIONS(TTD_RESOLVE)
-#undef TTD_RESOLVE
-  g_loaded = true;
-  return l;
-}
-
 const Loaded& library() {
-  static const Loaded l = open_library();
+  static const Loaded l = open_library_api<Api>(
+      file(),
+      [](const DynamicLibrary& lib, Api& api) -> Status {
+        TTD_SQLITE_FUNCTIONS(TTD_LIBRARY_RESOLVE)
+        return {};
+      },
+      g_loaded);
   return l;
 }
 
