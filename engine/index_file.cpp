@@ -202,23 +202,29 @@ bool IndexFile::read_group(IndexTable t, uint64_t g, std::string& raw) const {
   return read_blob(rec.ref(), raw);
 }
 
-std::shared_ptr<const std::vector<ChunkBlobs>> IndexFile::chunk_group(uint64_t g) const {
-  if (auto hit = chunk_groups_.find(g)) return hit;
+bool IndexFile::decode_chunk_group(uint64_t g, std::vector<ChunkBlobs>& v) const {
   std::string raw;
-  if (!read_group(IndexTable::Chunks, g, raw)) return nullptr;
+  if (!read_group(IndexTable::Chunks, g, raw)) return false;
   const TablePlace& tp = tables_[0];
-  auto v = std::make_shared<std::vector<ChunkBlobs>>(tp.entries_in(g));
+  v.resize(tp.entries_in(g));
   ByteReader r(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
   uint64_t c = g * tp.group_entries;
-  for (auto& e : *v) {
+  for (auto& e : v) {
     e.steps = uint32_t(r.var());
     uint64_t first = c * chunk_steps_;
     uint64_t want = std::min<uint64_t>(chunk_steps_, meta_.step_count - std::min(first, meta_.step_count));
     if (!decode_ref(r, e.stream) || !decode_ref(r, e.keyframe) || e.steps != want)
-      return fail_at(0, "chunk table group " + std::to_string(g) + " is malformed"), nullptr;
+      return fail_at(0, "chunk table group " + std::to_string(g) + " is malformed");
     ++c;
   }
-  if (!r.at_end()) return fail_at(0, "chunk table group " + std::to_string(g) + " is malformed"), nullptr;
+  if (!r.at_end()) return fail_at(0, "chunk table group " + std::to_string(g) + " is malformed");
+  return true;
+}
+
+std::shared_ptr<const std::vector<ChunkBlobs>> IndexFile::chunk_group(uint64_t g) const {
+  if (auto hit = chunk_groups_.find(g)) return hit;
+  auto v = std::make_shared<std::vector<ChunkBlobs>>();
+  if (!decode_chunk_group(g, *v)) return nullptr;
   chunk_groups_.add(g, v);
   return v;
 }
@@ -252,9 +258,7 @@ std::shared_ptr<const std::vector<BlobRef>> IndexFile::ref_group(IndexTable t, u
 }
 
 ChunkEntry IndexFile::chunk(size_t c) const {
-  ChunkEntry e;
-  e.first_eid = uint64_t(c) * chunk_steps_;
-  e.steps = uint32_t(std::min<uint64_t>(chunk_steps_, meta_.step_count - std::min(e.first_eid, meta_.step_count)));
+  ChunkEntry e = chunk_place(c);
   const uint64_t ge = tables_[0].group_entries;
   if (c >= chunk_count()) return e;
   if (auto g = chunk_group(c / ge)) {
@@ -262,6 +266,27 @@ ChunkEntry IndexFile::chunk(size_t c) const {
     e.stream = b.stream;
     e.keyframe = b.keyframe;
   }
+  return e;
+}
+
+ChunkEntry IndexFile::chunk_passing(size_t c) const {
+  const uint64_t ge = tables_[0].group_entries;
+  if (c >= chunk_count() || chunk_groups_.find(c / ge)) return chunk(c);
+  // One buffer per thread, reused: a scan over many groups touches its
+  // pages once instead of faulting in a fresh 57 KB vector per group.
+  thread_local std::vector<ChunkBlobs> scratch;
+  ChunkEntry e = chunk_place(c);
+  if (decode_chunk_group(c / ge, scratch)) {
+    e.stream = scratch[c % ge].stream;
+    e.keyframe = scratch[c % ge].keyframe;
+  }
+  return e;
+}
+
+ChunkEntry IndexFile::chunk_place(size_t c) const {
+  ChunkEntry e;
+  e.first_eid = uint64_t(c) * chunk_steps_;
+  e.steps = uint32_t(std::min<uint64_t>(chunk_steps_, meta_.step_count - std::min(e.first_eid, meta_.step_count)));
   return e;
 }
 

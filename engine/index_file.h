@@ -56,6 +56,10 @@ class IndexFile {
   // corrupt the blob refs are left empty: reading them fails, and
   // chunk_error() then names the group's offset.
   ChunkEntry chunk(size_t c) const;
+  // The same, for scans that visit many table groups once (the
+  // symbolizer's sampling of keyframes): a group not cached is decoded
+  // into a per-thread buffer and not kept.
+  ChunkEntry chunk_passing(size_t c) const;
   // Chunk c's summary, never null; corrupt (ChunkSummary::corrupt, every
   // question "maybe") when its group cannot be read.
   std::shared_ptr<const ChunkSummary> summary(size_t c) const;
@@ -99,6 +103,8 @@ class IndexFile {
   // Group g of table t, decompressed and checked; false (failure noted) if not.
   bool read_group(IndexTable t, uint64_t g, std::string& raw) const;
   std::shared_ptr<const std::vector<ChunkBlobs>> chunk_group(uint64_t g) const;
+  bool decode_chunk_group(uint64_t g, std::vector<ChunkBlobs>& v) const;
+  ChunkEntry chunk_place(size_t c) const;  // first EID and steps; no blobs
   std::shared_ptr<const std::vector<ChunkSummary>> summary_group(uint64_t g) const;
   std::shared_ptr<const std::vector<BlobRef>> ref_group(IndexTable t, uint64_t g) const;
 

@@ -167,7 +167,7 @@ void Symbolizer::discover_locked() const {
     KeyframeView view;
     for (size_t k = 0; k < want; ++k) {
       size_t c = want <= 1 ? n - 1 : k * (n - 1) / (want - 1);
-      if (!index_->read_blob(index_->chunk(c).keyframe, blob)) continue;
+      if (!index_->read_blob(index_->chunk_passing(c).keyframe, blob)) continue;
       if (!parse_keyframe(reinterpret_cast<const uint8_t*>(blob.data()), blob.size(), arch_desc(arch_), nullptr, view))
         continue;
       for (const auto& p : view.processes)

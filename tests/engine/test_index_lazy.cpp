@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "engine/cursor.h"
 #include "engine/index_file.h"
@@ -224,4 +225,47 @@ TEST_CASE("a thread's next step across a chunk that cannot be read is an error, 
   REQUIRE(st.error.has_value());
   CHECK(st.error->to_string().find("could not be read") != std::string::npos);
   CHECK(st.kind != StopKind::HistoryEnd);
+}
+
+TEST_CASE("chunk_passing gives chunk()'s entry without caching the group; a corrupt group leaves its refs empty") {
+  TempTrace tt(20000);  // 1,250 chunks of 16 steps: two chunk-table groups
+  std::vector<ChunkEntry> want;
+  {
+    auto t = Trace::open(tt.path, tt.options());
+    REQUIRE(t.ok());
+    const IndexFile& idx = (*t)->index();
+    REQUIRE(idx.chunk_count() > kGroupEntries[0]);
+    for (size_t c = 0; c < idx.chunk_count(); ++c) want.push_back(idx.chunk(c));
+  }
+  auto same = [](const ChunkEntry& a, const ChunkEntry& b) {
+    return a.first_eid == b.first_eid && a.steps == b.steps && a.stream.offset == b.stream.offset &&
+           a.stream.checksum == b.stream.checksum && a.keyframe.offset == b.keyframe.offset &&
+           a.keyframe.size == b.keyframe.size && a.keyframe.checksum == b.keyframe.checksum;
+  };
+  {
+    auto t = Trace::open(tt.path, tt.options());
+    REQUIRE(t.ok());
+    const IndexFile& idx = (*t)->index();
+    // Alternate groups so the scratch buffer is refilled each time.
+    for (size_t i = 0; i < want.size(); ++i) {
+      const size_t c = i % 2 ? want.size() - 1 - i / 2 : i / 2;
+      CHECK(same(idx.chunk_passing(c), want[c]));
+    }
+    CHECK(same(idx.chunk_passing(want.size() - 1), idx.chunk(want.size() - 1)));
+  }
+  uint64_t bad = 0;
+  {
+    auto t = Trace::open(tt.path, tt.options());
+    REQUIRE(t.ok());
+    bad = group_record((*t)->index(), IndexTable::Chunks, 1).offset;
+  }
+  flip_byte(tt.index(), bad);
+  auto t = Trace::open(tt.path, tt.options());
+  REQUIRE(t.ok());
+  const IndexFile& idx = (*t)->index();
+  CHECK(same(idx.chunk_passing(3), want[3]));  // group 0 is intact
+  const ChunkEntry e = idx.chunk_passing(kGroupEntries[0] + 3);
+  CHECK(e.first_eid == want[kGroupEntries[0] + 3].first_eid);
+  CHECK(e.keyframe.offset == 0);
+  CHECK(e.keyframe.size == 0);
 }
