@@ -24,23 +24,7 @@ namespace {
   X(cs_group_name) X(cs_insn_group) X(cs_reg_read) X(cs_reg_write) X(cs_op_count) X(cs_op_index) \
   X(cs_regs_access)
 
-struct Api {
-  TTD_CAPSTONE_FUNCTIONS(TTD_LIBRARY_MEMBER)
-};
-using Loaded = LoadedLibrary<Api>;
-
-std::atomic<bool> g_loaded{false};
-
-const Loaded& library() {
-  static const Loaded l = open_library_api<Api>(
-      file(),
-      [](const DynamicLibrary& lib, Api& api) -> Status {
-        TTD_CAPSTONE_FUNCTIONS(TTD_LIBRARY_RESOLVE)
-        return {};
-      },
-      g_loaded);
-  return l;
-}
+TTD_DEFINE_LIBRARY_API(TTD_CAPSTONE_FUNCTIONS)
 
 // The api when the library is there; nullptr (and the message on stderr,
 // once) when it is not.

@@ -38,10 +38,11 @@ std::string library_file_from_env(const char* env, const char* built_in);
 // A library's functions resolved into `Api`, a struct of pointers typed
 // like the header's declarations, the first time the library is needed.
 // The forwarding files (unicorn_library.cpp, capstone_library.cpp,
-// sqlite_library.cpp) list their functions as an X-macro F(X) and write
-//   struct Api { F(TTD_LIBRARY_MEMBER) };
-//   open_library_api<Api>(file, [](const DynamicLibrary& lib, Api& api) -> Status {
-//     F(TTD_LIBRARY_RESOLVE) return {}; }, loaded_flag);
+// sqlite_library.cpp) list their functions as an X-macro F(X) and write,
+// inside their namespace's anonymous namespace,
+//   TTD_DEFINE_LIBRARY_API(F)
+// which defines `struct Api`, `Loaded`, `g_loaded` and `library()` (the
+// library opened from `file()` once, with its status).
 template <class Api>
 struct LoadedLibrary {
   Status status;  // the error naming the file or the missing function
@@ -69,5 +70,22 @@ LoadedLibrary<Api> open_library_api(const std::string& file, Resolve&& resolve, 
   if (l.status.ok()) loaded = true;
   return l;
 }
+
+#define TTD_DEFINE_LIBRARY_API(FUNCTIONS)                                          \
+  struct Api {                                                                     \
+    FUNCTIONS(TTD_LIBRARY_MEMBER)                                                  \
+  };                                                                               \
+  using Loaded = LoadedLibrary<Api>;                                               \
+  std::atomic<bool> g_loaded{false};                                               \
+  const Loaded& library() {                                                        \
+    static const Loaded l = open_library_api<Api>(                                 \
+        file(),                                                                    \
+        [](const DynamicLibrary& lib, Api& api) -> Status {                        \
+          FUNCTIONS(TTD_LIBRARY_RESOLVE)                                           \
+          return {};                                                               \
+        },                                                                         \
+        g_loaded);                                                                 \
+    return l;                                                                      \
+  }
 
 }  // namespace ttd

@@ -24,23 +24,7 @@ namespace {
   X(sqlite3_errmsg) X(sqlite3_errstr) X(sqlite3_exec) X(sqlite3_finalize) X(sqlite3_limit)             \
   X(sqlite3_open_v2) X(sqlite3_prepare_v2) X(sqlite3_reset) X(sqlite3_step) X(sqlite3_table_column_metadata)
 
-struct Api {
-  TTD_SQLITE_FUNCTIONS(TTD_LIBRARY_MEMBER)
-};
-using Loaded = LoadedLibrary<Api>;
-
-std::atomic<bool> g_loaded{false};
-
-const Loaded& library() {
-  static const Loaded l = open_library_api<Api>(
-      file(),
-      [](const DynamicLibrary& lib, Api& api) -> Status {
-        TTD_SQLITE_FUNCTIONS(TTD_LIBRARY_RESOLVE)
-        return {};
-      },
-      g_loaded);
-  return l;
-}
+TTD_DEFINE_LIBRARY_API(TTD_SQLITE_FUNCTIONS)
 
 const Api* api() {
   const Loaded& l = library();

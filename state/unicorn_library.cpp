@@ -25,23 +25,7 @@ namespace {
   X(uc_free) X(uc_context_save) X(uc_context_reg_write) X(uc_context_reg_read)                     \
   X(uc_context_restore) X(uc_context_size) X(uc_context_free)
 
-struct Api {
-  TTD_UNICORN_FUNCTIONS(TTD_LIBRARY_MEMBER)
-};
-using Loaded = LoadedLibrary<Api>;
-
-std::atomic<bool> g_loaded{false};
-
-const Loaded& library() {
-  static const Loaded l = open_library_api<Api>(
-      file(),
-      [](const DynamicLibrary& lib, Api& api) -> Status {
-        TTD_UNICORN_FUNCTIONS(TTD_LIBRARY_RESOLVE)
-        return {};
-      },
-      g_loaded);
-  return l;
-}
+TTD_DEFINE_LIBRARY_API(TTD_UNICORN_FUNCTIONS)
 
 const Api* api() {
   const Loaded& l = library();
