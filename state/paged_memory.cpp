@@ -52,7 +52,10 @@ Page* PagedMemory::writable_page(uint64_t no) {
   // A lazy page is read before it is changed; one that cannot be read is
   // written as a fresh page (its other bytes unknown, fault() set).
   if (!lazy_.empty() && !resolve(no)) mark_resolved(no);
-  auto& slot = pages_[no];
+  return own(pages_[no], no);
+}
+
+Page* PagedMemory::own(std::shared_ptr<Page>& slot, uint64_t no) {
   if (!slot) {
     slot = std::make_shared<Page>();
     std::memset(slot.get(), 0, sizeof(Page));
@@ -78,19 +81,7 @@ Page* PagedMemory::change_target(uint64_t no) {
 
 PagedMemory::Overlay& PagedMemory::overlay(uint64_t no) {
   Overlay& o = overlays_[no];
-  if (!o.page) {
-    o.page = std::make_shared<Page>();
-    std::memset(o.page.get(), 0, sizeof(Page));
-    note_change(no);
-  } else if (o.page.use_count() > 1) {  // a copy of this memory shares it
-    o.page = std::make_shared<Page>(*o.page);
-  }
-  if (cache_no_[0] != no) {
-    cache_no_[1] = cache_no_[0];
-    cache_[1] = cache_[0];
-  }
-  cache_no_[0] = no;
-  cache_[0] = &o.page;
+  own(o.page, no);
   return o;
 }
 
@@ -197,11 +188,8 @@ void PagedMemory::materialise_all() const {
       if (rel < kPageGroupPages && !resolve((g.key << kPageGroupShift) | rel)) whole[i] = 0;
   }
   // An overlay whose page could not be read keeps its group.
-  for (const auto& [no, o] : overlays_) {
-    auto it = std::lower_bound(lazy_.begin(), lazy_.end(), no >> kPageGroupShift,
-                               [](const LazyGroup& g, uint64_t k) { return g.key < k; });
-    if (it != lazy_.end() && it->key == no >> kPageGroupShift) whole[size_t(it - lazy_.begin())] = 0;
-  }
+  for (const auto& [no, o] : overlays_)
+    if (const LazyGroup* g = unresolved_group(no)) whole[size_t(g - lazy_.data())] = 0;
   // A group whose every page was read leaves: pages_ holds its truth now.
   size_t kept = 0;
   for (size_t i = 0; i < lazy_.size(); ++i)

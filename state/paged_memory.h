@@ -173,6 +173,10 @@ class PagedMemory {
 
  private:
   Page* writable_page(uint64_t page_number);
+  // Makes `slot` (page no, or its overlay) a page this memory alone holds:
+  // a zeroed one if empty, a copy if a keyframe shares it (either noted as
+  // a change), and caches it as the page written last.
+  Page* own(std::shared_ptr<Page>& slot, uint64_t no);
   // Where a change to page no goes: its overlay if it is lazy and unread,
   // else the page itself (writable_page).
   Page* change_target(uint64_t no);
