@@ -258,15 +258,10 @@ std::shared_ptr<const std::vector<BlobRef>> IndexFile::ref_group(IndexTable t, u
 }
 
 ChunkEntry IndexFile::chunk(size_t c) const {
-  ChunkEntry e = chunk_place(c);
+  if (c >= chunk_count()) return chunk_entry(c, nullptr);
   const uint64_t ge = tables_[0].group_entries;
-  if (c >= chunk_count()) return e;
-  if (auto g = chunk_group(c / ge)) {
-    const ChunkBlobs& b = (*g)[c % ge];
-    e.stream = b.stream;
-    e.keyframe = b.keyframe;
-  }
-  return e;
+  auto g = chunk_group(c / ge);
+  return chunk_entry(c, g ? &(*g)[c % ge] : nullptr);
 }
 
 ChunkEntry IndexFile::chunk_passing(size_t c) const {
@@ -275,18 +270,17 @@ ChunkEntry IndexFile::chunk_passing(size_t c) const {
   // One buffer per thread, reused: a scan over many groups touches its
   // pages once instead of faulting in a fresh 57 KB vector per group.
   thread_local std::vector<ChunkBlobs> scratch;
-  ChunkEntry e = chunk_place(c);
-  if (decode_chunk_group(c / ge, scratch)) {
-    e.stream = scratch[c % ge].stream;
-    e.keyframe = scratch[c % ge].keyframe;
-  }
-  return e;
+  return chunk_entry(c, decode_chunk_group(c / ge, scratch) ? &scratch[c % ge] : nullptr);
 }
 
-ChunkEntry IndexFile::chunk_place(size_t c) const {
+ChunkEntry IndexFile::chunk_entry(size_t c, const ChunkBlobs* blobs) const {
   ChunkEntry e;
   e.first_eid = uint64_t(c) * chunk_steps_;
   e.steps = uint32_t(std::min<uint64_t>(chunk_steps_, meta_.step_count - std::min(e.first_eid, meta_.step_count)));
+  if (blobs) {
+    e.stream = blobs->stream;
+    e.keyframe = blobs->keyframe;
+  }
   return e;
 }
 

@@ -104,7 +104,8 @@ class IndexFile {
   bool read_group(IndexTable t, uint64_t g, std::string& raw) const;
   std::shared_ptr<const std::vector<ChunkBlobs>> chunk_group(uint64_t g) const;
   bool decode_chunk_group(uint64_t g, std::vector<ChunkBlobs>& v) const;
-  ChunkEntry chunk_place(size_t c) const;  // first EID and steps; no blobs
+  // Chunk c's first EID and steps, with the blobs when given (else empty).
+  ChunkEntry chunk_entry(size_t c, const ChunkBlobs* blobs) const;
   std::shared_ptr<const std::vector<ChunkSummary>> summary_group(uint64_t g) const;
   std::shared_ptr<const std::vector<BlobRef>> ref_group(IndexTable t, uint64_t g) const;
 
