@@ -46,7 +46,11 @@ void hex_u64(std::string& out, uint64_t v) {
 Result<TenetWriteResult> write_tenet(std::shared_ptr<const Trace> t, const std::string& path) {
   const ArchDesc& arch = t->arch();
   if (arch.id != ArchId::X86_64 && arch.id != ArchId::I386 && arch.id != ArchId::AArch64 && arch.id != ArchId::Arm)
-    return make_error(t->path(), "Tenet traces hold x86-64, x86, aarch64 or arm; this trace is " + arch.name);
+    return make_error(t->path(), "Tenet traces hold x86-64, x86, aarch64 or arm; this trace is " + arch.name +
+                                     (arch.id == ArchId::Ppc32
+                                          ? " (Tenet has no PowerPC architecture, and a reader would take its r0..r31, "
+                                            "lr names for arm's; convert --to ucir instead)"
+                                          : ""));
   if (t->threads().size() > 1)
     return make_error(t->path(), "Tenet holds one thread per file; this trace has " + std::to_string(t->threads().size()));
   auto out = exporting::OutputStream::open(path);
