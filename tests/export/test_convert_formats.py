@@ -20,9 +20,9 @@ folder: neither OUT nor a temporary file).
              write of the source is in the output, at the output step its
              source EID maps to. Tenet: refused, naming ppc32
   umtrace    small traces (gen_umtrace writes them here): one thread converts
-             to UCIR with --drop-events (its thread-begin/end and app-end
-             steps are events, refused without it); two threads are refused
-             (both alive before the first instruction)
+             to UCIR and Tenet with --drop-events (its thread-begin/end and
+             app-end steps are events, refused without it); two threads are
+             refused (both alive before the first instruction)
   ucir-threads
              tests/recorder/programs/threads.c (5 threads) compiled and
              recorded here: converts to UCIR with its threads
@@ -227,6 +227,10 @@ def main():
                   "compared output EIDs with the source EIDs they map to")
             if r is not None:
                 same_effects(one, r.out, kept)
+            refused(one, "tenet", os.path.join(tmp, "o5"), "EID 0 is a thread-begin event", "--drop-events")
+            r = converts(one, "tenet", out, samples=100, extra=["--drop-events"], kept=kept)
+            check(r is not None and f"{steps_of(one) - len(kept)} event steps left out" in r.stderr,
+                  "convert --to tenet says how many events it dropped")
         elif CASE == "ucir-threads":
             cc = shutil.which("gcc")
             exe = os.path.join(tmp, "threads")

@@ -79,13 +79,16 @@ int run_convert(const ConvertOptions& o) {
   // removed, instead of the process being killed and leaving it behind.
   std::signal(SIGXFSZ, SIG_IGN);
   if (o.to == "ucir") return run_convert_ucir(o, t);
-  auto r = write_tenet(t, o.output);
+  auto r = write_tenet(t, o.output, o.drop_events);
   if (!r) {
     std::cerr << "ttd convert: " << r.error().to_string() << "\n";
     return 1;
   }
   std::cerr << "ttd convert: " << r->lines << " lines to " << o.output;
   if (r->reads_without_value) std::cerr << " (" << r->reads_without_value << " reads of unknown bytes left out)";
+  if (r->events_dropped)
+    std::cerr << " (" << r->events_dropped << " event steps left out (--drop-events), their effects kept: line k is "
+              << "the source's k-th non-event step)";
   std::cerr << "\n";
   return 0;
 }
@@ -98,7 +101,7 @@ void add_convert_command(CLI::App& app, CommandRunner& run) {
   add_trace_options(*sub, o->trace);
   sub->add_option("--to", o->to, "output format: tenet or ucir")->required();
   sub->add_flag("--drop-events", o->drop_events,
-                "ucir: leave event steps (thread begin/end, context changes, markers) out, keeping their effects on "
+                "leave event steps (thread begin/end, context changes, markers) out, keeping their effects on "
                 "the state; output EIDs are then the source's non-event steps");
   sub->add_flag("--no-verify", o->no_verify, "ucir: do not read the output back and compare it with the source");
   sub->add_option("--verify-samples", o->samples, "ucir: EIDs compared when reading the output back (default 64)");
