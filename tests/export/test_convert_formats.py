@@ -9,7 +9,8 @@ message naming what the target cannot hold, and nothing left in the output
 folder: neither OUT nor a temporary file).
 
   tenet      tests/fuzz/corpus/tenet's arm32 and aarch64 traces: convert to
-             UCIR and to Tenet
+             UCIR and to Tenet; a 3-line x86-64 trace writing fop (no UCIR
+             number) is refused naming the register
   rvnblock   tests/data/rvnblock's crc32 trace: converts to UCIR and Tenet
   xray       tests/data/xray's single-thread FDR log: refused (function
              events, no instructions)
@@ -174,6 +175,13 @@ def main():
                 shutil.copy(os.path.join(ROOT, "tests", "fuzz", "corpus", "tenet", name), src)
                 converts(src, "ucir", out)
                 converts(src, "tenet", out)
+            # x87's fop has no UCIR register number: refused naming it, not
+            # left out (the Tenet reader takes any register x86-64 has).
+            fop = os.path.join(tmp, "fop.log")
+            with open(fop, "w") as f:
+                f.write("rip=0x1000,rax=0x1,rsp=0x8000\nrip=0x1004,fop=0x5\nrip=0x1008,rax=0x2\n")
+            refused(fop, "ucir", os.path.join(tmp, "o1"), "cannot convert to UCIR", "EID 0 writes the register fop",
+                    "no number for on x86_64")
         elif CASE == "rvnblock":
             src = os.path.join(tmp, "crc32.rvnblock.sqlite")
             shutil.copy(os.path.join(ROOT, "tests", "data", "rvnblock", "x86_64-gdb-stepi-crc32-static.rvnblock.sqlite"), src)
