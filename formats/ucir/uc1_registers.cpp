@@ -365,7 +365,7 @@ std::span<const Uc1Register> uc1_register_table(ArchId arch) {
     case ArchId::AArch64: return kAArch64;
     case ArchId::Arm: return kArm;
     case ArchId::Mips: return kMips;
-    case ArchId::Ppc32: return {};
+    case ArchId::Ppc32: return ppc32_register_table();  // ttd's extension
   }
   return {};
 }

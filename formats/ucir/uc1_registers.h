@@ -28,8 +28,14 @@ struct Uc1Register {
 };
 
 // Every Unicorn 1.x register the UCIR reader and writer understand for an
-// architecture (none for ppc32: usercorn never traced it with Unicorn).
+// architecture; for ppc32, which usercorn never traced, ttd's extension
+// (ppc32_register_table).
 std::span<const Uc1Register> uc1_register_table(ArchId arch);
+
+// ttd's ppc32 extension (docs/formats/ucir.md, "ppc32"): Unicorn 2's
+// UC_PPC_REG_* numbers, and ttd's own from 512 on for the AltiVec
+// registers Unicorn 2.0.1 lacks. No register is tracked (zero-filled).
+std::span<const Uc1Register> ppc32_register_table();
 
 // The table resolved against one architecture description.
 class Uc1RegisterMap {

@@ -19,7 +19,7 @@ TEST_CASE("uc1 registers: tables resolve against every architecture and match Un
   const struct {
     ArchId arch;
     size_t tracked;
-  } cases[] = {{ArchId::X86_64, 16}, {ArchId::I386, 15}, {ArchId::AArch64, 32}, {ArchId::Arm, 15}, {ArchId::Mips, 31}};
+  } cases[] = {{ArchId::X86_64, 16}, {ArchId::I386, 15}, {ArchId::AArch64, 32}, {ArchId::Arm, 15}, {ArchId::Mips, 31}, {ArchId::Ppc32, 0}};
   for (const auto& c : cases) {
     const ArchDesc& a = arch_desc(c.arch);
     CAPTURE(a.name);
@@ -96,6 +96,65 @@ TEST_CASE("uc1 registers: aarch64 trace round trip (arm64 header, x29/x30/sp, v 
       "reg x0=0x2a",
       "reg v1=bytes:ee000000000000000000000000000000",
       "step pc=0x400004 size=4 instruction tid=1 pid=1",
+      "end",
+  };
+  CHECK(test::join(sink.after_first_step()) == test::join(after));
+}
+
+TEST_CASE("uc1 registers: ppc32 extension covers every register of the table but the pc, Unicorn 2 numbers") {
+  const ArchDesc& d = arch_desc(ArchId::Ppc32);
+  const Uc1RegisterMap map(d);
+  for (uint16_t i = 0; i < d.regs.size(); ++i) {
+    CAPTURE(d.regs[i].name);
+    if (i == d.pc_index) continue;
+    REQUIRE(map.number_of(i).has_value());
+    CHECK(map.index_of(*map.number_of(i)) == i);
+  }
+  CHECK(map.index_of(5) == *d.find("r3"));      // UC_PPC_REG_3
+  CHECK(map.index_of(74) == *d.find("lr"));     // UC_PPC_REG_LR
+  CHECK(map.index_of(79) == *d.find("cr"));     // UC_PPC_REG_CR
+  CHECK(map.index_of(1) == Uc1RegisterMap::kNoSlot);  // UC_PPC_REG_PC
+  CHECK(map.index_of(34) == Uc1RegisterMap::kUnknown);  // UC_PPC_REG_CR0: fields are not used
+  CHECK(map.index_of(512) == *d.find("vr0"));   // ttd's number
+}
+
+TEST_CASE("uc1 registers: ppc32 trace round trip (ppc header, big-endian values, AltiVec, nothing zero-filled)") {
+  const ArchId a = ArchId::Ppc32;
+  const ArchDesc& d = arch_desc(a);
+  const std::string path = test::temp_path("ppc.ucir");
+  {
+    auto w = fmt::UcirWriter::create(path, a).value();
+    w->begin_keyframe();
+    w->reg_u64(*d.find("r1"), 0x7ffff000);
+    w->end_keyframe();
+    w->begin_frame();
+    w->jmp(0x10000, 8);
+    w->reg_u64(*d.find("r3"), 0x12345678);
+    w->reg_u64(*d.find("f1"), 0x3ff0000000000000ull);
+    uint8_t v[16] = {};
+    v[0] = 0xee;  // little-endian: the least significant byte
+    w->reg(*d.find("vr1"), v);
+    w->reg_u64(*d.find("vrsave"), 0xffff0000u);
+    w->step(4);
+    w->step(4);
+    REQUIRE(w->close().ok());
+    CHECK(w->dropped_registers() == 0);
+  }
+  auto bytes = test::read_bytes(path);
+  CHECK(std::string(reinterpret_cast<const char*>(bytes.data()) + 8) == "ppc");
+  CHECK(bytes[72] == 1);  // code order: big-endian
+  CHECK(bytes[73] == 1);  // data order
+  test::RecordingSink sink;
+  Status s = test::read_ucir(path, sink);
+  REQUIRE_MESSAGE(s.ok(), s.error().to_string());
+  CHECK(sink.info.arch == a);
+  const std::vector<std::string> after = {
+      "step pc=0x10000 size=4 instruction tid=1 pid=1",
+      "reg r3=bytes:12345678",  // big-endian: the sink gets target byte order
+      "reg f1=bytes:3ff0000000000000",
+      "reg vr1=bytes:000000000000000000000000000000ee",
+      "reg vrsave=bytes:ffff0000",
+      "step pc=0x10004 size=4 instruction tid=1 pid=1",
       "end",
   };
   CHECK(test::join(sink.after_first_step()) == test::join(after));

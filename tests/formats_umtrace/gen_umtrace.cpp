@@ -1,5 +1,6 @@
-// gen_umtrace DIR [MEGABYTES]: writes a large UMTracer trace (default
-// 600 MB of exec.vtable) for throughput runs: two threads running a loop of
+// gen_umtrace DIR [MEGABYTES [THREADS]]: writes a large UMTracer trace
+// (default 600 MB of exec.vtable) for throughput runs: two threads (or
+// THREADS, 1 or 2; ttd convert's tests use one) running a loop of
 // loads, adds, stores, push/pop and a conditional branch, with consistent
 // register and memory values (a small interpreter keeps them), a system
 // call with context dumps every 50,000 records and a context change now and
@@ -94,10 +95,11 @@ struct LcBuilder {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s DIR [MEGABYTES]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s DIR [MEGABYTES [THREADS]]\n", argv[0]);
     return 2;
   }
   const uint64_t target = (argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 600) << 20;
+  const int nthreads = argc > 3 && std::strcmp(argv[3], "1") == 0 ? 1 : 2;
   WriterOptions opt;
   opt.xml = {{"App/ProcessID", "1234"}, {"App/ImagePath", "C:\\gen\\loop.exe"}, {"Xed/Version", "20150121"}};
   auto created = UmtraceWriter::create(argv[1], cat().context_map(), opt);
@@ -122,7 +124,8 @@ int main(int argc, char** argv) {
   for (Template& t : loop) add_template(w, t);
   add_template(w, reset);
 
-  const uint32_t threads[2] = {w.add_thread(ThreadSpec{0x1a0, 0x7ffd0000}), w.add_thread(ThreadSpec{0x1a4, 0x7ffd2000})};
+  uint32_t threads[2] = {w.add_thread(ThreadSpec{0x1a0, 0x7ffd0000}), 0};
+  if (nthreads == 2) threads[1] = w.add_thread(ThreadSpec{0x1a4, 0x7ffd2000});
   Machine m[2];
   std::vector<uint8_t> dumpbuf(cat().dump_size());
   auto dump_of = [&](Machine& mm) {
@@ -130,7 +133,7 @@ int main(int argc, char** argv) {
     for (const auto& [n, v] : mm.regs) std::memcpy(dumpbuf.data() + cat().dump_offset(R(n.c_str()), true), &v, 8);
     return ContextSpec{dumpbuf, {}};
   };
-  for (int t = 0; t < 2; ++t) {
+  for (int t = 0; t < nthreads; ++t) {
     m[t].regs = {{"RAX", 0}, {"RCX", 1000}, {"RDX", 0}, {"RDI", 0x10000000ull + 0x100000ull * t},
                  {"RSP", 0x7ff000ull + 0x100000ull * t}, {"RIP", base}, {"RFLAGS", 0x202}};
     if (!w.thread_begin(threads[t], kFlag64Bit, dump_of(m[t]))) return 1;
@@ -139,7 +142,7 @@ int main(int argc, char** argv) {
   uint64_t records = 0, syscall_every = 50000;
   LcBuilder lc;
   while (w.exec_bytes() < target) {
-    for (int t = 0; t < 2; ++t) {
+    for (int t = 0; t < nthreads; ++t) {
       Machine& M = m[t];
       auto& r = M.regs;
       for (int k = 0; k < 23; ++k) {  // a time slice
@@ -227,9 +230,9 @@ int main(int argc, char** argv) {
       }
     }
   }
-  for (int t = 0; t < 2; ++t)
+  for (int t = 0; t < nthreads; ++t)
     if (!w.thread_end(threads[t], kFlag64Bit, 0)) return 1;
-  if (!w.app_end(threads[1], kFlag64Bit, 0)) return 1;
+  if (!w.app_end(threads[nthreads - 1], kFlag64Bit, 0)) return 1;
   auto s = w.finish();
   if (!s) {
     std::fprintf(stderr, "%s\n", s.error().to_string().c_str());

@@ -15,7 +15,8 @@ bool byte_valid(const Page& p, uint64_t i) { return (p.valid[i / 64] >> (i % 64)
 // "" when equal, else what differs. out_tid maps a source tid to the
 // output's (UCIR numbers threads 1, 2, ... in the order they are met).
 std::string compare_states(const MachineState& a, const MachineState& b, const std::vector<bool>& encodable,
-                           const std::map<uint64_t, uint64_t>& out_tid, ConvertCheck& out) {
+                           const std::map<uint64_t, uint64_t>& out_tid, const UnknownRanges& made_unknown,
+                           ConvertCheck& out) {
   const ArchDesc& arch = a.arch();
   if (a.threads().size() != b.threads().size())
     return std::to_string(a.threads().size()) + " threads in the source, " + std::to_string(b.threads().size()) + " in the output";
@@ -53,7 +54,18 @@ std::string compare_states(const MachineState& a, const MachineState& b, const s
       for (uint64_t i = 0; i < kPageSize; ++i) {
         if (!byte_valid(*page, i)) continue;
         ++out.bytes_compared;
-        if (it == pages_a.end() || !byte_valid(*it->second, i) || it->second->data[i] != page->data[i])
+        const bool known_in_source = it != pages_a.end() && byte_valid(*it->second, i);
+        if (!known_in_source && made_unknown.contains((no << kPageShift) + i)) {
+          ++out.bytes_stale_in_output;
+          continue;
+        }
+        // UCIR's mappings are zero-filled: a mapped byte the source never
+        // knew reads as zero from the output.
+        if (!known_in_source && page->data[i] == 0 && pa->second.regions.find((no << kPageShift) + i)) {
+          ++out.bytes_zero_in_output;
+          continue;
+        }
+        if (!known_in_source || it->second->data[i] != page->data[i])
           return "memory at " + hex_u64((no << kPageShift) + i) + " is " +
                  (it == pages_a.end() || !byte_valid(*it->second, i) ? std::string("unknown in the source") : "different");
       }
@@ -71,12 +83,13 @@ std::string compare_states(const MachineState& a, const MachineState& b, const s
 }  // namespace
 
 Result<ConvertCheck> verify_converted(std::shared_ptr<const Trace> src, const std::string& out_path, uint32_t samples,
-                                      const std::vector<uint64_t>& source_tids) {
+                                      const std::vector<uint64_t>& source_tids, const ConvertedEids& eids,
+                                      const UnknownRanges& made_unknown) {
   auto out = Trace::open(out_path);
   if (!out) return make_error(out_path, "reading the output back failed: " + out.error().to_string());
-  const uint64_t n = src->step_count();
+  const uint64_t n = eids.output_steps;
   if ((*out)->step_count() != n)
-    return make_error(out_path, "read back with " + std::to_string((*out)->step_count()) + " steps, the source has " +
+    return make_error(out_path, "read back with " + std::to_string((*out)->step_count()) + " steps, the writer wrote " +
                                     std::to_string(n));
   std::vector<bool> encodable(src->arch().regs.size());
   fmt::ucir::Uc1RegisterMap map(src->arch());
@@ -87,8 +100,10 @@ Result<ConvertCheck> verify_converted(std::shared_ptr<const Trace> src, const st
   ConvertCheck res;
   const uint64_t stride = std::max<uint64_t>(1, n / std::max<uint32_t>(samples, 1));
   for (uint64_t eid = 0;; eid = std::min(eid + stride, n)) {
-    if (auto s = ca.seek(eid); !s) return s.error();
+    const uint64_t src_eid = eids.source_of(eid);
+    if (auto s = ca.seek(src_eid); !s) return s.error();
     if (auto s = cb.seek(eid); !s) return s.error();
+    if (src_eid != eid) ++res.eids_mapped;
     auto sa = ca.current_step(), sb = cb.current_step();
     if (sa.has_value() != sb.has_value() || (sa && sa->pc != sb->pc))
       return make_error(out_path, "EID " + std::to_string(eid) + ": the pc differs from the source's (" +
@@ -103,8 +118,10 @@ Result<ConvertCheck> verify_converted(std::shared_ptr<const Trace> src, const st
                                         (m == out_tid.end() ? std::string("none") : std::to_string(m->second)));
       ++res.step_threads_compared;
     }
-    std::string why = compare_states(ca.state(), cb.state(), encodable, out_tid, res);
-    if (!why.empty()) return make_error(out_path, "EID " + std::to_string(eid) + ": " + why + " (read back and compared with " + src->path() + ")");
+    std::string why = compare_states(ca.state(), cb.state(), encodable, out_tid, made_unknown, res);
+    if (!why.empty())
+      return make_error(out_path, "EID " + std::to_string(eid) + (src_eid != eid ? " (source EID " + std::to_string(src_eid) + ")" : "") +
+                                      ": " + why + " (read back and compared with " + src->path() + ")");
     ++res.eids;
     if (ca.state().digest() == cb.state().digest()) ++res.digests_equal;
     if (eid == n) break;

@@ -43,10 +43,14 @@ void hex_u64(std::string& out, uint64_t v) {
 
 }  // namespace
 
-Result<TenetWriteResult> write_tenet(std::shared_ptr<const Trace> t, const std::string& path) {
+Result<TenetWriteResult> write_tenet(std::shared_ptr<const Trace> t, const std::string& path, bool drop_events) {
   const ArchDesc& arch = t->arch();
   if (arch.id != ArchId::X86_64 && arch.id != ArchId::I386 && arch.id != ArchId::AArch64 && arch.id != ArchId::Arm)
-    return make_error(t->path(), "Tenet traces hold x86-64, x86, aarch64 or arm; this trace is " + arch.name);
+    return make_error(t->path(), "Tenet traces hold x86-64, x86, aarch64 or arm; this trace is " + arch.name +
+                                     (arch.id == ArchId::Ppc32
+                                          ? " (Tenet has no PowerPC architecture, and a reader would take its r0..r31, "
+                                            "lr names for arm's; convert --to ucir instead)"
+                                          : ""));
   if (t->threads().size() > 1)
     return make_error(t->path(), "Tenet holds one thread per file; this trace has " + std::to_string(t->threads().size()));
   auto out = exporting::OutputStream::open(path);
@@ -63,12 +67,33 @@ Result<TenetWriteResult> write_tenet(std::shared_ptr<const Trace> t, const std::
   uint64_t tid = 0;
   auto s = t->for_each_step(0, t->step_count(), [&](const StepRecord& r) {
     if (r.info.kind != fmt::StepKind::Instruction && r.info.kind != fmt::StepKind::Syscall) {
-      stop = make_error(t->path(), "EID " + std::to_string(r.eid) + " is a " + std::string(fmt::step_kind_name(r.info.kind)) +
-                                       " event; Tenet holds instructions only");
-      return false;
+      if (!drop_events) {
+        stop = make_error(t->path(), "EID " + std::to_string(r.eid) + " is a " + std::string(fmt::step_kind_name(r.info.kind)) +
+                                         " event; Tenet holds instructions only (--drop-events leaves events out, keeping "
+                                         "their effects on the state)");
+        return false;
+      }
+      ++res.events_dropped;
+      // The event's effects go on the line after the step before it (before
+      // the first line, the state line 0 is written from holds them). Its
+      // reads without a value would take bytes from the wrong state: left out.
+      if (prev) {
+        prev->regs.insert(prev->regs.end(), r.regs.begin(), r.regs.end());
+        for (const auto& m : r.mem) {
+          if (!m.write && m.value.empty())
+            ++res.reads_without_value;
+          else
+            prev->mem.push_back(m);
+        }
+      }
+      return true;
     }
     line.clear();
     if (!prev) {
+      if (auto st = c.seek(r.eid); !st) {
+        stop = st;
+        return false;
+      }
       tid = r.info.tid;
       const ThreadState* th = c.state().find_thread(tid);
       for (uint16_t i = 0; th && i < arch.regs.size(); ++i) {
@@ -135,6 +160,7 @@ Result<TenetWriteResult> write_tenet(std::shared_ptr<const Trace> t, const std::
   });
   if (!stop) return stop.error();
   if (!s) return s.error();
+  if (!prev) return make_error(t->path(), "no instruction steps: all " + std::to_string(res.events_dropped) + " are events");
   if (auto st = (*out)->commit(); !st) return st.error();
   return res;
 }

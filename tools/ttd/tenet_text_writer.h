@@ -5,7 +5,10 @@
 // EID 0. Read values the trace does not record are taken from the replayed
 // state before the access; reads of unknown bytes are left out. Tenet
 // cannot carry: the last step's effects, code bytes, mappings, memory
-// never accessed, events (non-instruction steps are refused).
+// never accessed, events (non-instruction steps are refused, or with
+// drop_events left out and counted, their register and memory writes put
+// on the line after the step before them: line n is then the source's
+// n-th non-event step).
 #pragma once
 #include <memory>
 #include <string>
@@ -16,10 +19,10 @@
 namespace ttd::cli {
 
 struct TenetWriteResult {
-  uint64_t lines = 0, reads_without_value = 0;
+  uint64_t lines = 0, reads_without_value = 0, events_dropped = 0;
 };
 
 // Writes to `path` through a temporary file renamed into place.
-Result<TenetWriteResult> write_tenet(std::shared_ptr<const Trace> t, const std::string& path);
+Result<TenetWriteResult> write_tenet(std::shared_ptr<const Trace> t, const std::string& path, bool drop_events = false);
 
 }  // namespace ttd::cli

@@ -15,7 +15,7 @@
 #include "formats/ucir/uc1_registers.h"
 #include "formats/ucir/ucir_ops.h"
 #include "formats/ucir/ucir_writer.h"
-#include "state/byte_order.h"
+#include "tools/ttd/ucir_effect_forwarder.h"
 
 namespace ttd::cli {
 
@@ -33,100 +33,153 @@ std::optional<SyscallRegs> syscall_regs(ArchId a) {
     case ArchId::AArch64: return SyscallRegs{"x8", {"x0", "x1", "x2", "x3", "x4", "x5"}};
     case ArchId::I386: return SyscallRegs{"eax", {"ebx", "ecx", "edx", "esi", "edi", "ebp"}};
     case ArchId::Arm: return SyscallRegs{"r7", {"r0", "r1", "r2", "r3", "r4", "r5"}};
+    case ArchId::Ppc32: return SyscallRegs{"r0", {"r3", "r4", "r5", "r6", "r7", "r8"}};
     default: return std::nullopt;
   }
 }
 
-uint64_t to_u64(const ArchDesc& a, const uint8_t* v, size_t n) {
-  n = std::min<size_t>(n, 8);
-  uint64_t x = 0;
-  for (size_t i = 0; i < n; ++i) x |= uint64_t(v[a.endian == Endian::Little ? i : n - 1 - i]) << (8 * i);
-  return x;
+bool is_event(fmt::StepKind k) { return k != fmt::StepKind::Instruction && k != fmt::StepKind::Syscall; }
+
+Error refuse(const Trace& t, const std::string& why) { return make_error(t.path(), "cannot convert to UCIR: " + why); }
+
+Error unencodable(const Trace& t, uint16_t r, const std::string& where) {
+  return refuse(t, where + " register " + t.arch().regs[r].name + ", which UCIR has no number for on " + t.arch().name +
+                       "; it would be lost");
 }
 
-// Streams one step's effects into the writer. Effects of the step's own
-// thread go out as they come; another thread's (its thread_begin and the
-// registers it starts with, e.g. in a clone step) are held for the thread
-// keyframe that follows the step. Tracks each thread's registers as
-// integers (for the syscall ABI fallback) and the effects UCIR cannot hold.
-struct EffectForwarder : EffectVisitor {
-  struct NewThread {
-    uint32_t tidx = 0;
-    bool began = false;  // a thread_begin, not only register writes
-    std::vector<std::pair<uint16_t, std::vector<uint8_t>>> regs;
+// The stream of ops for one conversion, step by step. A step's OP_STEP
+// (or the end of its OP_SYSCALL) is written only when the next step that
+// goes out is met, so dropped events between them can add their effects.
+class UcirConversion {
+ public:
+  UcirConversion(std::shared_ptr<const Trace> t, fmt::UcirWriter& w, const UcirConvertOptions& o)
+      : t_(t), arch_(t->arch()), w_(w), o_(o), reader_(*t), cursor_(t), fwd_(w, arch_), abi_(syscall_regs(arch_.id)) {}
+
+  Status run();
+  UcirConvertResult& result() { return res_; }
+
+ private:
+  Status step(const query::StepView& s);
+  Status write_keyframe(const query::StepView& s);
+  void open_frame(const query::StepView& s);
+  Status begin_syscall(const query::StepView& s);
+  Status forward_effects(const query::StepView& s, const char* what);
+  Status finish_step(bool last);
+  Status write_thread_keyframes(uint64_t eid);
+  uint32_t number(uint32_t tidx);
+
+  std::shared_ptr<const Trace> t_;
+  const ArchDesc& arch_;
+  fmt::UcirWriter& w_;
+  const UcirConvertOptions& o_;
+  query::ChunkReader reader_;
+  Cursor cursor_;
+  UcirEffectForwarder fwd_;
+  std::optional<SyscallRegs> abi_;
+  UcirConvertResult res_;
+  uint64_t pid_ = 0;
+  bool keyframe_written_ = false;
+  // UCIR thread n (1 = the first step's) is the n-th thread met, as a
+  // step's thread or begun by a step; thread_of_ holds n by thread index.
+  std::map<uint32_t, uint32_t> thread_of_;
+  uint64_t next_pc_ = 0;
+  bool continues_ = false;  // next_pc_ is where the frame being written goes on
+  uint32_t current_ = 0;    // the UCIR thread of the frame being written
+  // The step written last, whose OP_STEP / end of OP_SYSCALL is pending.
+  struct Pending {
+    uint64_t eid = 0;
+    fmt::StepKind kind = fmt::StepKind::Instruction;
+    uint8_t size = 0;
   };
-  fmt::UcirWriter* w = nullptr;
-  const ArchDesc* arch = nullptr;
-  std::map<uint32_t, std::vector<std::optional<uint64_t>>>* regs = nullptr;  // by thread index
-  uint64_t* unknowns = nullptr;
-  uint32_t step_tidx = 0;
-  bool ended = false;           // the step's thread ended (OP_EXIT)
-  bool other_ended = false;     // the step ended another thread
-  std::vector<NewThread> born;  // threads this step began
-
-  std::vector<std::optional<uint64_t>>& regs_of(uint32_t tidx) {
-    auto it = regs->find(tidx);
-    if (it == regs->end()) it = regs->emplace(tidx, std::vector<std::optional<uint64_t>>(arch->regs.size())).first;
-    return it->second;
-  }
-  NewThread& newborn(uint32_t tidx) {
-    for (auto& n : born)
-      if (n.tidx == tidx) return n;
-    born.push_back({tidx, false, {}});
-    return born.back();
-  }
-  void start(uint32_t tidx) {
-    step_tidx = tidx, ended = other_ended = false;
-    born.clear();
-  }
-
-  void reg(uint32_t tidx, uint16_t r, const uint8_t* v, uint32_t len) override {
-    if (tidx == step_tidx)
-      w->reg(r, {v, len});
-    else
-      newborn(tidx).regs.emplace_back(r, std::vector<uint8_t>(v, v + len));
-    auto& rf = regs_of(tidx);
-    if (r < rf.size()) rf[r] = to_u64(*arch, v, len);
-  }
-  void reg_unknown(uint32_t tidx, uint16_t r) override {
-    ++*unknowns;
-    auto& rf = regs_of(tidx);
-    if (r < rf.size()) rf[r].reset();
-  }
-  void mem_write(uint64_t, uint64_t addr, const uint8_t* bytes, uint64_t len) override { w->mem_write(addr, {bytes, len}); }
-  void mem_read(uint64_t, uint64_t addr, uint64_t size, const uint8_t*) override {
-    for (uint64_t done = 0; done < size;) {  // UCIR's read size is a u32
-      const uint32_t n = uint32_t(std::min<uint64_t>(size - done, 1u << 30));
-      w->mem_read(addr + done, n);
-      done += n;
-    }
-  }
-  void mem_unknown(uint64_t, uint64_t, uint64_t) override { ++*unknowns; }
-  void mem_map(uint64_t, uint64_t addr, uint64_t size, uint8_t prot, std::string_view name) override {
-    w->mem_map(addr, size, prot, name);
-  }
-  void mem_unmap(uint64_t, uint64_t addr, uint64_t size) override { w->mem_unmap(addr, size); }
-  void mem_protect(uint64_t, uint64_t addr, uint64_t size, uint8_t prot) override { w->mem_protect(addr, size, prot); }
-  void thread_begin(uint32_t tidx) override {
-    if (tidx != step_tidx) newborn(tidx).began = true;
-  }
-  void thread_end(uint32_t tidx) override { (tidx == step_tidx ? ended : other_ended) = true; }
+  std::optional<Pending> pending_;
 };
 
-Status write_keyframe(fmt::UcirWriter& w, const MachineState& st, uint64_t tid, uint64_t pid,
-                      std::vector<std::optional<uint64_t>>& regs) {
-  const ArchDesc& arch = st.arch();
-  w.begin_keyframe();
-  if (const ThreadState* th = st.find_thread(tid)) {
-    for (uint16_t i = 0; i < arch.regs.size(); ++i) {
-      if (i == arch.pc_index || !th->regs.valid(i)) continue;
+uint32_t UcirConversion::number(uint32_t tidx) {
+  auto [it, added] = thread_of_.emplace(tidx, uint32_t(thread_of_.size() + 1));
+  if (added) res_.source_tids.push_back(tidx < t_->threads().size() ? t_->threads()[tidx].tid : 0);
+  return it->second;
+}
+
+Status UcirConversion::run() {
+  for (size_t ch = 0; ch < reader_.chunk_count(); ++ch) {
+    if (auto s = reader_.load(ch); !s) return s;
+    while (reader_.next())
+      if (auto s = step(reader_.step()); !s) return s;
+    if (auto s = reader_.status(); !s) return s;
+  }
+  if (!pending_)
+    return refuse(*t_, "the trace has no instruction steps (all " + std::to_string(res_.events_dropped) +
+                           " are events, which carry no machine state UCIR can hold)");
+  if (auto s = finish_step(true); !s) return s;
+  res_.eids.output_steps = res_.steps;
+  res_.eids.source_steps = t_->step_count();
+  res_.unknowns_dropped = fwd_.unknowns;
+  res_.made_unknown = std::move(fwd_.made_unknown);
+  return {};
+}
+
+Status UcirConversion::step(const query::StepView& s) {
+  if (s.pid != pid_ && keyframe_written_)
+    return refuse(*t_, "EID " + std::to_string(s.eid) + " is in another process; UCIR holds one");
+  if (is_event(s.kind)) {
+    if (!o_.drop_events)
+      return refuse(*t_, "EID " + std::to_string(s.eid) + " is an event (" + std::string(fmt::step_kind_name(s.kind)) +
+                             "); UCIR holds instructions only (--drop-events leaves events out, keeping their "
+                             "effects on the state)");
+    ++res_.events_dropped;
+    if (pending_) return forward_effects(s, "the dropped event at");
+    // Before the first step written the keyframe holds the event's
+    // effects; they are decoded all the same, since a chunk's effects are
+    // delta-coded from step to step (engine/chunk_steps.h).
+    struct Ignore : EffectVisitor {
+      void reg(uint32_t, uint16_t, const uint8_t*, uint32_t) override {}
+      void mem_write(uint64_t, uint64_t, const uint8_t*, uint64_t) override {}
+    } ignore;
+    return reader_.effects(ignore) ? Status{} : reader_.status();
+  }
+  if (pending_)
+    if (auto st = finish_step(false); !st) return st;
+  if (!keyframe_written_)
+    if (auto st = write_keyframe(s); !st) return st;
+  res_.eids.add(res_.steps, s.eid);
+  open_frame(s);
+  fwd_.start(s.tidx);
+  pending_ = Pending{s.eid, s.kind, uint8_t(std::min<uint32_t>(s.size, 255))};
+  if (s.kind == fmt::StepKind::Syscall)
+    if (auto st = begin_syscall(s); !st) return st;
+  return forward_effects(s, "EID");
+}
+
+// The state before the first step written: the thread's registers, the
+// mappings and every known byte (not zero pages inside a mapping, which
+// UCIR's mappings zero-fill).
+Status UcirConversion::write_keyframe(const query::StepView& s) {
+  if (auto st = cursor_.seek(s.eid); !st) return st;
+  auto first = cursor_.current_step();
+  if (!first || first->tid != s.tid)
+    return make_error(t_->path(), "EID " + std::to_string(s.eid) + ": the cursor and the index disagree on the step's thread");
+  pid_ = s.pid;
+  // UCIR's thread keyframes begin a thread after a step: a second thread
+  // alive before the first step has no place.
+  const MachineState& st = cursor_.state();
+  if (st.threads().size() > 1)
+    return refuse(*t_, std::to_string(st.threads().size()) + " threads exist at EID " + std::to_string(s.eid) +
+                           " (the first step written); UCIR begins every thread but the first after a step");
+  number(s.tidx);
+  auto& regs = fwd_.regs_of(s.tidx);
+  w_.begin_keyframe();
+  fwd_.start(s.tidx);
+  if (const ThreadState* th = st.find_thread(s.tid)) {
+    for (uint16_t i = 0; i < arch_.regs.size(); ++i) {
+      if (i == arch_.pc_index || !th->regs.valid(i)) continue;
       auto b = th->regs.bytes(i);
-      w.reg(i, b);
-      regs[i] = to_u64(arch, b.data(), b.size());
+      fwd_.write_reg(i, b);
+      if (fwd_.unencodable) return unencodable(*t_, *fwd_.unencodable, "EID " + std::to_string(s.eid) + " knows the");
+      regs[i] = register_u64(arch_, b);
     }
   }
-  if (const ProcessState* p = st.find_process(pid)) {
-    for (const auto& [start, r] : p->regions.all()) w.mem_map(r.start, r.size, r.prot, r.name);
+  if (const ProcessState* p = st.find_process(s.pid)) {
+    for (const auto& [start, r] : p->regions.all()) w_.mem_map(r.start, r.size, r.prot, r.name);
     std::vector<uint64_t> nos;
     for (const auto& [no, page] : p->memory.pages())
       if (!page->none_valid()) nos.push_back(no);
@@ -138,8 +191,6 @@ Status write_keyframe(fmt::UcirWriter& w, const MachineState& st, uint64_t tid, 
       const bool all_zero = std::all_of(buf.begin(), buf.end(), [](uint8_t b) { return b == 0; });
       const bool all_valid = std::all_of(valid.begin(), valid.end(), [](uint8_t v) { return v != 0; });
       const MemoryRegion* r = p->regions.find(base);
-      // A mapping zero-fills its pages: a fully known zero page inside one
-      // needs no bytes.
       if (all_zero && all_valid && r && r->start <= base && base + kPageSize <= r->start + r->size) continue;
       for (uint64_t i = 0; i < kPageSize;) {
         if (!valid[i]) {
@@ -148,43 +199,130 @@ Status write_keyframe(fmt::UcirWriter& w, const MachineState& st, uint64_t tid, 
         }
         uint64_t j = i;
         while (j < kPageSize && valid[j]) ++j;
-        w.mem_write(base + i, {buf.data() + i, size_t(j - i)});
+        w_.mem_write(base + i, {buf.data() + i, size_t(j - i)});
         i = j;
       }
     }
   }
-  w.end_keyframe();
+  w_.end_keyframe();
+  keyframe_written_ = true;
   return {};
 }
 
-Error refuse(const Trace& t, const std::string& why) { return make_error(t.path(), "cannot convert to UCIR: " + why); }
+// A frame names its thread; every switch starts one, with a jump (the
+// reader keeps one pc for the stream, not one per thread), and so does a
+// pc that does not follow on.
+void UcirConversion::open_frame(const query::StepView& s) {
+  const uint32_t n = number(s.tidx);
+  if (n != current_) {
+    w_.set_thread(n);
+    current_ = n;
+    continues_ = false;
+  }
+  if (!continues_ || next_pc_ != s.pc) {
+    w_.begin_frame();
+    w_.jmp(s.pc, 0);
+  }
+  next_pc_ = s.pc + s.size;
+  continues_ = true;
+}
+
+// OP_STEP and the OP_SYSCALL that holds the step's effects, with the
+// syscall's facts: its attributes, else the ABI registers before the step
+// (the result is not known before it).
+Status UcirConversion::begin_syscall(const query::StepView& s) {
+  std::vector<std::pair<uint32_t, fmt::AttrValue>> attrs;
+  if (!reader_.attrs(attrs)) return reader_.status();
+  const auto k_sys = reader_.attr_key("syscall"), k_args = reader_.attr_key("args"), k_ret = reader_.attr_key("ret");
+  uint64_t num = 0, ret = 0;
+  std::vector<uint64_t> args;
+  bool have_num = false;
+  for (const auto& [k, v] : attrs) {
+    if (k_sys && k == *k_sys && std::holds_alternative<uint64_t>(v)) num = std::get<uint64_t>(v), have_num = true;
+    if (k_args && k == *k_args && std::holds_alternative<std::vector<uint64_t>>(v)) args = std::get<std::vector<uint64_t>>(v);
+    if (k_ret && k == *k_ret) {
+      if (auto* u = std::get_if<uint64_t>(&v)) ret = *u;
+      if (auto* i = std::get_if<int64_t>(&v)) ret = uint64_t(*i);
+    }
+  }
+  if (!have_num && abi_) {
+    const auto& rf = fwd_.regs_of(s.tidx);
+    if (auto r = arch_.find(abi_->number); r && rf[*r]) num = *rf[*r];
+    args.clear();
+    for (const char* a : abi_->args)
+      if (auto r = arch_.find(a)) args.push_back(rf[*r].value_or(0));
+  }
+  w_.step(pending_->size);
+  w_.begin_syscall(uint32_t(num), ret, args);
+  return {};
+}
+
+Status UcirConversion::forward_effects(const query::StepView& s, const char* what) {
+  if (!reader_.effects(fwd_)) return reader_.status();
+  if (fwd_.unencodable) return unencodable(*t_, *fwd_.unencodable, std::string(what) + " " + std::to_string(s.eid) + " writes the");
+  return {};
+}
+
+// Ends the pending step: OP_EXIT if its thread ended (before OP_STEP: an
+// OP_EXIT after it would belong to the next step), OP_STEP or the end of
+// its OP_SYSCALL, then keyframes of the threads it began.
+Status UcirConversion::finish_step(bool last) {
+  const Pending p = *pending_;
+  pending_.reset();
+  if (fwd_.ended) w_.exit();
+  if (p.kind == fmt::StepKind::Syscall)
+    w_.end_syscall();
+  else
+    w_.step(p.size);
+  // The last step's exit ends every thread (the reader says so too);
+  // elsewhere UCIR cannot say that one thread ended another.
+  if (fwd_.other_ended && !(fwd_.ended && last))
+    return refuse(*t_, "EID " + std::to_string(p.eid) + " ends another thread than its own; UCIR cannot say that");
+  if (auto s = write_thread_keyframes(p.eid); !s) return s;
+  ++res_.steps;
+  return {};
+}
+
+// The thread keyframe right after the step that began a thread: its pc
+// (0 when the trace gives none) and registers.
+Status UcirConversion::write_thread_keyframes(uint64_t eid) {
+  for (const auto& nb : fwd_.born) {
+    // A thread already met whose registers another thread's step writes
+    // (not a new thread's start): UCIR has no op for that.
+    if (!nb.began && thread_of_.count(nb.tidx))
+      return refuse(*t_, "EID " + std::to_string(eid) + " writes registers of another running thread; UCIR cannot say that");
+    const uint32_t m = number(nb.tidx);
+    uint64_t start_pc = 0;
+    for (const auto& [r, v] : nb.regs)
+      if (r == arch_.pc_index) start_pc = register_u64(arch_, v);
+    w_.begin_thread_keyframe(m);
+    w_.jmp(start_pc, 0);
+    for (const auto& [r, v] : nb.regs) {
+      fwd_.write_reg(r, v);
+      if (fwd_.unencodable) return unencodable(*t_, *fwd_.unencodable, "EID " + std::to_string(eid) + " writes the");
+    }
+    w_.end_keyframe();
+    current_ = 0;  // the next step opens a frame of its thread
+    continues_ = false;
+  }
+  fwd_.born.clear();
+  return {};
+}
 
 }  // namespace
 
-Result<UcirConvertResult> write_ucir(std::shared_ptr<const Trace> t, const std::string& path) {
-  const ArchDesc& arch = t->arch();
+Result<UcirConvertResult> write_ucir(std::shared_ptr<const Trace> t, const std::string& path,
+                                     const UcirConvertOptions& options) {
   if (t->step_count() == 0) return refuse(*t, "the trace has no steps");
-  if (fmt::ucir::uc1_register_table(arch.id).empty())
-    return refuse(*t, "UCIR numbers registers as Unicorn 1.x did, which has no numbers for " + arch.name +
-                          " (usercorn never traced it): every register value would be lost");
+  if (fmt::ucir::uc1_register_table(t->arch().id).empty())
+    return refuse(*t, "UCIR has no register numbers for " + t->arch().name);
   if (t->threads().size() > fmt::ucir::kMaxUcirThreads)
     return refuse(*t, "the trace has " + std::to_string(t->threads().size()) + " threads; UCIR holds at most " +
                           std::to_string(fmt::ucir::kMaxUcirThreads));
   if (path.empty() || path == "-") return make_error("OUT", "UCIR is written to a file, not to standard output");
-  query::ChunkReader reader(*t);
-  Cursor c(t);
-  if (auto s = c.seek(0); !s) return s.error();
-  auto first = c.current_step();
-  if (!first) return refuse(*t, "the trace has no steps");
-  const uint64_t tid = first->tid, pid = first->pid;
-  // UCIR's thread keyframes begin a thread after a step: a second thread
-  // alive before the first step has no place.
-  if (c.state().threads().size() > 1)
-    return refuse(*t, std::to_string(c.state().threads().size()) +
-                          " threads exist at EID 0; UCIR begins every thread but the first after a step");
 
   const std::string temp = exporting::temp_name_beside(path);
-  auto created = fmt::UcirWriter::create(temp, arch.id, t->info().os.empty() ? "linux" : t->info().os);
+  auto created = fmt::UcirWriter::create(temp, t->arch().id, t->info().os.empty() ? "linux" : t->info().os);
   if (!created) return created.error();
   std::unique_ptr<fmt::UcirWriter> w = std::move(*created);
   struct TempRemover {
@@ -195,121 +333,18 @@ Result<UcirConvertResult> write_ucir(std::shared_ptr<const Trace> t, const std::
     }
   } remover{temp};
 
-  UcirConvertResult res;
-  std::map<uint32_t, std::vector<std::optional<uint64_t>>> regs;  // by thread index
-  EffectForwarder fwd;
-  fwd.w = w.get(), fwd.arch = &arch, fwd.regs = &regs, fwd.unknowns = &res.unknowns_dropped;
-  // UCIR thread n (1 = the first step's) is the n-th thread met, as a
-  // step's thread or begun by a step; thread_of holds n by thread index.
-  std::map<uint32_t, uint32_t> thread_of;
-  auto number = [&](uint32_t tidx) {
-    auto [it, added] = thread_of.emplace(tidx, uint32_t(thread_of.size() + 1));
-    if (added) res.source_tids.push_back(tidx < t->threads().size() ? t->threads()[tidx].tid : 0);
-    return it->second;
-  };
-  bool keyframe_written = false;
-  const auto k_sys = reader.attr_key("syscall"), k_args = reader.attr_key("args"), k_ret = reader.attr_key("ret");
-  const auto abi = syscall_regs(arch.id);
-  std::vector<std::pair<uint32_t, fmt::AttrValue>> attrs;
-  uint64_t next_pc = 0;
-  bool continues = false;  // next_pc is where the frame being written goes on
-  uint32_t current = 0;  // the UCIR thread of the frame being written
-  const uint64_t last_eid = t->step_count() - 1;
-  for (size_t ch = 0; ch < reader.chunk_count(); ++ch) {
-    if (auto s = reader.load(ch); !s) return s.error();
-    while (reader.next()) {
-      const query::StepView& s = reader.step();
-      if (s.kind != fmt::StepKind::Instruction && s.kind != fmt::StepKind::Syscall)
-        return refuse(*t, "EID " + std::to_string(s.eid) + " is an event (" + std::string(fmt::step_kind_name(s.kind)) +
-                              "); UCIR holds instructions only");
-      if (s.pid != pid) return refuse(*t, "EID " + std::to_string(s.eid) + " is in another process; UCIR holds one");
-      if (!keyframe_written) {
-        if (s.tid != tid) return make_error(t->path(), "EID 0: the cursor and the index disagree on the first thread");
-        number(s.tidx);
-        if (auto st = write_keyframe(*w, c.state(), tid, pid, fwd.regs_of(s.tidx)); !st) return st.error();
-        keyframe_written = true;
-      }
-      const uint32_t n = number(s.tidx);
-      if (n != current) {
-        // A frame names its thread; every switch starts one, with a jump
-        // (the reader keeps one pc for the stream, not one per thread).
-        w->set_thread(n);
-        current = n;
-        continues = false;
-      }
-      if (!continues || next_pc != s.pc) {
-        w->begin_frame();
-        w->jmp(s.pc, 0);
-      }
-      next_pc = s.pc + s.size;
-      continues = true;
-      fwd.start(s.tidx);
-      auto& rf = fwd.regs_of(s.tidx);
-      if (s.kind == fmt::StepKind::Instruction) {
-        if (!reader.effects(fwd)) return reader.status().error();
-        if (fwd.ended) w->exit();  // before OP_STEP: an OP_EXIT after it would belong to the next step
-        w->step(uint8_t(std::min<uint32_t>(s.size, 255)));
-      } else {
-        // The syscall's facts: its attributes, else the ABI registers
-        // before the step (the result is not known before it).
-        uint64_t num = 0, ret = 0;
-        std::vector<uint64_t> args;
-        bool have_num = false;
-        if (!reader.attrs(attrs)) return reader.status().error();
-        for (const auto& [k, v] : attrs) {
-          if (k_sys && k == *k_sys && std::holds_alternative<uint64_t>(v)) num = std::get<uint64_t>(v), have_num = true;
-          if (k_args && k == *k_args && std::holds_alternative<std::vector<uint64_t>>(v)) args = std::get<std::vector<uint64_t>>(v);
-          if (k_ret && k == *k_ret) {
-            if (auto* u = std::get_if<uint64_t>(&v)) ret = *u;
-            if (auto* i = std::get_if<int64_t>(&v)) ret = uint64_t(*i);
-          }
-        }
-        if (!have_num && abi) {
-          if (auto r = arch.find(abi->number); r && rf[*r]) num = *rf[*r];
-          args.clear();
-          for (const char* a : abi->args)
-            if (auto r = arch.find(a)) args.push_back(rf[*r].value_or(0));
-        }
-        w->step(uint8_t(std::min<uint32_t>(s.size, 255)));
-        w->begin_syscall(uint32_t(num), ret, args);
-        if (!reader.effects(fwd)) return reader.status().error();
-        if (fwd.ended) w->exit();
-        w->end_syscall();
-      }
-      // The last step's exit ends every thread (the reader says so too);
-      // elsewhere UCIR cannot say that one thread ended another.
-      if (fwd.other_ended && !(fwd.ended && s.eid == last_eid))
-        return refuse(*t, "EID " + std::to_string(s.eid) + " ends another thread than its own; UCIR cannot say that");
-      for (const auto& nb : fwd.born) {
-        // A thread already met whose registers another thread's step
-        // writes (not a new thread's start): UCIR has no op for that.
-        if (!nb.began && thread_of.count(nb.tidx))
-          return refuse(*t, "EID " + std::to_string(s.eid) + " writes registers of another running thread; UCIR cannot say that");
-        // The thread keyframe right after the step that began the thread:
-        // its pc (0 when the trace gives none) and registers.
-        const uint32_t m = number(nb.tidx);
-        uint64_t start_pc = 0;
-        for (const auto& [r, v] : nb.regs)
-          if (r == arch.pc_index) start_pc = to_u64(arch, v.data(), v.size());
-        w->begin_thread_keyframe(m);
-        w->jmp(start_pc, 0);
-        for (const auto& [r, v] : nb.regs)
-          if (r != arch.pc_index) w->reg(r, v);
-        w->end_keyframe();
-        current = 0;  // the next step opens a frame of its thread
-        continues = false;
-      }
-      ++res.steps;
-    }
-    if (auto s = reader.status(); !s) return s.error();
-  }
-  res.dropped_registers = w->dropped_registers();
+  UcirConversion conversion(t, *w, options);
+  if (auto s = conversion.run(); !s) return s.error();
+  // The forwarder refuses what has no number; a write the writer still
+  // dropped is a bug here, not a loss to report.
+  if (w->dropped_registers())
+    return make_error(t->path(), "internal error: " + std::to_string(w->dropped_registers()) + " register writes dropped");
   if (auto s = w->close(); !s)
     return make_error(path, "writing failed (" + s.error().to_string() + "); the partial file was removed");
   if (std::rename(temp.c_str(), path.c_str()) != 0)
     return make_error(path, "cannot rename " + temp + " into place: " + std::strerror(errno));
   remover.keep = true;
-  return res;
+  return std::move(conversion.result());
 }
 
 }  // namespace ttd::cli
