@@ -11,6 +11,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <unordered_map>
+#include <variant>
+
+#include "formats/ucir/ucir_format.h"
 
 #include "tests/recorder/native_run.h"
 #include "tests/recorder/trace_digest.h"
@@ -66,6 +70,57 @@ std::optional<Recorded> record_mode(const std::string& variant, const std::strin
   return Recorded{sum->captured_stdout, *t};
 }
 
+// Reads a trace and checks, at every FUTEX_UNLOCK_PI that returned 0,
+// that the lock word as the trace's memory writes so far leave it has
+// FUTEX_WAITERS set: the C library calls the kernel to unlock only then,
+// so a trace without the bit a parking waiter set (written between two
+// steps) would show the owner unlocking through the kernel for no reason.
+class UnlockWordCheck final : public fmt::TraceSink {
+ public:
+  size_t checked = 0, without_waiters_bit = 0;
+
+  void begin(const fmt::TraceInfo& info) override { futex_ = arch_desc(info.arch).name == "x86_64" ? 202 : 98; }
+  void step(const fmt::StepInfo& s) override {
+    settle();
+    syscall_ = s.kind == fmt::StepKind::Syscall;
+    number_ = ret_ = ~0ull;
+    args_.clear();
+  }
+  void attr(std::string_view key, const fmt::AttrValue& v) override {
+    if (!syscall_) return;
+    if (key == "syscall") number_ = std::get<uint64_t>(v);
+    if (key == "ret") ret_ = std::get<uint64_t>(v);
+    if (key == "args") args_ = std::get<std::vector<uint64_t>>(v);
+  }
+  void reg(uint64_t, uint16_t, std::span<const uint8_t>) override { settle(); }
+  void mem_write(uint64_t, uint64_t addr, std::span<const uint8_t> bytes) override {
+    settle();
+    if (bytes.size() > 8) return;  // page contents: not lock words (they start as zero)
+    for (size_t i = 0; i < bytes.size(); ++i) bytes_[addr + i] = bytes[i];
+  }
+  void end() override { settle(); }
+
+ private:
+  void settle() {
+    if (!syscall_ || number_ != futex_ || ret_ != 0 || args_.size() < 2 || (args_[1] & 127) != kUnlockPi) {
+      syscall_ = false;
+      return;
+    }
+    syscall_ = false;
+    uint32_t word = 0;
+    for (int i = 0; i < 4; ++i) {
+      auto it = bytes_.find(args_[0] + i);
+      word |= uint32_t(it == bytes_.end() ? 0 : it->second) << (8 * i);
+    }
+    ++checked;
+    without_waiters_bit += !(word & 0x80000000u);
+  }
+  uint64_t futex_ = 0, number_ = 0, ret_ = 0;
+  bool syscall_ = false;
+  std::vector<uint64_t> args_;
+  std::unordered_map<uint64_t, uint8_t> bytes_;
+};
+
 // Every variant built (x86-64 ones compared with their own native run,
 // AArch64 glibc with x86-64 glibc's).
 const char* const kVariants[] = {"x86_64", "x86_64-glibc", "x86_64-dyn", "aarch64", "aarch64-dyn"};
@@ -98,6 +153,14 @@ TEST_CASE("PI futexes: a PTHREAD_PRIO_INHERIT mutex under contention, handed ove
     }
     CHECK(handed >= 2);
     CHECK(unlocks >= 2);
+    {
+      auto reader = fmt::ucir_format().open(out, {});
+      REQUIRE(reader.ok());
+      UnlockWordCheck check;
+      REQUIRE((*reader)->read(check, nullptr).ok());
+      CHECK(check.checked == unlocks);
+      CHECK(check.without_waiters_bit == 0);
+    }
     if (std::string(variant) == "x86_64-dyn") {
       const std::string again = test::temp_trace("lock-pi-again");
       REQUIRE(record(options(test::program_path(variant, "lock_futex"), again, "pi")).ok());
