@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/select.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -111,6 +112,16 @@ int main(int argc, char** argv) {
   struct timespec zero = {0, 0};
   n = pselect(to_main[0] + 1, &rd, NULL, NULL, &zero, NULL);
   printf("pselect timeout 0: %d\n", n);
+  /* The raw calls write the time left back where the C library's wrappers
+     pass a copy: 0 once the timeout expired. */
+  FD_ZERO(&rd);
+  FD_SET(to_main[0], &rd);
+  struct timespec raw_ts = {0, 15 * 1000 * 1000};
+  n = (int)syscall(SYS_pselect6, to_main[0] + 1, &rd, NULL, NULL, &raw_ts, NULL);
+  printf("raw pselect6 15 ms: %d left %ld.%09ld\n", n, (long)raw_ts.tv_sec, raw_ts.tv_nsec);
+  raw_ts.tv_nsec = 5 * 1000 * 1000;
+  n = (int)syscall(SYS_ppoll, &empty, 1, &raw_ts, NULL, 8);
+  printf("raw ppoll 5 ms: %d left %ld.%09ld\n", n, (long)raw_ts.tv_sec, raw_ts.tv_nsec);
 
   /* A regular file is always ready; so is stdout to write. */
   int file = open(argv[0], O_RDONLY);
