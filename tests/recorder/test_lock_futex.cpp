@@ -222,3 +222,22 @@ TEST_CASE("robust futexes: a looping or unmapped robust list is walked within bo
     fs::remove(out);
   }
 }
+
+TEST_CASE("PI futexes: two threads waiting for each other's PI lock is a deadlock naming both waits") {
+  for (const char* variant : {"x86_64-dyn", "aarch64-dyn"}) {
+    const std::string prog = test::program_path(variant, "lock_futex");
+    if (prog.empty()) continue;
+    INFO(std::string(variant));
+    const std::string out = test::temp_trace("lock-pi-deadlock");
+    auto sum = record(options(prog, out, "pi-deadlock"));
+    REQUIRE_MESSAGE(sum.ok(), (sum.ok() ? "" : sum.error().to_string()));
+    REQUIRE(sum->deadlock.has_value());
+    const std::string& d = *sum->deadlock;
+    CHECK(d.find("every thread is blocked: thread 1 (tid 4242): futex lock_pi on 0x") == 0);
+    CHECK(d.find(" (held by tid 4243); thread 2 (tid 4243): futex lock_pi on 0x") != std::string::npos);
+    const std::string tail = " (held by tid 4242)";
+    CHECK(d.rfind(tail) == d.size() - tail.size());
+    CHECK(sum->unsupported.empty());
+    fs::remove(out);
+  }
+}

@@ -9,7 +9,8 @@
  * robust-pi) and exits holding it while the main thread waits for it: the
  * main thread gets EOWNERDEAD, makes it consistent, locks it again.
  * "hostile": threads exit with robust lists that loop or point at
- * unmapped memory; the loop's lock word is marked anyway. */
+ * unmapped memory; the loop's lock word is marked anyway.
+ * "pi-deadlock": two PI mutexes locked in opposite orders (hangs natively). */
 #define _GNU_SOURCE
 #include <errno.h>
 /* (not <linux/futex.h>: musl-gcc has no kernel headers) */
@@ -152,11 +153,38 @@ static int hostile(void) {
   return 0;
 }
 
+/* "pi-deadlock": two PI mutexes taken in opposite orders (hangs natively). */
+static pthread_mutex_t second;
+
+static void* lock_b_then_a(void* arg) {
+  (void)arg;
+  pthread_mutex_lock(&second);
+  taken = 1;
+  for (int i = 0; i < 3; ++i) sched_yield();
+  pthread_mutex_lock(&lock);
+  return 0;
+}
+
+static int pi_deadlock(void) {
+  pthread_mutexattr_t a;
+  pthread_mutexattr_init(&a);
+  pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+  pthread_mutex_init(&lock, &a);
+  pthread_mutex_init(&second, &a);
+  pthread_mutex_lock(&lock);
+  pthread_t t;
+  pthread_create(&t, 0, lock_b_then_a, 0);
+  while (!taken) sched_yield();
+  pthread_mutex_lock(&second);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "pi";
   if (strcmp(mode, "pi") == 0) return pi();
   if (strcmp(mode, "robust") == 0) return robust(0);
   if (strcmp(mode, "robust-pi") == 0) return robust(1);
   if (strcmp(mode, "hostile") == 0) return hostile();
+  if (strcmp(mode, "pi-deadlock") == 0) return pi_deadlock();
   return 1;
 }
