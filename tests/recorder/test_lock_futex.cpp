@@ -1,6 +1,7 @@
 // PI and robust futexes under the recorder: programs/lock_futex.c. A
 // PTHREAD_PRIO_INHERIT mutex under contention (threads wait in
-// FUTEX_LOCK_PI and are handed the lock by FUTEX_UNLOCK_PI), the futex
+// FUTEX_LOCK_PI and are handed the lock by FUTEX_UNLOCK_PI), a timed lock
+// of it that expires (FUTEX_LOCK_PI2 with glibc), the futex
 // answers for trylock, non-owner unlock and relock; a robust mutex (plain
 // and PI) whose owner exits holding it gives the waiting thread
 // EOWNERDEAD; robust lists that loop or point at unmapped memory are
@@ -45,7 +46,7 @@ RecordOptions options(const std::string& prog, const std::string& out, const std
 bool is_futex(const std::string& arch, uint64_t n) { return arch == "x86_64" ? n == 202 : n == 98; }
 bool is_exit(const std::string& arch, uint64_t n) { return arch == "x86_64" ? n == 60 : n == 93; }
 
-constexpr uint64_t kLockPi = 6, kUnlockPi = 7;
+constexpr uint64_t kLockPi = 6, kUnlockPi = 7, kLockPi2 = 13;
 
 struct Recorded {
   std::string stdout_text;
@@ -144,15 +145,19 @@ TEST_CASE("PI futexes: a PTHREAD_PRIO_INHERIT mutex under contention, handed ove
     CHECK(r->stdout_text == native);
     // Contention: threads waited in FUTEX_LOCK_PI and were handed the lock
     // (0); owners with waiters unlocked through the kernel.
-    size_t handed = 0, unlocks = 0;
+    size_t handed = 0, unlocks = 0, timed_out = 0;
+    // glibc's clocklock with CLOCK_MONOTONIC is FUTEX_LOCK_PI2, musl's timedlock FUTEX_LOCK_PI.
+    const uint64_t timed_op = std::string(variant) == "x86_64" ? kLockPi : kLockPi2;
     for (const auto& s : r->trace.syscalls) {
       if (!is_futex(r->trace.arch, s.number) || s.args.size() < 2) continue;
       const uint64_t op = s.args[1] & 127;
       handed += op == kLockPi && s.ret == 0;
       unlocks += op == kUnlockPi && s.ret == 0;
+      timed_out += op == timed_op && s.ret == uint64_t(-110);  // ETIMEDOUT
     }
     CHECK(handed >= 2);
     CHECK(unlocks >= 2);
+    CHECK(timed_out == 1);
     {
       auto reader = fmt::ucir_format().open(out, {});
       REQUIRE(reader.ok());

@@ -54,6 +54,30 @@ static void* try_raw(void* arg) {
   return 0;
 }
 
+/* A timed lock (FUTEX_LOCK_PI2 with glibc: CLOCK_MONOTONIC; musl has no
+   clocklock, its timedlock is FUTEX_LOCK_PI) of a PI mutex the main
+   thread keeps: it times out. */
+#ifdef __GLIBC__
+#define TIMED_CLOCK CLOCK_MONOTONIC
+#define TIMED_LOCK(m, abs) pthread_mutex_clocklock(m, CLOCK_MONOTONIC, abs)
+#else
+#define TIMED_CLOCK CLOCK_REALTIME
+#define TIMED_LOCK(m, abs) pthread_mutex_timedlock(m, abs)
+#endif
+static void* clocklock_held(void* arg) {
+  (void)arg;
+  struct timespec abs;
+  clock_gettime(TIMED_CLOCK, &abs);
+  abs.tv_nsec += 20 * 1000 * 1000;
+  if (abs.tv_nsec >= 1000000000) {
+    abs.tv_sec += 1;
+    abs.tv_nsec -= 1000000000;
+  }
+  int r = TIMED_LOCK(&lock, &abs);
+  printf("clocklock held: %s\n", r == ETIMEDOUT ? "ETIMEDOUT" : strerror(r));
+  return 0;
+}
+
 static int pi(void) {
   pthread_mutexattr_t a;
   pthread_mutexattr_init(&a);
@@ -63,6 +87,11 @@ static int pi(void) {
   for (int i = 0; i < 3; ++i) pthread_create(&t[i], 0, adder, 0);
   for (int i = 0; i < 3; ++i) pthread_join(t[i], 0);
   printf("counter %ld (expected 900)\n", counter);
+  pthread_mutex_lock(&lock);
+  pthread_t c;
+  pthread_create(&c, 0, clocklock_held, 0);
+  pthread_join(c, 0);
+  pthread_mutex_unlock(&lock);
 
   raw_word = (uint32_t)syscall(SYS_gettid);
   long r = futex(&raw_word, FUTEX_LOCK_PI);
