@@ -52,26 +52,47 @@ void GuestThreads::wait(uint64_t addr, uint32_t bitset, bool timed) {
 void GuestThreads::wait_io(int guest_fd, int host_fd, short events) {
   GuestThread& t = current();
   t.state = GuestThread::State::IoWait;
-  t.io_fd = guest_fd;
-  t.io_host = host_fd;
-  t.io_events = events;
+  t.io_watch = {IoWatch{guest_fd, host_fd, events}};
+  t.timed = false;
+  t.wait_order = next_wait_order_++;
+  t.wake_result.reset();
+}
+
+void GuestThreads::wait_poll(std::string_view call, std::vector<IoWatch> watches, bool timed, uint64_t steps) {
+  GuestThread& t = current();
+  t.state = GuestThread::State::PollWait;
+  t.io_watch = std::move(watches);
+  t.wait_call = call;
+  t.timed = timed;
+  if (!t.waiting_since) t.waiting_since = steps;
   t.wait_order = next_wait_order_++;
   t.wake_result.reset();
 }
 
 bool GuestThreads::any_io_waiter() const {
   for (const GuestThread& t : threads_)
-    if (t.state == GuestThread::State::IoWait) return true;
+    if (t.state == GuestThread::State::IoWait || t.state == GuestThread::State::PollWait) return true;
   return false;
+}
+
+void GuestThreads::wait_pi(uint64_t addr, uint64_t owner, bool timed) {
+  GuestThread& t = current();
+  t.state = GuestThread::State::PiWait;
+  t.futex_addr = addr;
+  t.pi_owner = owner;
+  t.timed = timed;
+  t.wait_order = next_wait_order_++;
+  t.wake_result.reset();
 }
 
 namespace {
 
-// Waiters on addr in the order they started waiting.
-std::vector<GuestThread*> waiters(std::vector<GuestThread>& threads, uint64_t addr) {
+// Waiters on addr (futex waits, or PI lock waits) in the order they started waiting.
+std::vector<GuestThread*> waiters(std::vector<GuestThread>& threads, uint64_t addr,
+                                  GuestThread::State kind = GuestThread::State::FutexWait) {
   std::vector<GuestThread*> out;
   for (GuestThread& t : threads)
-    if (t.state == GuestThread::State::FutexWait && t.futex_addr == addr) out.push_back(&t);
+    if (t.state == kind && t.futex_addr == addr) out.push_back(&t);
   std::sort(out.begin(), out.end(), [](auto* a, auto* b) { return a->wait_order < b->wait_order; });
   return out;
 }
@@ -108,6 +129,25 @@ uint32_t GuestThreads::requeue(uint64_t addr, uint32_t n_wake, uint32_t n_move, 
   return woken + moved;
 }
 
+GuestThread* GuestThreads::first_pi_waiter(uint64_t addr) {
+  auto w = waiters(threads_, addr, GuestThread::State::PiWait);
+  return w.empty() ? nullptr : w.front();
+}
+
+void GuestThreads::hand_pi(uint64_t addr, GuestThread& new_owner) {
+  make_runnable(new_owner, 0);
+  for (GuestThread* t : waiters(threads_, addr, GuestThread::State::PiWait)) t->pi_owner = new_owner.tid;
+}
+
+std::vector<uint64_t> GuestThreads::pi_locks_held_by(uint64_t tid) const {
+  std::vector<uint64_t> out;
+  for (const GuestThread& t : threads_)
+    if (t.state == GuestThread::State::PiWait && t.pi_owner == tid &&
+        std::find(out.begin(), out.end(), t.futex_addr) == out.end())
+      out.push_back(t.futex_addr);
+  return out;
+}
+
 bool GuestThreads::other_runnable() const {
   for (size_t i = 0; i < threads_.size(); ++i)
     if (i != current_ && threads_[i].state == GuestThread::State::Runnable) return true;
@@ -121,27 +161,56 @@ std::optional<uint32_t> GuestThreads::pick_next() {
     if (threads_[i].state == GuestThread::State::Runnable) return uint32_t(i + 1);
   }
   GuestThread* oldest = nullptr;
-  for (GuestThread& t : threads_)
-    if (t.state == GuestThread::State::FutexWait && t.timed && (!oldest || t.wait_order < oldest->wait_order))
-      oldest = &t;
+  for (GuestThread& t : threads_) {
+    const bool waits = t.state == GuestThread::State::FutexWait || t.state == GuestThread::State::PiWait ||
+                       t.state == GuestThread::State::PollWait;
+    if (waits && t.timed && (!oldest || t.wait_order < oldest->wait_order)) oldest = &t;
+  }
   if (!oldest) return std::nullopt;
   make_runnable(*oldest, -ETIMEDOUT);
   return oldest->number;
 }
 
+namespace {
+
+// "poll on fd 3 (a pipe, to read), fd 6 (a pipe, to write)"; a set with
+// no pipe in it waits for its timeout only.
+std::string describe_poll(const GuestThread& t) {
+  std::string out(t.wait_call);
+  if (t.io_watch.empty()) return out + " on no descriptor a thread could make ready";
+  for (size_t i = 0; i < t.io_watch.size(); ++i) {
+    const IoWatch& w = t.io_watch[i];
+    const bool rd = w.events & (POLLIN | POLLPRI), wr = w.events & POLLOUT;
+    out += (i ? ", fd " : " on fd ") + std::to_string(w.guest_fd) + " (a pipe, to " +
+           (rd && wr ? "read or write" : wr ? "write" : "read") + ")";
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string GuestThreads::describe_blocked() const {
   std::string out;
   for (const GuestThread& t : threads_) {
     char buf[128];
-    if (t.state == GuestThread::State::FutexWait)
-      std::snprintf(buf, sizeof buf, "thread %u (tid %llu): futex wait on 0x%llx", t.number,
-                    (unsigned long long)t.tid, (unsigned long long)t.futex_addr);
-    else if (t.state == GuestThread::State::IoWait)
-      std::snprintf(buf, sizeof buf, "thread %u (tid %llu): %s fd %d (a pipe)", t.number, (unsigned long long)t.tid,
-                    (t.io_events & POLLOUT) ? "write to" : "read from", t.io_fd);
-    else
+    std::string what;
+    if (t.state == GuestThread::State::FutexWait) {
+      std::snprintf(buf, sizeof buf, "futex wait on 0x%llx", (unsigned long long)t.futex_addr);
+      what = buf;
+    } else if (t.state == GuestThread::State::PiWait) {
+      std::snprintf(buf, sizeof buf, "futex lock_pi on 0x%llx (held by tid %llu)", (unsigned long long)t.futex_addr,
+                    (unsigned long long)t.pi_owner);
+      what = buf;
+    } else if (t.state == GuestThread::State::IoWait && !t.io_watch.empty()) {
+      what = std::string((t.io_watch[0].events & POLLOUT) ? "write to" : "read from") + " fd " +
+             std::to_string(t.io_watch[0].guest_fd) + " (a pipe)";
+    } else if (t.state == GuestThread::State::PollWait) {
+      what = describe_poll(t);
+    } else {
       continue;
-    out += (out.empty() ? "" : "; ") + std::string(buf);
+    }
+    std::snprintf(buf, sizeof buf, "thread %u (tid %llu): ", t.number, (unsigned long long)t.tid);
+    out += (out.empty() ? "" : "; ") + std::string(buf) + what;
   }
   return out;
 }

@@ -1,6 +1,6 @@
 // The guest's threads as the emulated kernel sees them: ids, who is
-// runnable, who waits on which futex (in FIFO order), and the
-// clear-child-tid address each one asked for. Scheduling decisions
+// runnable, who waits on which futex, PI lock or set of pipes (in FIFO
+// order), and the clear-child-tid and robust-list addresses each one gave. Scheduling decisions
 // (round robin in creation order) are made here so that they depend only
 // on the guest's own actions: recording the same program twice switches
 // threads at the same steps. CPU state lives elsewhere (thread_contexts.h).
@@ -8,27 +8,40 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ttd::rec {
 
+// A pipe end a waiting thread watches: guest fd, the recorder's descriptor
+// for it, and the poll events that make the thread runnable again.
+struct IoWatch {
+  int guest_fd = -1, host_fd = -1;
+  short events = 0;
+};
+
 struct GuestThread {
-  enum class State : uint8_t { Runnable, FutexWait, IoWait, Exited };
+  // IoWait: a read or write on one pipe; PollWait: poll/select on a set
+  // of pipes; PiWait: FUTEX_LOCK_PI on a lock another thread holds.
+  enum class State : uint8_t { Runnable, FutexWait, IoWait, PollWait, PiWait, Exited };
   uint32_t number = 1;       // the trace's thread number: 1 = the main thread
   uint64_t tid = 0;          // what gettid returns
   State state = State::Runnable;
-  uint64_t futex_addr = 0;   // FutexWait: the word waited on
+  uint64_t futex_addr = 0;   // FutexWait, PiWait: the word waited on
   uint32_t futex_bitset = 0; // ... and the FUTEX_WAIT_BITSET mask (all ones for FUTEX_WAIT)
   bool timed = false;        // ... with a timeout (it expires only when nothing else can run)
   uint64_t wait_order = 0;   // FIFO position among waiters
-  // IoWait: a read from an empty pipe or a write to a full one, on guest
-  // fd io_fd (host descriptor io_host), waiting for poll events io_events.
-  int io_fd = -1, io_host = -1;
-  short io_events = 0;
+  // IoWait: a read from an empty pipe or a write to a full one (one
+  // entry); PollWait: the pipes of the poll set (none if it has none).
+  std::vector<IoWatch> io_watch;
+  std::string_view wait_call;  // PollWait: "poll", "select", "ppoll", "pselect6"
+  std::optional<uint64_t> waiting_since;  // PollWait: steps when the call first waited
+  uint64_t pi_owner = 0;       // PiWait: tid of the thread holding the lock
   // Woken (or timed out) and not yet back from its futex call: the call,
   // run again when the thread is scheduled, returns this.
   std::optional<int64_t> wake_result;
   uint64_t clear_child_tid = 0;  // set_tid_address / CLONE_CHILD_CLEARTID
+  uint64_t robust_head = 0;      // set_robust_list (0: none)
 };
 
 class GuestThreads {
@@ -56,25 +69,48 @@ class GuestThreads {
   // Parks the current thread until `ready` says its descriptor can be
   // read or written (make_io_ready()).
   void wait_io(int guest_fd, int host_fd, short events);
+  // Parks the current thread in poll/select (`call`) until one of
+  // `watches` is ready or, if `timed`, nothing else can run; `steps` is
+  // when it started waiting (the first time, if it waits again).
+  void wait_poll(std::string_view call, std::vector<IoWatch> watches, bool timed, uint64_t steps);
   bool any_io_waiter() const;
-  // Makes every IoWait thread whose descriptor `ready(host, events)` says
-  // is ready runnable again; it runs its read or write again then.
+  // Makes every IoWait or PollWait thread one of whose descriptors
+  // `ready(host, events)` says is ready runnable again; it runs its read,
+  // write, poll or select again then.
   template <class Ready>
   void make_io_ready(Ready&& ready) {
-    for (GuestThread& t : threads_)
-      if (t.state == GuestThread::State::IoWait && ready(t.io_host, t.io_events)) t.state = GuestThread::State::Runnable;
+    for (GuestThread& t : threads_) {
+      if (t.state != GuestThread::State::IoWait && t.state != GuestThread::State::PollWait) continue;
+      for (const IoWatch& w : t.io_watch)
+        if (ready(w.host_fd, w.events)) {
+          t.state = GuestThread::State::Runnable;
+          break;
+        }
+    }
   }
+
+  // PI futexes. wait_pi() parks the current thread on the lock at addr
+  // held by `owner`; first_pi_waiter() is the one that waited longest;
+  // hand_pi() makes it runnable with result 0 as the lock's new owner
+  // (the other waiters now wait on it). pi_locks_held_by() lists the
+  // locks `tid` holds that others wait for.
+  void wait_pi(uint64_t addr, uint64_t owner, bool timed);
+  GuestThread* first_pi_waiter(uint64_t addr);
+  void hand_pi(uint64_t addr, GuestThread& new_owner);
+  std::vector<uint64_t> pi_locks_held_by(uint64_t tid) const;
 
   // The next runnable thread after the current one in round-robin order
   // (the current one itself last, if it can run); when none can run, the
-  // timed waiter that waited longest times out (-ETIMEDOUT) and is chosen.
+  // timed waiter (futex, PI lock, poll/select) that waited longest times
+  // out (-ETIMEDOUT) and is chosen.
   // nullopt: every live thread waits without a timeout (deadlock).
   std::optional<uint32_t> pick_next();
   // Whether a thread other than the current one could run now.
   bool other_runnable() const;
   void make_current(uint32_t number) { current_ = number - 1; }
   // "thread 1 (tid 4242): futex wait on 0x...; thread 2 (tid 4243): read
-  // from fd 3 (a pipe)" for the deadlock report.
+  // from fd 3 (a pipe); thread 3 (tid 4244): poll on fd 5 (a pipe, to
+  // read)" for the deadlock report.
   std::string describe_blocked() const;
 
  private:

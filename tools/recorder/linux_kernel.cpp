@@ -111,7 +111,12 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
       threads_.current().clear_child_tid = a[0];
       r = int64_t(threads_.current().tid);
       break;
-    case Sys::SetRobustList: r = 0; break;
+    case Sys::SetRobustList: r = sys_set_robust_list(a[0], a[1]); break;
+    case Sys::GetRobustList: r = sys_get_robust_list(a[0], a[1], a[2]); break;
+    case Sys::Poll:
+    case Sys::Ppoll:
+    case Sys::Select:
+    case Sys::Pselect6: r = sys_poll(e.sys, a, steps); break;
     // glibc registers rseq when the kernel has it; ENOSYS makes it do without.
     case Sys::Rseq: r = -ENOSYS; break;
     case Sys::Futex: r = sys_futex(a); break;

@@ -70,11 +70,16 @@ class LinuxKernel {
   SyscallOutcome call(uint64_t number, const uint64_t args[6], uint64_t steps);
   // Asked before call(): true if the call must wait (a futex wait whose
   // word still holds the expected value; a read from an empty pipe or a
-  // write to a full one, in blocking mode); the current thread is then
-  // parked, nothing has happened, and the caller runs the syscall
-  // instruction again once the thread is woken (futex) or its pipe is
-  // ready (after another thread's syscall).
-  bool blocks(uint64_t number, const uint64_t args[6]);
+  // write to a full one, in blocking mode; poll/select with nothing ready
+  // and a timeout that is not 0; FUTEX_LOCK_PI on a lock another thread
+  // holds); the current thread is then parked, and the caller runs the
+  // syscall instruction again once the thread is woken (futex, PI lock
+  // handed over, timeout) or a pipe it waits for is ready (after another
+  // thread's syscall). Nothing has happened except what effects() then
+  // lists (the FUTEX_WAITERS bit a PI lock waiter sets in the lock word),
+  // which the caller must put in the trace. `steps` (steps so far) is when
+  // the wait began.
+  bool blocks(uint64_t number, const uint64_t args[6], uint64_t steps = 0);
   GuestThreads& threads() { return threads_; }
   // What the last call changed in memory (registers are the caller's).
   const std::vector<KernelEffect>& effects() const { return effects_; }
@@ -167,8 +172,23 @@ class LinuxKernel {
   int64_t sys_rt_sigprocmask(uint64_t how, uint64_t set, uint64_t oset, uint64_t setsize);
   int64_t sys_arch_prctl(uint64_t code, uint64_t addr);
   int64_t signal_self(uint64_t sig, SyscallOutcome& out);
+  // linux_kernel_poll.cpp: poll, ppoll, select, pselect6.
+  struct PollRequest;
+  int64_t poll_request(Sys sys, const uint64_t a[6], PollRequest& req);
+  int64_t poll_scan(PollRequest& req, std::vector<IoWatch>* watches);
+  bool poll_blocks(Sys sys, const uint64_t a[6], uint64_t steps);
+  int64_t sys_poll(Sys sys, const uint64_t a[6], uint64_t steps);
   // linux_kernel_threads.cpp.
   int64_t sys_futex(const uint64_t a[6]);
+  bool pi_lock_blocks(const uint64_t a[6]);
+  int64_t sys_futex_pi(uint32_t cmd, uint64_t addr);
+  int64_t sys_set_robust_list(uint64_t head, uint64_t len);
+  int64_t sys_get_robust_list(uint64_t tid, uint64_t head_ptr, uint64_t len_ptr);
+  // A dying thread's robust futexes get FUTEX_OWNER_DIED and a wake, the
+  // PI locks it holds with waiters go to their next owner (effects).
+  void release_robust_list(GuestThread& t);
+  bool robust_futex_death(uint64_t addr, uint64_t tid, bool pi, bool pending);
+  void hand_over_pi_locks(uint64_t dead_tid);
   int64_t sys_clone(uint64_t flags, uint64_t stack, uint64_t parent_tid, uint64_t child_tid, uint64_t tls,
                     SyscallOutcome& out);
   int64_t sys_clone3(uint64_t args, uint64_t size, SyscallOutcome& out);

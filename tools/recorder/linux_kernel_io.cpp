@@ -53,9 +53,15 @@ ssize_t pipe_transfer(bool write, int host, void* data, size_t len) {
 
 }  // namespace
 
-bool LinuxKernel::blocks(uint64_t number, const uint64_t a[6]) {
-  switch (arch_.syscalls().lookup(number).sys) {
+bool LinuxKernel::blocks(uint64_t number, const uint64_t a[6], uint64_t steps) {
+  effects_.clear();
+  const Sys sys = arch_.syscalls().lookup(number).sys;
+  switch (sys) {
     case Sys::Futex: return futex_blocks(a);
+    case Sys::Poll:
+    case Sys::Ppoll:
+    case Sys::Select:
+    case Sys::Pselect6: return poll_blocks(sys, a, steps);
     case Sys::Read:
     case Sys::Readv: return io_blocks(false, int(int32_t(a[0])), a[2]);
     case Sys::Write:

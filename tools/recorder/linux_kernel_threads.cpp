@@ -1,7 +1,9 @@
 // Threads: clone/clone3 with CLONE_THREAD, futex, thread exit with the
-// clear-child-tid wake. New processes (fork, vfork, execve, clone without
-// CLONE_THREAD) are refused by name. The CPU side of a new thread and the
-// switching between threads are the recording session's (thread_contexts.h).
+// clear-child-tid wake (PI locks and the robust-list cleanup at exit are
+// in linux_kernel_pi_robust.cpp). New processes (fork, vfork, execve,
+// clone without CLONE_THREAD) are refused by name. The CPU side of a new
+// thread and the switching between threads are the recording session's
+// (thread_contexts.h).
 #include <cerrno>
 #include <cstring>
 
@@ -26,7 +28,8 @@ constexpr size_t kMaxGuestThreads = 1024;
 
 enum FutexCmd : uint32_t {
   kFutexWait = 0, kFutexWake = 1, kFutexRequeue = 3, kFutexCmpRequeue = 4, kFutexWakeOp = 5,
-  kFutexWaitBitset = 9, kFutexWakeBitset = 10,
+  kFutexLockPi = 6, kFutexUnlockPi = 7, kFutexTrylockPi = 8, kFutexWaitBitset = 9, kFutexWakeBitset = 10,
+  kFutexLockPi2 = 13,
 };
 constexpr uint32_t kFutexCmdMask = 127;  // without FUTEX_PRIVATE_FLAG (128) and FUTEX_CLOCK_REALTIME (256)
 
@@ -38,6 +41,7 @@ int32_t sign_extend12(uint32_t v) { return int32_t(v << 20) >> 20; }
 
 bool LinuxKernel::futex_blocks(const uint64_t a[6]) {
   const uint32_t cmd = uint32_t(a[1]) & kFutexCmdMask;
+  if (cmd == kFutexLockPi || cmd == kFutexLockPi2) return pi_lock_blocks(a);
   if (!is_wait(cmd) || threads_.current().wake_result) return false;
   const uint32_t bitset = cmd == kFutexWaitBitset ? uint32_t(a[5]) : ~0u;
   uint8_t word[4];
@@ -118,11 +122,15 @@ int64_t LinuxKernel::sys_futex(const uint64_t a[6]) {
       if (hit) woken += threads_.wake(addr2, uint32_t(a[3]));
       return woken;
     }
+    case kFutexLockPi:
+    case kFutexLockPi2:
+    case kFutexTrylockPi:
+    case kFutexUnlockPi: return sys_futex_pi(cmd, addr);
     default:
-      // PI futexes, FUTEX_WAIT_REQUEUE_PI, FUTEX_LOCK_PI2 ...
+      // FUTEX_WAIT_REQUEUE_PI, FUTEX_CMP_REQUEUE_PI ...
       note_unsupported(current_, "futex");
-      unsupported_what_ = "futex operation " + std::to_string(cmd) + " (only wait, wake, requeue, wake_op and "
-                          "their bitset forms are emulated)";
+      unsupported_what_ = "futex operation " + std::to_string(cmd) + " (only wait, wake, requeue, wake_op, "
+                          "their bitset forms and the PI lock, trylock and unlock are emulated)";
       return -ENOSYS;
   }
 }
@@ -184,8 +192,13 @@ int64_t LinuxKernel::sys_exit_thread(int code, SyscallOutcome& out) {
     out.exit_code = code;
     return 0;
   }
-  // The kernel clears the thread's clear-child-tid word and wakes one
-  // waiter there (how pthread_join learns the thread is gone).
+  // As Linux's exit: the robust futexes the thread still holds are marked
+  // FUTEX_OWNER_DIED (a waiter is woken), the PI locks it holds go to
+  // their next waiter; then the kernel clears the thread's clear-child-tid
+  // word and wakes one waiter there (how pthread_join learns the thread
+  // is gone). All are effects of the exit step.
+  release_robust_list(threads_.current());
+  hand_over_pi_locks(threads_.current().tid);
   const uint64_t ctid = threads_.current().clear_child_tid;
   if (ctid && put_u32s(ctid, {0})) threads_.wake(ctid, 1);
   threads_.exit_current();

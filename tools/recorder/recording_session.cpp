@@ -234,11 +234,16 @@ void RecordingSession::syscall() {
   uint64_t number = 0, args[6] = {};
   uc_reg_read(uc_, abi.number, &number);
   for (int i = 0; i < 6; ++i) uc_reg_read(uc_, abi.args[i], &args[i]);
-  if (kernel_.blocks(number, args)) {
+  if (kernel_.blocks(number, args, res_.steps)) {
     // A futex wait that must wait: the instruction has not happened yet.
     // It runs again (and is recorded then) once the thread is woken.
     emit_.drop_accesses();
     pending_ = nullptr;
+    // What parking wrote (a PI lock waiter's FUTEX_WAITERS bit) happened
+    // between two steps: the trace gives it to the next step, whichever
+    // thread runs it (docs/recording.md, "Threads").
+    for (const KernelEffect& e : kernel_.effects())
+      if (e.kind == KernelEffect::Kind::MemWrite) emit_.corrected_memory(e.addr, e.bytes);
     return request_switch(pending_pc_);
   }
   if (pending_) finish_instruction();

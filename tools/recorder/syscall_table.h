@@ -16,7 +16,7 @@ enum class Sys : uint8_t {
   Read, Write, Readv, Writev, Close, Lseek,
   Exit, ExitGroup, Kill, Tkill, Tgkill,
   Brk, Mmap, Mremap, Munmap, Mprotect, Madvise,
-  ArchPrctl, SetTidAddress, SetRobustList, Rseq, Futex,
+  ArchPrctl, SetTidAddress, SetRobustList, GetRobustList, Rseq, Futex,
   Uname, Readlink, Readlinkat, Getrandom,
   ClockGettime, ClockGetres, Gettimeofday, Time, Nanosleep, ClockNanosleep, SchedYield,
   Ioctl, Prlimit64, Getrlimit,
@@ -28,6 +28,8 @@ enum class Sys : uint8_t {
   Open, Openat, Stat, Lstat, Statx, Access, Faccessat, Faccessat2,
   Pread64, Pwrite64, Getdents64, Getcwd, Chdir, Fchdir, Fcntl,
   Dup, Dup2, Dup3, Pipe, Pipe2, Fadvise64, Unlink, Unlinkat, Umask,
+  // Waiting for descriptors (linux_kernel_poll.cpp).
+  Poll, Ppoll, Select, Pselect6,
   // More process calls.
   Prctl, Sysinfo, Getresuid, Getresgid, SchedGetaffinity,
   // File-system information (linux_kernel_fsinfo.cpp).

@@ -19,8 +19,8 @@ const SyscallTable& syscall_table_aarch64() {
       {62, {S::Lseek, "lseek"}},        {63, {S::Read, "read"}},
       {64, {S::Write, "write"}},        {65, {S::Readv, "readv"}},
       {66, {S::Writev, "writev"}},      {67, {S::Pread64, "pread64"}},
-      {68, {S::Pwrite64, "pwrite64"}},            {72, {U, "pselect6"}},
-      {73, {U, "ppoll"}},               {78, {S::Readlinkat, "readlinkat"}},
+      {68, {S::Pwrite64, "pwrite64"}},            {72, {S::Pselect6, "pselect6"}},
+      {73, {S::Ppoll, "ppoll"}},               {78, {S::Readlinkat, "readlinkat"}},
       {79, {S::Newfstatat, "newfstatat"}}, {80, {S::Fstat, "fstat"}},
       {82, {U, "fsync"}},               {93, {S::Exit, "exit"}},
       {94, {S::ExitGroup, "exit_group"}}, {95, {U, "waitid"}},
@@ -55,6 +55,7 @@ const SyscallTable& syscall_table_aarch64() {
       {150, {S::Getresgid, "getresgid"}}, {223, {S::Fadvise64, "fadvise64"}},
       {43, {S::Statfs, "statfs"}},      {44, {S::Fstatfs, "fstatfs"}},
       {8, {S::Getxattr, "getxattr"}},   {9, {S::Lgetxattr, "lgetxattr"}},
+      {100, {S::GetRobustList, "get_robust_list"}},
       {10, {S::Fgetxattr, "fgetxattr"}}, {11, {S::Listxattr, "listxattr"}},
       {12, {S::Llistxattr, "llistxattr"}}, {13, {S::Flistxattr, "flistxattr"}},
   };
