@@ -92,7 +92,7 @@ TEST_CASE("refusals name the file and what is wrong") {
   std::string dir = std::filesystem::temp_directory_path().string();
   auto d = elf::ElfFile::open(dir, "instrumented binary");
   REQUIRE_FALSE(d.ok());
-  CHECK(d.error().message == "instrumented binary is not a regular file");
+  CHECK(d.error().message == "instrumented binary is a directory, not a file");
 
   std::string text = temp_file("text", {'#', '!', '/', 'b', 'i', 'n', '\n'});
   auto t = elf::ElfFile::open(text, "the program");
