@@ -14,6 +14,7 @@
 
 #include "elf/elf_file.h"
 #include "elf/elf_program.h"
+#include "tests/support/elf64_header.h"
 
 using namespace ttd;
 
@@ -31,17 +32,8 @@ struct TinyElf {
   std::vector<uint8_t> code = {0x90, 0xc3};
 
   TinyElf() {
-    std::memcpy(h.e_ident, ELFMAG, SELFMAG);
-    h.e_ident[EI_CLASS] = ELFCLASS64;
-    h.e_ident[EI_DATA] = ELFDATA2LSB;
-    h.e_ident[EI_VERSION] = EV_CURRENT;
-    h.e_type = ET_EXEC;
-    h.e_machine = EM_X86_64;
-    h.e_version = EV_CURRENT;
+    h = ttd::test_elf::header64(EM_X86_64);
     h.e_entry = 0x401000;
-    h.e_phoff = sizeof h;
-    h.e_ehsize = sizeof h;
-    h.e_phentsize = sizeof(Elf64_Phdr);
     h.e_phnum = 2;
     interp.p_type = PT_INTERP;
     interp.p_offset = sizeof h + 2 * sizeof(Elf64_Phdr);

@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "tests/recorder/recording_support.h"
+#include "tests/support/elf64_header.h"
 #include "tools/recorder/elf_image.h"
 #include "tools/recorder/recorder.h"
 
@@ -24,14 +25,7 @@ std::string write_temp(const std::string& tag, const std::vector<uint8_t>& bytes
 
 // A minimal 64-bit ELF header (no program headers) with the given fields.
 std::vector<uint8_t> elf_header(uint8_t elf_class, uint16_t machine) {
-  Elf64_Ehdr h{};
-  std::memcpy(h.e_ident, ELFMAG, SELFMAG);
-  h.e_ident[EI_CLASS] = elf_class;
-  h.e_ident[EI_DATA] = ELFDATA2LSB;
-  h.e_ident[EI_VERSION] = EV_CURRENT;
-  h.e_type = ET_EXEC;
-  h.e_machine = machine;
-  h.e_phentsize = sizeof(Elf64_Phdr);
+  Elf64_Ehdr h = ttd::test_elf::header64(machine, elf_class);
   std::vector<uint8_t> b(sizeof h);
   std::memcpy(b.data(), &h, sizeof h);
   return b;
