@@ -15,7 +15,9 @@ Result<ElfFile> ElfFile::open(const std::string& path, const std::string& what) 
   f.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (f.fd_ < 0) return make_error(path, "cannot open " + what + ": " + std::strerror(errno));
   struct stat sb {};
-  if (::fstat(f.fd_, &sb) != 0 || !S_ISREG(sb.st_mode)) return make_error(path, what + " is not a regular file");
+  if (::fstat(f.fd_, &sb) != 0) return make_error(path, "cannot stat " + what + ": " + std::strerror(errno));
+  if (S_ISDIR(sb.st_mode)) return make_error(path, what + " is a directory, not a file");
+  if (!S_ISREG(sb.st_mode)) return make_error(path, what + " is not a regular file");
   f.size_ = uint64_t(sb.st_size);
   if (auto s = f.start(what + " is not an ELF file"); !s) return s.error();
   return f;

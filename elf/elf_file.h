@@ -4,7 +4,7 @@
 // the descriptor and the libelf handle, so every error path closes both.
 //
 // Contract: open() refuses, with the path as `where`, a file it cannot open
-// (the errno text), anything but a regular file, and a file libelf does not
+// (the errno text), a directory, anything else but a regular file, and a file libelf does not
 // take for ELF. from_bytes() parses bytes the caller already holds (they
 // must outlive the ElfFile). After that the header is known; program
 // headers and file bytes are read on demand and checked against the file's
@@ -27,7 +27,7 @@ class ElfFile {
  public:
   // `what` names the file in messages ("the program", "instrumented
   // binary"): "cannot open <what>: ...", "<what> is not a regular file",
-  // "<what> is not an ELF file".
+  // "<what> is a directory, not a file", "<what> is not an ELF file".
   static Result<ElfFile> open(const std::string& path, const std::string& what);
   static Result<ElfFile> from_bytes(const std::string& path, std::span<const uint8_t> bytes);
 

@@ -65,6 +65,13 @@ Result<std::optional<Section>> find_section(const ElfFile& file, std::string_vie
   return std::optional<Section>();
 }
 
+std::optional<SectionPlace> section_place(const ElfFile& file, size_t index) {
+  GElf_Shdr sh;
+  Elf_Scn* scn = index == 0 ? nullptr : elf_getscn(file.libelf(), index);
+  if (!scn || !gelf_getshdr(scn, &sh)) return std::nullopt;
+  return SectionPlace{sh.sh_addr, sh.sh_size, (sh.sh_flags & SHF_EXECINSTR) != 0};
+}
+
 std::vector<Symbol> symbols(const ElfFile& file) {
   Elf* elf = file.libelf();
   std::vector<Symbol> out;

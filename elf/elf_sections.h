@@ -38,6 +38,14 @@ struct Symbol {
   uint16_t shndx = 0;   // SHN_UNDEF for an undefined symbol
 };
 
+// Where section `index` (a symbol's st_shndx) lies and whether it holds
+// code (SHF_EXECINSTR); nullopt for an index the table does not have.
+struct SectionPlace {
+  uint64_t address = 0, size = 0;
+  bool executable = false;
+};
+std::optional<SectionPlace> section_place(const ElfFile& file, size_t index);
+
 // The named symbols of .symtab, or of .dynsym when the file has no
 // .symtab (stripped programs), in table order.
 std::vector<Symbol> symbols(const ElfFile& file);

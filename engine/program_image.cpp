@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "elf/elf_file.h"
+#include "elf/elf_program.h"
 #include "engine/index_file.h"
 
 namespace ttd {
@@ -33,20 +34,17 @@ uint16_t elf_machine_of(ArchId a) {
 Result<std::shared_ptr<const ProgramImage>> ProgramImage::open(const std::string& path) {
   auto file = elf::ElfFile::open(path, "the program");
   if (!file) return file.error();
-  auto phdrs = file->program_headers();
-  if (!phdrs) return phdrs.error();
+  auto loads = elf::load_segments(*file);
+  if (!loads) return loads.error();
   std::shared_ptr<ProgramImage> img(new ProgramImage());
   img->path_ = path;
   img->machine_ = file->machine();
   img->entry_ = file->header().e_entry;
   uint64_t total = 0;
-  for (size_t i = 0; i < phdrs->size(); ++i) {
-    const GElf_Phdr& ph = (*phdrs)[i];
-    if (ph.p_type != PT_LOAD || ph.p_filesz == 0) continue;
-    const std::string where = "program header " + std::to_string(i) + " (file offset " + std::to_string(ph.p_offset) + ")";
-    if (ph.p_offset > file->file_size() || ph.p_filesz > file->file_size() - ph.p_offset)
-      return make_error(path, where + ": segment bytes run past the end of the file");
-    if (ph.p_vaddr + ph.p_filesz < ph.p_vaddr) return make_error(path, where + ": segment wraps the address space");
+  for (const elf::LoadSegment& load : *loads) {
+    const GElf_Phdr& ph = load.header;
+    if (ph.p_filesz == 0) continue;
+    const std::string where = "program header " + std::to_string(load.index) + " (file offset " + std::to_string(ph.p_offset) + ")";
     total += ph.p_filesz;
     if (total > kMaxImageBytes) return make_error(path, where + ": loadable bytes exceed 1 GiB");
     auto bytes = file->read(ph.p_offset, ph.p_filesz, where + ": cannot read the segment");

@@ -1,7 +1,6 @@
 #include "engine/symbolizer.h"
 
 #include <elf.h>
-#include <gelf.h>
 
 #include <algorithm>
 #include <charconv>
@@ -10,6 +9,8 @@
 
 #include "debuginfo/debug_info.h"
 #include "elf/elf_file.h"
+#include "elf/elf_program.h"
+#include "elf/elf_sections.h"
 #include "engine/index_file.h"
 #include "engine/keyframe_codec.h"
 #include "engine/program_image.h"
@@ -56,15 +57,12 @@ struct ElfLayout {
 Result<ElfLayout> read_layout(const std::string& path) {
   auto file = elf::ElfFile::open(path, path);
   if (!file) return file.error();
-  auto phdrs = file->program_headers();
-  if (!phdrs) return phdrs.error();
+  auto loads = elf::load_segments(*file);
+  if (!loads) return loads.error();
   ElfLayout out;
   out.machine = file->machine();
-  for (const GElf_Phdr& ph : *phdrs) {
-    if (ph.p_type != PT_LOAD || ph.p_memsz == 0) continue;
-    if (ph.p_vaddr + ph.p_memsz < ph.p_vaddr) continue;  // wraps: ignored
-    out.loads.push_back({ph.p_vaddr, ph.p_vaddr + ph.p_memsz});
-  }
+  for (const elf::LoadSegment& l : *loads)
+    if (l.header.p_memsz != 0) out.loads.push_back({l.header.p_vaddr, l.header.p_vaddr + l.header.p_memsz});
   if (out.loads.empty()) return make_error(path, "no loadable segments");
   uint64_t lo = out.loads[0].lo;
   for (const auto& l : out.loads) lo = std::min(lo, l.lo);
@@ -74,7 +72,8 @@ Result<ElfLayout> read_layout(const std::string& path) {
 
 // Code labels without a function type (musl's _start, hand-written
 // assembly): STT_NOTYPE symbols defined in executable sections, with the
-// end of their section. Not mapping symbols ($x, $d on Arm) or local
+// end of their section, from .symtab or, in a stripped file, .dynsym (as
+// elf::symbols reads them). Not mapping symbols ($x, $d on Arm) or local
 // labels (.L...).
 struct CodeLabel {
   std::string name;
@@ -85,24 +84,12 @@ std::vector<CodeLabel> read_code_labels(const std::string& path, uint64_t bias) 
   std::vector<CodeLabel> out;
   auto file = elf::ElfFile::open(path, path);
   if (!file) return out;
-  Elf* elf = file->libelf();
-  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
-    GElf_Shdr sh;
-    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || sh.sh_entsize == 0) continue;
-    Elf_Data* data = elf_getdata(scn, nullptr);
-    if (!data) continue;
-    size_t n = sh.sh_size / sh.sh_entsize;
-    for (size_t i = 0; i < n; ++i) {
-      GElf_Sym sym;
-      if (!gelf_getsym(data, int(i), &sym) || GELF_ST_TYPE(sym.st_info) != STT_NOTYPE) continue;
-      if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE || sym.st_value == 0) continue;
-      GElf_Shdr target;
-      Elf_Scn* tscn = elf_getscn(elf, sym.st_shndx);
-      if (!tscn || !gelf_getshdr(tscn, &target) || !(target.sh_flags & SHF_EXECINSTR)) continue;
-      const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
-      if (!name || !*name || name[0] == '$' || name[0] == '.') continue;
-      out.push_back({name, sym.st_value + bias, target.sh_addr + target.sh_size + bias});
-    }
+  for (const elf::Symbol& sym : elf::symbols(*file)) {
+    if (sym.type != STT_NOTYPE || sym.shndx == SHN_UNDEF || sym.shndx >= SHN_LORESERVE || sym.value == 0) continue;
+    if (sym.name[0] == '$' || sym.name[0] == '.') continue;
+    auto section = elf::section_place(*file, sym.shndx);
+    if (!section || !section->executable) continue;
+    out.push_back({sym.name, sym.value + bias, section->address + section->size + bias});
   }
   std::sort(out.begin(), out.end(), [](const CodeLabel& a, const CodeLabel& b) { return a.addr < b.addr; });
   return out;

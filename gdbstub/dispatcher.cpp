@@ -63,6 +63,7 @@ std::vector<Route> make_routes() {
       {"qThreadExtraInfo,", false, q_thread_extra_info},
       {"qHostInfo", true, q_host_info},
       {"qProcessInfo", true, q_process_info},
+      {"qOffsets", true, q_offsets},
       {"qWatchpointSupportInfo", false, q_watchpoint_support_info},
       {"qAttached", false, q_attached},
       {"qSymbol:", false, q_symbol},
@@ -70,9 +71,8 @@ std::vector<Route> make_routes() {
       {"vKill", false, v_kill},
       {"k", true, kill},
       {"D", false, detach},
-      // qTStatus and qOffsets are answered empty on purpose (a "T0" would
-      // make gdb poll trace state; offsets are not relocated), like any
-      // packet not listed here.
+      // qTStatus is answered empty on purpose (a "T0" would make gdb poll
+      // trace state), like any packet not listed here.
   };
   std::stable_sort(routes.begin(), routes.end(),
                    [](const Route& a, const Route& b) { return a.name.size() > b.name.size(); });

@@ -167,6 +167,12 @@ class Target {
   // needs AT_ENTRY to place the executable (without it no breakpoint in a
   // loaded ELF resolves), gdb uses it for PIE and `info auxv`.
   virtual std::optional<std::string> auxv() const { return std::nullopt; }
+  // How far the executable sits from its ELF link addresses, when the
+  // target knows (qOffsets "Text=..;Data=.."). lldb places the executable
+  // by it when there is no auxv to do so (ProcessGDBRemote's
+  // MaybeLoadExecutableModule); gdb relocates its symbol file by it.
+  // nullopt answers qOffsets empty: the debugger keeps its own placement.
+  virtual std::optional<uint64_t> load_offset() const { return std::nullopt; }
   // target.xml served through qXfer:features:read. Defaults to the one
   // generated from arch().
   virtual std::string target_description() const;

@@ -37,6 +37,13 @@ inline void clear_bits(uint64_t* mask, uint64_t off, uint64_t n) {
 }
 inline void set_valid_range(Page& p, uint64_t off, uint64_t n) { set_bits(p.valid, off, n); }
 inline void clear_valid_range(Page& p, uint64_t off, uint64_t n) { clear_bits(p.valid, off, n); }
+// Marks page no resolved in its lazy group (a template: the group type is
+// PagedMemory's own).
+template <class LazyGroup>
+void set_resolved(LazyGroup& g, uint64_t no) {
+  const uint64_t rel = no & (kPageGroupPages - 1);
+  g.resolved[rel >> 6] |= uint64_t(1) << (rel & 63);
+}
 }  // namespace
 
 bool Page::all_valid() const {
@@ -51,7 +58,7 @@ Page* PagedMemory::writable_page(uint64_t no) {
   if (Page* p = cached_writable(no)) return p;
   // A lazy page is read before it is changed; one that cannot be read is
   // written as a fresh page (its other bytes unknown, fault() set).
-  if (!lazy_.empty() && !resolve(no)) mark_resolved(no);
+  (void)has_page_for_change(no);
   return own(pages_[no], no);
 }
 
@@ -138,17 +145,15 @@ bool PagedMemory::resolve(uint64_t no) const {
     }
   }
   if (*page) pages_.emplace(no, std::move(*page));
-  g->resolved[rel >> 6] |= uint64_t(1) << (rel & 63);
+  set_resolved(*g, no);
   return true;
 }
 
 void PagedMemory::mark_resolved(uint64_t no) {
-  if (LazyGroup* g = unresolved_group(no)) {
-    const uint64_t rel = no & (kPageGroupPages - 1);
-    g->resolved[rel >> 6] |= uint64_t(1) << (rel & 63);
-  }
+  if (LazyGroup* g = unresolved_group(no)) set_resolved(*g, no);
 }
 
+// The one resolve-or-mark: writable_page() calls it for the side effect.
 bool PagedMemory::has_page_for_change(uint64_t no) {
   if (!lazy_.empty() && !resolve(no)) mark_resolved(no);
   return pages_.count(no) != 0;

@@ -67,6 +67,7 @@ void q_process_info(HandlerContext& ctx, std::string_view args);
 void q_watchpoint_support_info(HandlerContext& ctx, std::string_view args);
 void q_attached(HandlerContext& ctx, std::string_view args);
 void q_symbol(HandlerContext& ctx, std::string_view args);
+void q_offsets(HandlerContext& ctx, std::string_view args);
 
 // monitor.cpp
 void q_rcmd(HandlerContext& ctx, std::string_view args);

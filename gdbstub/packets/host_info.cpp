@@ -1,5 +1,5 @@
 // Static facts about the debuggee: lldb's qHostInfo / qProcessInfo /
-// qWatchpointSupportInfo, and gdb's qAttached / qSymbol.
+// qWatchpointSupportInfo, gdb's qAttached / qSymbol, and qOffsets.
 #include "gdbstub/hex.h"
 #include "gdbstub/packets/handlers.h"
 
@@ -38,6 +38,14 @@ void q_watchpoint_support_info(HandlerContext& ctx, std::string_view) {
   TargetCaps caps = ctx.target.capabilities();
   if (!caps.watchpoints) return ctx.unsupported();
   ctx.reply("num:" + std::to_string(caps.watchpoint_slots) + ";");
+}
+
+// "Text=xxx;Data=xxx" (GDB manual, General Query Packets: qOffsets): one
+// offset for every section, as for a program loaded in one piece.
+void q_offsets(HandlerContext& ctx, std::string_view) {
+  auto offset = ctx.target.load_offset();
+  if (!offset) return ctx.unsupported();
+  ctx.reply("Text=" + hex_number(*offset) + ";Data=" + hex_number(*offset));
 }
 
 // "1": we are attached to an existing process, so gdb detaches on quit

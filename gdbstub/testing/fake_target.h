@@ -92,6 +92,7 @@ class FakeTarget : public Target {
   TargetCaps caps;
   std::optional<std::string> exec_path = std::string("/bin/fake");
   std::optional<std::string> auxv_bytes;
+  std::optional<uint64_t> offset;  // load_offset()
   bool exit_at_end = false;    // forward end of history reports Exited
   bool spin_forever = false;   // continue runs until interrupted (max ~10 s)
   // Observations for tests.
@@ -203,6 +204,7 @@ class FakeTarget : public Target {
   std::string monitor_help() const override { return "eid                show the position\nseek N             go to N\n"; }
   std::optional<std::string> exec_file() const override { return exec_path; }
   std::optional<std::string> auxv() const override { return auxv_bytes; }
+  std::optional<uint64_t> load_offset() const override { return offset; }
   std::string target_description() const override {
     std::string xml = "<?xml version=\"1.0\"?>\n<!DOCTYPE target SYSTEM \"gdb-target.dtd\">\n<target>\n";
     xml += "<architecture>i386:x86-64</architecture>\n<feature name=\"org.gnu.gdb.i386.core\">\n";

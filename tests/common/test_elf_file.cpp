@@ -12,6 +12,7 @@
 
 #include "elf/elf_file.h"
 #include "elf/elf_sections.h"
+#include "tests/support/elf64_header.h"
 
 using namespace ttd;
 
@@ -25,18 +26,8 @@ std::string temp_file(const std::string& tag, const std::vector<uint8_t>& bytes)
 
 // A 64-bit little-endian x86-64 executable: header, one PT_LOAD of `code`.
 std::vector<uint8_t> tiny_elf(const std::vector<uint8_t>& code) {
-  Elf64_Ehdr h{};
-  std::memcpy(h.e_ident, ELFMAG, SELFMAG);
-  h.e_ident[EI_CLASS] = ELFCLASS64;
-  h.e_ident[EI_DATA] = ELFDATA2LSB;
-  h.e_ident[EI_VERSION] = EV_CURRENT;
-  h.e_type = ET_EXEC;
-  h.e_machine = EM_X86_64;
-  h.e_version = EV_CURRENT;
+  Elf64_Ehdr h = ttd::test_elf::header64(EM_X86_64);
   h.e_entry = 0x401000;
-  h.e_phoff = sizeof h;
-  h.e_ehsize = sizeof h;
-  h.e_phentsize = sizeof(Elf64_Phdr);
   h.e_phnum = 1;
   Elf64_Phdr ph{};
   ph.p_type = PT_LOAD;
@@ -92,7 +83,7 @@ TEST_CASE("refusals name the file and what is wrong") {
   std::string dir = std::filesystem::temp_directory_path().string();
   auto d = elf::ElfFile::open(dir, "instrumented binary");
   REQUIRE_FALSE(d.ok());
-  CHECK(d.error().message == "instrumented binary is not a regular file");
+  CHECK(d.error().message == "instrumented binary is a directory, not a file");
 
   std::string text = temp_file("text", {'#', '!', '/', 'b', 'i', 'n', '\n'});
   auto t = elf::ElfFile::open(text, "the program");

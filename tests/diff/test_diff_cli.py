@@ -15,17 +15,10 @@ import sys
 import tempfile
 
 TTD, SRC = sys.argv[1], sys.argv[2]
-failures = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from cli_checks import check, finish, ttd_runner  # noqa: E402
 
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
-
-
-def run(*args, **kw):
-    return subprocess.run([TTD, *args], capture_output=True, text=True, timeout=300, **kw)
+run = ttd_runner(TTD)
 
 
 def symbol(exe, name):
@@ -139,9 +132,7 @@ def main():
         check(r.returncode == 2 and "missing.ucir" in r.stderr, "a missing trace is an error naming it")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print(f"{len(failures)} failure(s)")
-        sys.exit(1)
+    finish()
 
 
 main()

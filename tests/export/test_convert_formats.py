@@ -43,17 +43,10 @@ import tempfile
 
 CASE, TTD, ROOT = sys.argv[1], sys.argv[2], sys.argv[3]
 TOOL = sys.argv[4] if len(sys.argv) > 4 else None
-failures = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from cli_checks import check, finish, ttd_runner  # noqa: E402
 
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
-
-
-def run(*args, **kw):
-    return subprocess.run([TTD, *args], capture_output=True, text=True, timeout=600, **kw)
+run = ttd_runner(TTD, timeout=600)
 
 
 def steps_of(trace):
@@ -259,9 +252,7 @@ def main():
             sys.exit(2)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print(f"{len(failures)} failure(s)")
-        sys.exit(1)
+    finish()
 
 
 main()

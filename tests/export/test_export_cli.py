@@ -20,19 +20,10 @@ import sys
 import tempfile
 
 TTD, SRC = sys.argv[1], sys.argv[2]
-failures = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from cli_checks import check, finish, ttd_runner  # noqa: E402
 
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
-
-
-def run(*args, **kw):
-    if "stdout" not in kw:
-        kw.setdefault("capture_output", True)
-    return subprocess.run([TTD, *args], timeout=300, **kw)
+run = ttd_runner(TTD, text=False)
 
 
 def main():
@@ -156,9 +147,7 @@ def main():
         if mounted:
             subprocess.run(["umount", mounted])
         shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print(f"{len(failures)} failure(s)")
-        sys.exit(1)
+    finish()
 
 
 main()

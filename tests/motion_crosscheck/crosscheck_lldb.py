@@ -20,10 +20,13 @@ and it unwinds one frame with the fixture's .debug_frame (motion_cfi.h).
 Not on ppc32: UCIR has no PowerPC registers to unwind with.
 
 The fixture's trace does not start at a process entry, so `ttd serve`
-serves no auxv (AT_ENTRY) and answers qOffsets empty: lldb's Linux loader
-then leaves the ELF unplaced (no symbol, no unwind plan for any frame).
-`target modules load --slide 0` places it where the static ELF says, as
-for any target without a loader.
+serves no auxv (AT_ENTRY) and lldb's Linux loader cannot place the ELF.
+The server is given the ELF (--program), whose segments hold the pcs the
+trace runs, so it answers qOffsets "Text=0;Data=0" and lldb places the
+executable where the static ELF says (ProcessGDBRemote's
+MaybeLoadExecutableModule), with no `target modules load`. Without that
+answer lldb leaves the ELF unplaced: no symbol, no unwind plan for any
+frame, and every nexti / finish case fails.
 
 Each case starts with `monitor seek` + `thread step-inst` and reads every
 stop back with `monitor eid`."""
@@ -69,8 +72,7 @@ def run_cases(binary, address, elf, cases, reverse_continue, unwind, step_over="
     after the landing, after each move run]}, {case index: moves run},
     lldb's output). Cases lldb cannot start (no supported move, or a watch
     size lldb refuses) are left out."""
-    cmd = binary + ["-b", "-x", elf, "-o", f"gdb-remote {address}",
-                    "-o", f"target modules load --file {elf} --slide 0"]
+    cmd = binary + ["-b", "-x", elf, "-o", f"gdb-remote {address}"]
     if unwind:
         for fn in FUNCTIONS:
             cmd += ["-o", f"image show-unwind -n {fn}"]

@@ -113,7 +113,8 @@ def check_gdb(ttd, fx, report, servers):
 
 
 def check_lldb(ttd, fx, report, servers, name, binary, reverse_continue, step_over):
-    s = Server(ttd, fx["trace"], ["--once"])
+    # --program: the server answers qOffsets, so lldb places the ELF itself
+    s = Server(ttd, fx["trace"], ["--once", "--program", fx["elf"]])
     servers.append(s)
     unwind = fx["arch"] != "ppc32"  # as for gdb: no PowerPC registers in UCIR
     if not unwind:

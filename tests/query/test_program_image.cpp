@@ -16,6 +16,7 @@
 #include "engine/program_image.h"
 #include "engine/query/calls.h"
 #include "query_fixture.h"
+#include "tests/support/elf64_header.h"
 
 using namespace ttd;
 using namespace ttd::query;
@@ -38,18 +39,8 @@ std::vector<uint8_t> call_program_code() {
 // past the end of the file.
 void write_elf(const std::string& path, uint16_t machine, const std::vector<uint8_t>& code, uint64_t filesz_extra = 0,
                uint64_t vaddr = test::kMain) {
-  Elf64_Ehdr eh{};
-  std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
-  eh.e_ident[EI_CLASS] = ELFCLASS64;
-  eh.e_ident[EI_DATA] = ELFDATA2LSB;
-  eh.e_ident[EI_VERSION] = EV_CURRENT;
-  eh.e_type = ET_EXEC;
-  eh.e_machine = machine;
-  eh.e_version = EV_CURRENT;
+  Elf64_Ehdr eh = ttd::test_elf::header64(machine);
   eh.e_entry = test::kMain;
-  eh.e_phoff = sizeof eh;
-  eh.e_ehsize = sizeof eh;
-  eh.e_phentsize = sizeof(Elf64_Phdr);
   eh.e_phnum = 1;
   Elf64_Phdr ph{};
   ph.p_type = PT_LOAD;

@@ -30,6 +30,9 @@ inline NativeRun run_shell(const std::string& cmd) {
   return r;
 }
 
+// What `prog` prints natively with an empty environment.
+inline std::string native_output(const std::string& prog) { return run_shell("env -i '" + prog + "'").out; }
+
 inline NativeRun run_native(const std::vector<std::string>& argv) {
   std::string cmd = "env -i LC_ALL=C";
   for (const auto& a : argv) cmd += " '" + a + "'";

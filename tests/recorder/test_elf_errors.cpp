@@ -7,7 +7,8 @@
 #include <fstream>
 #include <iterator>
 
-#include "tests/recorder/trace_digest.h"
+#include "tests/recorder/recording_support.h"
+#include "tests/support/elf64_header.h"
 #include "tools/recorder/elf_image.h"
 #include "tools/recorder/recorder.h"
 
@@ -24,24 +25,14 @@ std::string write_temp(const std::string& tag, const std::vector<uint8_t>& bytes
 
 // A minimal 64-bit ELF header (no program headers) with the given fields.
 std::vector<uint8_t> elf_header(uint8_t elf_class, uint16_t machine) {
-  Elf64_Ehdr h{};
-  std::memcpy(h.e_ident, ELFMAG, SELFMAG);
-  h.e_ident[EI_CLASS] = elf_class;
-  h.e_ident[EI_DATA] = ELFDATA2LSB;
-  h.e_ident[EI_VERSION] = EV_CURRENT;
-  h.e_type = ET_EXEC;
-  h.e_machine = machine;
-  h.e_phentsize = sizeof(Elf64_Phdr);
+  Elf64_Ehdr h = ttd::test_elf::header64(machine, elf_class);
   std::vector<uint8_t> b(sizeof h);
   std::memcpy(b.data(), &h, sizeof h);
   return b;
 }
 
 std::string record_error(const std::vector<std::string>& argv, std::string output = "") {
-  RecordOptions o;
-  o.output = output.empty() ? test::temp_trace("err") : output;
-  o.argv = argv;
-  o.capture_output = true;
+  RecordOptions o = test::capture_options(argv, output.empty() ? test::temp_trace("err") : output);
   auto r = record(o);
   // A program that cannot be recorded leaves no trace file behind.
   CHECK_FALSE(std::filesystem::exists(o.output));
@@ -60,10 +51,10 @@ TEST_CASE("a missing program is reported with its path") {
 
 TEST_CASE("a file that is not ELF is refused") {
   std::string p = write_temp("text", {'#', '!', '/', 'b', 'i', 'n', '/', 's', 'h', '\n'});
-  CHECK(record_error({p}).find("not an ELF executable") != std::string::npos);
+  CHECK(record_error({p}).find("program is not an ELF file") != std::string::npos);
   std::filesystem::remove(p);
   std::string empty = write_temp("empty", {});
-  CHECK(record_error({empty}).find("not an ELF executable") != std::string::npos);
+  CHECK(record_error({empty}).find("program is not an ELF file") != std::string::npos);
   std::filesystem::remove(empty);
 }
 

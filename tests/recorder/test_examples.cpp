@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "tests/recorder/trace_digest.h"
+#include "tests/recorder/recording_support.h"
 #include "tools/recorder/recorder.h"
 
 using namespace ttd;
@@ -42,12 +42,9 @@ void record_example(const ArchSyscalls& arch, const Expect& ex) {
     return;
   }
   INFO(arch.arch << "/" << ex.name);
-  RecordOptions o;
-  o.output = test::temp_trace(std::string(arch.arch) + "-" + ex.name);
-  o.argv = {prog};
-  o.argv.insert(o.argv.end(), ex.args.begin(), ex.args.end());
-  o.capture_output = true;
-  o.stdin_data = "";
+  std::vector<std::string> argv{prog};
+  argv.insert(argv.end(), ex.args.begin(), ex.args.end());
+  RecordOptions o = test::capture_options(argv, test::temp_trace(std::string(arch.arch) + "-" + ex.name));
   o.verify = true;
   std::vector<uint64_t> live_pcs;
   uint64_t bad_eid = 0, bad_pc = 0;
@@ -58,7 +55,7 @@ void record_example(const ArchSyscalls& arch, const Expect& ex) {
     live_pcs.push_back(s.pc());
   };
   auto sum = record(o);
-  REQUIRE_MESSAGE(sum.ok(), (sum.ok() ? "" : sum.error().to_string()));
+  REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
 
   CHECK(sum->exited);
   CHECK_FALSE(sum->fault.has_value());
@@ -78,7 +75,7 @@ void record_example(const ArchSyscalls& arch, const Expect& ex) {
   CHECK(sum->verify_register_misses == 0);
 
   auto trace = test::read_trace(o.output);
-  REQUIRE_MESSAGE(trace.ok(), (trace.ok() ? "" : trace.error().to_string()));
+  REQUIRE_MESSAGE(trace.ok(), test::error_text(trace));
   CHECK(trace->arch == arch.arch);
   CHECK(trace->steps == sum->steps);
   CHECK(trace->pcs == live_pcs);
@@ -114,10 +111,7 @@ TEST_CASE("--max-steps stops the recording at exactly that many steps") {
     std::string prog = test::example_path(arch.arch, "loop");
     if (prog.empty()) continue;
     INFO(arch.arch);
-    RecordOptions o;
-    o.output = test::temp_trace("max");
-    o.argv = {prog, "1000000"};
-    o.capture_output = true;
+    RecordOptions o = test::capture_options({prog, "1000000"}, test::temp_trace("max"));
     o.max_steps = 5000;
     uint64_t calls = 0;
     o.on_step = [&](uint64_t, const LiveState&) { ++calls; };

@@ -9,8 +9,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "tests/recorder/trace_digest.h"
-#include "tests/recorder/native_run.h"
+#include "tests/recorder/recording_support.h"
 #include "tools/recorder/recorder.h"
 
 using namespace ttd;
@@ -19,46 +18,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-// A directory for one test, removed with everything in it.
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& tag) {
-    path = fs::path(test::temp_trace(tag + "-dir"));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
-
-using ttd::rec::test::NativeRun;
-using ttd::rec::test::run_native;
+using test::check_clean;
+using test::NativeRun;
+using test::run_native;
+using test::TempDir;
 
 Result<RecordSummary> record_capture(const std::vector<std::string>& argv, const std::string& out,
                                      bool verify = false) {
-  RecordOptions o;
-  o.output = out;
-  o.argv = argv;
+  RecordOptions o = test::capture_options(argv, out);
   o.env = {"LC_ALL=C"};
-  o.capture_output = true;
-  o.stdin_data = "";
   o.verify = verify;
   return record(o);
-}
-
-void check_clean(const RecordSummary& s) {
-  CHECK(s.exited);
-  CHECK_FALSE(s.fault.has_value());
-  for (const auto& u : s.unsupported) FAIL_CHECK("unsupported syscall " << u.number << " " << u.name);
-  for (const auto& e : s.verify_errors) FAIL_CHECK(e);
-  CHECK(s.verify_register_misses == 0);
 }
 
 // Words in a fixed pseudo-random order.
@@ -96,7 +66,7 @@ TEST_CASE("files: opening, reading, mapping and listing host files, static and d
     INFO(std::string(variant));
     std::string out = test::temp_trace(std::string("files-") + variant);
     auto sum = record_capture({prog, dir_path}, out, /*verify=*/true);
-    REQUIRE_MESSAGE(sum.ok(), (sum.ok() ? "" : sum.error().to_string()));
+    REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
     check_clean(*sum);
     CHECK(sum->exit_code == 0);
     CHECK(sum->captured_stdout == native.out);
@@ -107,7 +77,7 @@ TEST_CASE("files: opening, reading, mapping and listing host files, static and d
       // all, the same run gives the same trace bytes.
       std::string again = test::temp_trace("files-again");
       REQUIRE(record_capture({prog, dir_path}, again, /*verify=*/true).ok());
-      CHECK(slurp(out) == slurp(again));
+      CHECK(test::file_text(out) == test::file_text(again));
       fs::remove(again);
     }
     fs::remove(out);
@@ -127,14 +97,14 @@ TEST_CASE("Debian's dynamically linked sort and sha256sum print what they print 
 
     std::string out = test::temp_trace("coreutils");
     auto sum = record_capture({tool, words}, out);
-    REQUIRE_MESSAGE(sum.ok(), (sum.ok() ? "" : sum.error().to_string()));
+    REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
     check_clean(*sum);
     CHECK(sum->exit_code == native.status);
     CHECK(sum->captured_stdout == native.out);
     CHECK(sum->captured_stderr == "");
 
     auto trace = test::read_trace(out);
-    REQUIRE_MESSAGE(trace.ok(), (trace.ok() ? "" : trace.error().to_string()));
+    REQUIRE_MESSAGE(trace.ok(), test::error_text(trace));
     CHECK(trace->arch == "x86_64");
     CHECK(trace->steps == sum->steps);
     CHECK(trace->thread_ended);
@@ -180,7 +150,7 @@ TEST_CASE("python3 runs a script that reads a file, as natively") {
   REQUIRE(native.status == 0);
   std::string out = test::temp_trace("python");
   auto sum = record_capture({"/usr/bin/python3", "-S", "-E", script, data}, out);
-  REQUIRE_MESSAGE(sum.ok(), (sum.ok() ? "" : sum.error().to_string()));
+  REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
   CHECK(sum->exited);
   CHECK_FALSE(sum->fault.has_value());
   CHECK(sum->exit_code == 0);

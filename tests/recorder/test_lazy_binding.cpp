@@ -11,8 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "tests/recorder/trace_digest.h"
-#include "tests/recorder/native_run.h"
+#include "tests/recorder/recording_support.h"
 #include "tools/recorder/recorder.h"
 
 using namespace ttd;
@@ -21,8 +20,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using ttd::rec::test::NativeRun;
-using ttd::rec::test::run_native;
+using test::NativeRun;
+using test::run_native;
 
 // Records argv and checks it exits as natively, printing the same bytes;
 // with verify, also that the trace holds what fxrstor put in the registers.
@@ -30,22 +29,15 @@ void check_as_native(const std::vector<std::string>& argv, const std::string& ta
   NativeRun native = run_native(argv);
   REQUIRE(native.status == 0);
   REQUIRE_FALSE(native.out.empty());
-  RecordOptions o;
-  o.output = test::temp_trace(tag);
-  o.argv = argv;
+  RecordOptions o = test::capture_options(argv, test::temp_trace(tag));
   o.env = {"LC_ALL=C"};
-  o.capture_output = true;
-  o.stdin_data = "";
   o.verify = verify;
   auto sum = record(o);
-  REQUIRE_MESSAGE(sum.ok(), (sum.ok() ? "" : sum.error().to_string()));
-  CHECK(sum->exited);
-  CHECK_FALSE(sum->fault.has_value());
+  REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
+  test::check_clean(*sum);
   CHECK(sum->exit_code == native.status);
   CHECK(sum->captured_stdout == native.out);
   CHECK(sum->captured_stderr == "");
-  for (const auto& e : sum->verify_errors) FAIL_CHECK(e);
-  CHECK(sum->verify_register_misses == 0);
   std::error_code ec;
   fs::remove(o.output, ec);
 }

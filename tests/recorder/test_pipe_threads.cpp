@@ -16,8 +16,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "tests/recorder/trace_digest.h"
-#include "tests/recorder/native_run.h"
+#include "tests/recorder/recording_support.h"
 #include "tools/recorder/recorder.h"
 
 using namespace ttd;
@@ -28,12 +27,6 @@ namespace {
 
 constexpr unsigned kSecondsAllowed = 60;
 
-std::string slurp(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-std::string native_output(const std::string& prog) { return ttd::rec::test::run_shell("env -i '" + prog + "'").out; }
 
 struct Outcome {
   bool finished = false;  // the recorder returned (did not hang, did not crash)
@@ -47,12 +40,8 @@ Outcome record_in_child(const std::string& prog, std::vector<std::string> args, 
   REQUIRE(pid >= 0);
   if (pid == 0) {
     alarm(kSecondsAllowed);
-    RecordOptions o;
-    o.output = trace;
-    o.argv = {prog};
-    o.argv.insert(o.argv.end(), args.begin(), args.end());
-    o.capture_output = true;
-    o.stdin_data = "";
+    args.insert(args.begin(), prog);
+    RecordOptions o = test::capture_options(args, trace);
     o.quantum = 5000;
     auto sum = record(o);
     std::ofstream f(report, std::ios::binary);
@@ -65,7 +54,7 @@ Outcome record_in_child(const std::string& prog, std::vector<std::string> args, 
   waitpid(pid, &status, 0);
   Outcome o;
   o.finished = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  o.report = slurp(report);
+  o.report = test::file_text(report);
   fs::remove(report);
   return o;
 }
@@ -75,7 +64,7 @@ Outcome record_in_child(const std::string& prog, std::vector<std::string> args, 
 TEST_CASE("pipes between threads: an empty-pipe read and a full-pipe write wait in their thread only") {
   const std::string native_prog = test::program_path("x86_64-dyn", "pipe_threads");
   if (native_prog.empty()) return;
-  const std::string native = native_output(native_prog);
+  const std::string native = test::native_output(native_prog);
   REQUIRE(native.find("read 200000 bytes, sum ") == 0);
   for (const char* variant : {"x86_64", "x86_64-dyn", "aarch64-dyn"}) {
     const std::string prog = test::program_path(variant, "pipe_threads");
@@ -89,7 +78,7 @@ TEST_CASE("pipes between threads: an empty-pipe read and a full-pipe write wait 
     CHECK(o.report.find("unsupported") == std::string::npos);
     CHECK(o.report.substr(o.report.find("stdout:\n") + 8) == native);
     auto t = test::read_trace(trace);
-    REQUIRE_MESSAGE(t.ok(), (t.ok() ? "" : t.error().to_string()));
+    REQUIRE_MESSAGE(t.ok(), test::error_text(t));
     // The main thread's first read waited: the writer ran before it returned.
     CHECK(t->thread_begins == std::vector<uint64_t>{1, 2});
     fs::remove(trace);
@@ -105,7 +94,7 @@ TEST_CASE("pipes between threads: every thread reading a pipe nobody writes is a
   CHECK(o.report.find("stopped: deadlock: every thread is blocked: thread 1 (tid 4242): read from fd 3 (a pipe); "
                       "thread 2 (tid 4243): read from fd 3 (a pipe)\n") != std::string::npos);
   auto t = test::read_trace(trace);
-  REQUIRE_MESSAGE(t.ok(), (t.ok() ? "" : t.error().to_string()));
+  REQUIRE_MESSAGE(t.ok(), test::error_text(t));
   CHECK(t->thread_ends.empty());  // both still wait at the end
   fs::remove(trace);
 }

@@ -7,8 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "tests/recorder/trace_digest.h"
-#include "tests/recorder/native_run.h"
+#include "tests/recorder/recording_support.h"
 #include "tools/recorder/recorder.h"
 
 using namespace ttd;
@@ -17,14 +16,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string native_output(const std::string& cmd) { return ttd::rec::test::run_shell(cmd).out; }
-
 void check_clean(const RecordSummary& s) {
-  CHECK(s.exited);
+  test::check_clean(s);
   CHECK(s.exit_code == 0);
-  CHECK_FALSE(s.fault.has_value());
-  for (const auto& u : s.unsupported) FAIL_CHECK("unsupported syscall " << u.number << " " << u.name);
-  for (const auto& e : s.verify_errors) FAIL_CHECK(e);
 }
 
 }  // namespace
@@ -32,7 +26,7 @@ void check_clean(const RecordSummary& s) {
 TEST_CASE("mremap: grow, move, shrink, fixed, errors and large reallocs, as natively") {
   const std::string native_prog = test::program_path("x86_64-dyn", "remap");
   if (native_prog.empty()) return;
-  const std::string native = native_output("env -i '" + native_prog + "'");
+  const std::string native = test::native_output(native_prog);
   // Every check held natively (1 = as expected).
   REQUIRE(native ==
           "grow in place: 1, same sum 1\n"
@@ -53,16 +47,12 @@ TEST_CASE("mremap: grow, move, shrink, fixed, errors and large reallocs, as nati
     const std::string prog = test::program_path(variant, "remap");
     if (prog.empty()) continue;
     INFO(std::string(variant));
-    RecordOptions o;
-    o.output = test::temp_trace(std::string("remap-") + variant);
-    o.argv = {prog};
-    o.capture_output = true;
-    o.stdin_data = "";
+    RecordOptions o = test::capture_options({prog}, test::temp_trace(std::string("remap-") + variant));
     // The trace's mappings and bytes agree with the emulator at the end
     // (verify reads every register every step: one variant is enough).
     o.verify = std::string(variant) == "x86_64-dyn";
     auto sum = record(o);
-    REQUIRE_MESSAGE(sum.ok(), (sum.ok() ? "" : sum.error().to_string()));
+    REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
     check_clean(*sum);
     CHECK(sum->verify_memory_mismatches == 0);
     CHECK(sum->captured_stdout == native);
@@ -90,20 +80,17 @@ TEST_CASE("mremap: Debian's sqlite3 growing a large string prints what it prints
     std::fclose(f);
   }
   const std::string native =
-      native_output(std::string("env -i LC_ALL=C ") + sqlite + " :memory: < '" + script_file + "'");
+      test::run_shell(std::string("env -i LC_ALL=C ") + sqlite + " :memory: < '" + script_file + "'").out;
   REQUIRE(native == "2000|2001000|206|597292\n");
-  RecordOptions o;
-  o.output = test::temp_trace("sqlite");
-  o.argv = {sqlite, ":memory:"};
+  RecordOptions o = test::capture_options({sqlite, ":memory:"}, test::temp_trace("sqlite"));
   o.env = {"LC_ALL=C"};
-  o.capture_output = true;
   o.stdin_data = script;
   auto sum = record(o);
-  REQUIRE_MESSAGE(sum.ok(), (sum.ok() ? "" : sum.error().to_string()));
+  REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
   check_clean(*sum);
   CHECK(sum->captured_stdout == native);
   auto t = test::read_trace(o.output);
-  REQUIRE_MESSAGE(t.ok(), (t.ok() ? "" : t.error().to_string()));
+  REQUIRE_MESSAGE(t.ok(), test::error_text(t));
   size_t remaps = 0;
   for (const auto& s : t->syscalls) remaps += s.number == 25 && int64_t(s.ret) > 0;
   CHECK(remaps > 0);

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "tests/recorder/trace_digest.h"
+#include "tests/recorder/recording_support.h"
 #include "tools/recorder/recorder.h"
 
 using namespace ttd;
@@ -22,12 +22,9 @@ struct Numbers {
 const Numbers kArches[] = {{"x86_64", 0, 63, 318, 9, 11, 231}, {"aarch64", 63, 160, 278, 222, 215, 94}};
 
 Result<RecordSummary> run_probe(const Numbers& n, std::vector<std::string> args, const std::string& out) {
-  RecordOptions o;
-  o.output = out;
-  o.argv = {test::probe_path(n.arch)};
-  o.argv.insert(o.argv.end(), args.begin(), args.end());
+  args.insert(args.begin(), test::probe_path(n.arch));
+  RecordOptions o = test::capture_options(args, out);
   o.env = {"LANG=C"};
-  o.capture_output = true;
   o.stdin_data = "hello";
   o.verify = true;
   return record(o);
@@ -39,11 +36,6 @@ const test::SyscallRecord* find_syscall(const test::TraceDigest& d, uint64_t num
   return nullptr;
 }
 
-std::string slurp(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 }  // namespace
 
 TEST_CASE("probe: syscalls, stdin, stdout/stderr capture, unsupported syscalls") {
@@ -52,7 +44,7 @@ TEST_CASE("probe: syscalls, stdin, stdout/stderr capture, unsupported syscalls")
     INFO(n.arch);
     std::string out = test::temp_trace("probe");
     auto sum = run_probe(n, {}, out);
-    REQUIRE_MESSAGE(sum.ok(), (sum.ok() ? "" : sum.error().to_string()));
+    REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
     CHECK(sum->exited);
     CHECK(sum->exit_code == 42);
     std::string expect = std::string("syscall999 -1\nuname Linux ") + n.arch +
@@ -68,7 +60,7 @@ TEST_CASE("probe: syscalls, stdin, stdout/stderr capture, unsupported syscalls")
     CHECK(sum->verify_register_misses == 0);
 
     auto trace = test::read_trace(out);
-    REQUIRE_MESSAGE(trace.ok(), (trace.ok() ? "" : trace.error().to_string()));
+    REQUIRE_MESSAGE(trace.ok(), test::error_text(trace));
     // The unsupported call is in the trace with -ENOSYS as its result.
     const auto* bad = find_syscall(*trace, 999);
     REQUIRE(bad);
@@ -103,7 +95,7 @@ TEST_CASE("probe crash: an emulator fault ends the trace and names the pc") {
     INFO(n.arch);
     std::string out = test::temp_trace("crash");
     auto sum = run_probe(n, {"crash"}, out);
-    REQUIRE_MESSAGE(sum.ok(), (sum.ok() ? "" : sum.error().to_string()));
+    REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
     REQUIRE(sum->fault.has_value());
     CHECK(sum->fault->find("at pc 0x") != std::string::npos);
     CHECK(sum->fault->find("address 0x10") != std::string::npos);
@@ -141,7 +133,7 @@ TEST_CASE("recording is deterministic: the same program gives the same trace") {
     std::string a = test::temp_trace("det-a"), b = test::temp_trace("det-b");
     REQUIRE(run_probe(n, {}, a).ok());
     REQUIRE(run_probe(n, {}, b).ok());
-    CHECK(slurp(a) == slurp(b));
+    CHECK(test::file_text(a) == test::file_text(b));
     std::filesystem::remove(a);
     std::filesystem::remove(b);
   }
@@ -155,14 +147,11 @@ TEST_CASE("GLIBC_TUNABLES in the environment of a static glibc program (the stac
     std::string prog = test::program_path(variant, "probe");
     if (prog.empty()) continue;
     INFO(std::string(variant));
-    RecordOptions o;
-    o.output = test::temp_trace("tunables");
-    o.argv = {prog};
+    RecordOptions o = test::capture_options({prog}, test::temp_trace("tunables"));
     o.env = {"LANG=C", "GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2"};
-    o.capture_output = true;
     o.stdin_data = "hello";
     auto sum = record(o);
-    REQUIRE_MESSAGE(sum.ok(), (sum.ok() ? "" : sum.error().to_string()));
+    REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
     CHECK_MESSAGE(!sum->fault.has_value(), (sum->fault ? *sum->fault : ""));
     CHECK(sum->exited);
     CHECK(sum->exit_code == 42);
@@ -175,11 +164,7 @@ TEST_CASE("--strict stops at the first unsupported syscall, names it and leaves 
   for (const Numbers& n : kArches) {
     if (test::probe_path(n.arch).empty()) continue;
     INFO(n.arch);
-    RecordOptions o;
-    o.output = test::temp_trace("strict");
-    o.argv = {test::probe_path(n.arch)};
-    o.capture_output = true;
-    o.stdin_data = "";
+    RecordOptions o = test::capture_options({test::probe_path(n.arch)}, test::temp_trace("strict"));
     o.strict = true;
     auto sum = record(o);
     REQUIRE_FALSE(sum.ok());

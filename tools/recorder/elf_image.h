@@ -1,7 +1,9 @@
 // Reads a Linux ELF executable or shared object (the program interpreter):
 // which architecture it is for, where its PT_LOAD segments go, what they
-// contain, and which interpreter it asks for (headers read with the shared
-// libelf reader, elf/elf_file.h). Knows nothing of Unicorn.
+// contain, and which interpreter it asks for. The file is parsed by the
+// shared reader (elf/elf_file.h, elf/elf_program.h); this adds what only a
+// loader decides: the load bias, AT_PHDR and the start of brk. Knows
+// nothing of Unicorn.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -15,8 +17,7 @@ namespace ttd::rec {
 struct ElfSegment {
   uint64_t vaddr = 0;     // where the segment starts (load bias applied)
   uint64_t mem_size = 0;  // bytes in memory; past file_size they are zero (bss)
-  uint64_t file_offset = 0;
-  uint64_t file_size = 0;
+  std::vector<uint8_t> bytes;  // the segment's file bytes (p_filesz of them)
   uint8_t prot = 0;       // kProtRead | kProtWrite | kProtExec
 };
 
@@ -32,16 +33,16 @@ struct ElfImage {
   uint64_t max_align = 0;    // largest PT_LOAD p_align (Linux aligns ET_DYN load addresses to it)
   std::vector<ElfSegment> segments;
   std::string interp;        // PT_INTERP: the dynamic loader's path; empty if static
-  std::vector<uint8_t> file; // the whole file
 };
 
 // Where Linux puts PIE executables when address randomization is off.
 constexpr uint64_t kPieLoadBias = 0x555555554000ull;
 
 // Loads `path`; ET_DYN files get `dyn_bias` added to every address.
-// Fails with a message a user can act on: missing, unreadable or a
-// directory, not an ELF, 32-bit or big-endian ELF, an architecture other
-// than x86-64 / aarch64, or a malformed header.
+// Fails with a message a user can act on, naming the file: missing,
+// unreadable or a directory, not an ELF, 32-bit or big-endian ELF, an
+// architecture other than x86-64 / aarch64, or a malformed header (with
+// its byte offset).
 Result<ElfImage> load_elf(const std::string& path, uint64_t dyn_bias = kPieLoadBias);
 // Moves a position-independent image by `delta` bytes.
 void rebase(ElfImage& img, uint64_t delta);

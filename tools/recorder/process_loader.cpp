@@ -34,8 +34,7 @@ Status map_segments(GuestMemory& mem, const ElfImage& elf) {
     it = next;
   }
   for (const auto& s : elf.segments) {
-    std::span<const uint8_t> bytes(elf.file.data() + s.file_offset, s.file_size);
-    if (!mem.write(s.vaddr, bytes)) return make_error(elf.path, "cannot copy a segment into memory");
+    if (!mem.write(s.vaddr, s.bytes)) return make_error(elf.path, "cannot copy a segment into memory");
   }
   return {};
 }

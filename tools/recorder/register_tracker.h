@@ -89,12 +89,8 @@ class RegisterTracker {
       return;
     }
     // One call into Unicorn for all of them (each uc_reg_read is two calls
-    // and a dispatch of its own). A row is zeroed up to the register's
-    // width first: Unicorn may store fewer bytes than the table says.
-    for (size_t i = 0; i < n; ++i) {
-      const TrackedReg& r = regs_[info.slots[i]];
-      std::memset(batch_[i].bytes, 0, r.bytes <= 8 ? 8 : sizeof batch_[i].bytes);
-    }
+    // and a dispatch of its own).
+    for (size_t i = 0; i < n; ++i) clear_row(batch_[i].bytes, info.slots[i]);
     uc_reg_read_batch(uc_, info.uc_ids.data(), batch_ptrs_, int(n));
     for (size_t i = 0; i < n; ++i) compare_value(info.slots[i], batch_[i].bytes, emit);
   }
@@ -120,12 +116,17 @@ class RegisterTracker {
     InsnInfo* info = nullptr;
   };
 
+  // Every read of a register lands in a row of this many bytes.
+  static constexpr size_t kRowBytes = 64;
+  // Zeroes `row` before Unicorn stores slot s there: Unicorn may store
+  // fewer bytes than the table's width, and compare_value reads at least 8.
+  void clear_row(uint8_t* row, uint16_t s) const { std::memset(row, 0, regs_[s].bytes <= 8 ? 8 : kRowBytes); }
   template <class F>
   bool compare_slot(uint16_t s, F& emit) {
     // Read into a full-size buffer: Unicorn may store more bytes than the
     // table's width (eflags is read as 64 bits).
-    alignas(16) uint8_t buf[64];
-    std::memset(buf, 0, regs_[s].bytes <= 8 ? 8 : sizeof buf);
+    alignas(16) uint8_t buf[kRowBytes];
+    clear_row(buf, s);
     uc_reg_read(uc_, regs_[s].uc_id, buf);
     return compare_value(s, buf, emit);
   }
@@ -174,7 +175,7 @@ class RegisterTracker {
   // diff()'s batch: where uc_reg_read_batch stores each register.
   static constexpr size_t kMaxBatch = 32;
   struct alignas(16) BatchRow {
-    uint8_t bytes[64];
+    uint8_t bytes[kRowBytes];
   };
   BatchRow batch_[kMaxBatch];
   void* batch_ptrs_[kMaxBatch];

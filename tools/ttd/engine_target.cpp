@@ -219,6 +219,16 @@ std::optional<std::string> EngineTarget::exec_file() const {
   return path;
 }
 
+std::optional<uint64_t> EngineTarget::load_offset() const {
+  // With an auxv the debugger's loader places the executable itself
+  // (AT_ENTRY, AT_PHDR), PIE or not; a second answer could only disagree.
+  if (auxv_) return std::nullopt;
+  // The program image sits at its link addresses and holds pcs the trace
+  // runs (engine/program_image.h): the executable is where its ELF says.
+  if (trace_->program()) return 0;
+  return std::nullopt;
+}
+
 std::string EngineTarget::thread_extra_info(uint64_t tid) const {
   for (const auto& t : trace_->threads())
     if (t.tid == tid)

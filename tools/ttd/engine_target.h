@@ -40,6 +40,7 @@ class EngineTarget final : public gdb::Target {
   std::string monitor_help() const override;
   std::optional<std::string> exec_file() const override;
   std::optional<std::string> auxv() const override { return auxv_; }
+  std::optional<uint64_t> load_offset() const override;
   std::string thread_extra_info(uint64_t tid) const override;
   uint64_t pid() const override;
 

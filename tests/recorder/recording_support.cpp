@@ -1,0 +1,41 @@
+#include "tests/recorder/recording_support.h"
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <iterator>
+
+namespace ttd::rec::test {
+
+RecordOptions capture_options(const std::vector<std::string>& argv, const std::string& out) {
+  RecordOptions o;
+  o.output = out;
+  o.argv = argv;
+  o.capture_output = true;
+  o.stdin_data = "";
+  return o;
+}
+
+void check_clean(const RecordSummary& s) {
+  CHECK(s.exited);
+  CHECK_MESSAGE(!s.fault.has_value(), (s.fault ? *s.fault : ""));
+  for (const auto& u : s.unsupported) FAIL_CHECK("unsupported syscall " << u.number << " " << u.name);
+  for (const auto& e : s.verify_errors) FAIL_CHECK(e);
+  CHECK(s.verify_register_misses == 0);
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+TempDir::TempDir(const std::string& tag) : path(temp_trace(tag + "-dir")) {
+  std::filesystem::create_directories(path);
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);
+}
+
+}  // namespace ttd::rec::test

@@ -1,0 +1,44 @@
+// What the recorder tests share: the options of a recording whose output is
+// captured, the checks of a clean run, a file's bytes, a directory removed
+// with everything in it. With trace_digest.h (reading a trace back, where
+// the programs are) and native_run.h (the native ground truth) it is the
+// whole of the recorder tests' support; include this header for all three.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "state/error.h"
+#include "tests/recorder/native_run.h"
+#include "tests/recorder/trace_digest.h"
+#include "tools/recorder/recorder.h"
+
+namespace ttd::rec::test {
+
+// Records argv into `out`, capturing stdout and stderr, with empty stdin
+// and an empty environment; callers add env, verify, quantum as needed.
+RecordOptions capture_options(const std::vector<std::string>& argv, const std::string& out);
+
+// The run exited without a fault, an unsupported syscall or a verify error.
+void check_clean(const RecordSummary& s);
+
+// The error text of a failed result, "" for a good one (REQUIRE_MESSAGE).
+template <class T>
+std::string error_text(const Result<T>& r) {
+  return r.ok() ? std::string() : r.error().to_string();
+}
+
+// A file's bytes ("" when it cannot be read).
+std::string file_text(const std::string& path);
+
+// A directory for one test, removed with everything in it.
+struct TempDir {
+  std::filesystem::path path;
+  explicit TempDir(const std::string& tag);
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+}  // namespace ttd::rec::test
