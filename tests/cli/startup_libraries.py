@@ -19,7 +19,9 @@ dw_library.h), never at start-up.
    query with ELF itself does. With libdw missing ($TTD_DW_LIBRARY) that
    query still answers (same registers, the symbol from the ELF symbol
    table) and says once on stderr which library it could not open.
-Usage: startup_libraries.py TTD TRACE ELF OBJCOPY
+4. With STATIC_RUNTIME given (the build linked ttd with TTD_STATIC_RUNTIME),
+   `ttd --version` and `query` map no libstdc++, libsnappy or libxxhash.
+Usage: startup_libraries.py TTD TRACE ELF OBJCOPY [STATIC_RUNTIME]
   TRACE: a UCIR trace with calls; ELF: a static program with DWARF whose
   PT_LOAD segments cover the pc at EID 5 of TRACE (examples/x86_64/loop)."""
 import os
@@ -31,6 +33,7 @@ import json
 import shutil
 
 ttd, trace, elf_with_dwarf, objcopy = sys.argv[1:5]
+static_runtime = sys.argv[5:6] == ["STATIC_RUNTIME"]
 failures = []
 
 
@@ -126,6 +129,13 @@ with tempfile.TemporaryDirectory() as work:
     if p.returncode != 0 or "libdw" in p.stderr:
         failures.append("ttd query of a program without DWARF, libdw missing: exit %d, stderr %r (want 0, silent)"
                         % (p.returncode, p.stderr[-400:]))
+
+# 4. The static runtime.
+if static_runtime:
+    for args in (["--version"], ["query", trace, "--at", "5", "--json"]):
+        shared = sorted(n for n in loaded_objects(args) if n.startswith(("libstdc++", "libsnappy", "libxxhash")))
+        if shared:
+            failures.append("ttd %s maps %s (TTD_STATIC_RUNTIME links them statically)" % (" ".join(args), shared))
 
 for f in failures:
     print("FAIL:", f)
