@@ -26,11 +26,11 @@ if(TTD_PYTHON_INSTALL_DIR MATCHES "python([0-9]+)\\.([0-9]+)")
   math(EXPR _ttd_py_next "${CMAKE_MATCH_2} + 1")
   set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3 (>= ${CMAKE_MATCH_1}.${CMAKE_MATCH_2}), python3 (<< ${CMAKE_MATCH_1}.${_ttd_py_next})")
 endif()
-# Unicorn, Capstone and SQLite are opened with dlopen on first use
+# Unicorn, Capstone, SQLite and libdw are opened with dlopen on first use
 # (state/unicorn_library.h), so dpkg-shlibdeps does not see them in ttd's
 # NEEDED list: the packages that hold their sonames are named here.
 find_program(TTD_DPKG_QUERY dpkg-query)
-foreach(_ttd_soname IN ITEMS ${TTD_UNICORN_SONAME} ${TTD_CAPSTONE_SONAME} ${TTD_SQLITE_SONAME})
+foreach(_ttd_soname IN ITEMS ${TTD_UNICORN_SONAME} ${TTD_CAPSTONE_SONAME} ${TTD_SQLITE_SONAME} ${TTD_DW_SONAME})
   set(_ttd_owner "")
   if(TTD_DPKG_QUERY)
     execute_process(COMMAND ${TTD_DPKG_QUERY} -S "*/${_ttd_soname}" OUTPUT_VARIABLE _ttd_owner ERROR_QUIET)

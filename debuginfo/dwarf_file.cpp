@@ -1,8 +1,31 @@
 #include "debuginfo/dwarf_file.h"
 
 #include <cstring>
+#include <string_view>
 
 namespace ttd::dbg {
+
+namespace {
+
+// Whether the file has a section libdw's dwarf_begin_elf could read DWARF
+// from (.debug_*, compressed .zdebug_*, LTO's .gnu.debuglto_.debug_*): a
+// superset of what it accepts, so a file without one gets the answer
+// dwarf_begin_elf would give (no DWARF) without opening libdw.
+bool has_dwarf_sections(Elf* elf) {
+  size_t names = 0;
+  if (elf_getshdrstrndx(elf, &names) != 0) return true;  // let libdw decide
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh)) continue;
+    const char* name = elf_strptr(elf, names, sh.sh_name);
+    if (!name) continue;
+    std::string_view n(name);
+    if (n.starts_with(".debug_") || n.starts_with(".zdebug_") || n.starts_with(".gnu.debuglto_")) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 Result<std::unique_ptr<DwarfFile>> DwarfFile::open(const std::string& path) {
   auto file = elf::ElfFile::open(path, "the program");
@@ -17,11 +40,28 @@ Result<std::unique_ptr<DwarfFile>> DwarfFile::open(const std::string& path) {
       f->segments_.push_back({ph.p_vaddr, ph.p_filesz, ph.p_offset});
     }
   }
-  // A missing .debug_info is normal (stripped programs): dwarf stays null.
-  f->dwarf_ = dwarf_begin_elf(f->elf(), DWARF_C_READ, nullptr);
-  if (f->dwarf_) f->debug_cfi_ = dwarf_getcfi(f->dwarf_);
-  f->eh_cfi_ = dwarf_getcfi_elf(f->elf());
+  f->has_dwarf_sections_ = has_dwarf_sections(f->elf());
   return f;
+}
+
+Dwarf* DwarfFile::dwarf() const {
+  // A missing .debug_info is normal (stripped programs): dwarf stays null.
+  if (!dwarf_opened_) {
+    dwarf_opened_ = true;
+    if (has_dwarf_sections_) dwarf_ = dwarf_begin_elf(elf(), DWARF_C_READ, nullptr);
+    if (dwarf_) debug_cfi_ = dwarf_getcfi(dwarf_);
+  }
+  return dwarf_;
+}
+
+Dwarf_CFI* DwarfFile::debug_cfi() const { return dwarf() ? debug_cfi_ : nullptr; }
+
+Dwarf_CFI* DwarfFile::eh_cfi() const {
+  if (!eh_cfi_opened_) {
+    eh_cfi_opened_ = true;
+    eh_cfi_ = dwarf_getcfi_elf(elf());
+  }
+  return eh_cfi_;
 }
 
 DwarfFile::~DwarfFile() {

@@ -2,6 +2,11 @@
 // reader, elf/elf_file.h) with the libdw handles over it: DWARF, when the
 // file has .debug_info, and call-frame information. Loadable segments
 // answer code reads.
+//
+// The libdw handles are made on first use, and DWARF only when the file
+// has a DWARF section: libdw is opened on first use (state/dw_library.h),
+// so symbolizing a pc of a program without DWARF never maps it, and
+// eh_frame is parsed only to unwind. Like DebugInfo, not thread-safe.
 #pragma once
 #include <elfutils/libdw.h>
 #include <gelf.h>
@@ -27,10 +32,10 @@ class DwarfFile {
   const std::string& path() const { return file_.path(); }
   const elf::ElfFile& file() const { return file_; }
   Elf* elf() const { return file_.libelf(); }
-  Dwarf* dwarf() const { return dwarf_; }  // nullptr without .debug_info
+  Dwarf* dwarf() const;  // nullptr without .debug_info
   // CFI from .debug_frame and from .eh_frame (either may be null).
-  Dwarf_CFI* debug_cfi() const { return debug_cfi_; }
-  Dwarf_CFI* eh_cfi() const { return eh_cfi_; }
+  Dwarf_CFI* debug_cfi() const;
+  Dwarf_CFI* eh_cfi() const;
   uint16_t machine() const { return file_.machine(); }
   bool is_64() const { return file_.is64(); }
   // Copies file-backed bytes of loadable segments at addr; returns how many
@@ -43,9 +48,11 @@ class DwarfFile {
     uint64_t vaddr = 0, filesz = 0, offset = 0;
   };
   elf::ElfFile file_;
-  Dwarf* dwarf_ = nullptr;
-  Dwarf_CFI* debug_cfi_ = nullptr;
-  Dwarf_CFI* eh_cfi_ = nullptr;
+  bool has_dwarf_sections_ = false;
+  mutable bool dwarf_opened_ = false, eh_cfi_opened_ = false;
+  mutable Dwarf* dwarf_ = nullptr;
+  mutable Dwarf_CFI* debug_cfi_ = nullptr;
+  mutable Dwarf_CFI* eh_cfi_ = nullptr;
   std::vector<Segment> segments_;
 };
 

@@ -21,12 +21,12 @@ SymbolTable SymbolTable::build(const DwarfFile& f, uint64_t bias) {
     if ((a.size != 0) != (b.size != 0)) return a.size != 0;
     return a.name.size() < b.name.size();
   });
+  t.funcs_.reserve(all.size());
   for (auto& s : all) {
     if (!t.funcs_.empty() && t.funcs_.back().addr == s.addr) {
-      t.by_name_.emplace(s.name, t.funcs_.size() - 1);  // aliases still resolve by name
+      t.aliases_.emplace_back(std::move(s.name), t.funcs_.size() - 1);  // aliases still resolve by name
       continue;
     }
-    t.by_name_.emplace(s.name, t.funcs_.size());
     t.funcs_.push_back(std::move(s));
   }
   return t;
@@ -41,6 +41,12 @@ const FunctionSym* SymbolTable::function_at(uint64_t pc) const {
 }
 
 std::vector<const FunctionSym*> SymbolTable::lookup(std::string_view name) const {
+  if (!by_name_built_) {
+    by_name_built_ = true;
+    by_name_.reserve(funcs_.size() + aliases_.size());
+    for (size_t i = 0; i < funcs_.size(); ++i) by_name_.emplace(funcs_[i].name, i);
+    for (const auto& [alias, i] : aliases_) by_name_.emplace(alias, i);
+  }
   std::vector<const FunctionSym*> out;
   auto [b, e] = by_name_.equal_range(std::string(name));
   for (auto it = b; it != e; ++it) out.push_back(&funcs_[it->second]);

@@ -4,8 +4,11 @@
 # `ttd query --at STEPS/2 --json` on a short recorded trace, for one ttd or
 # two (A/B, interleaved so both see the same machine load).
 #
-#   scripts/bench-startup.sh [--runs N] [TTD [OLD_TTD]]
+#   scripts/bench-startup.sh [--runs N] [--trace TRACE@EID]... [TTD [OLD_TTD]]
 #
+# --trace adds `ttd query TRACE --at EID --json` on a trace of your own
+# (index built beforehand, e.g. the corpus traces symlinked into a folder
+# you can write); repeatable.
 # TTD defaults to build/ttd. Keep a copy of the old binary to compare
 # (cp build/ttd /tmp/ttd-old before rebuilding). The trace is
 # bench/corpus/short.c 11 (about 1,000 steps, the corpus's ref-1k),
@@ -15,7 +18,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=20
-if [ "${1:-}" = --runs ]; then RUNS=$2; shift 2; fi
+TRACES=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) RUNS=$2; shift 2 ;;
+    --trace) TRACES+=("$2"); shift 2 ;;
+    *) break ;;
+  esac
+done
+for t in "${TRACES[@]}"; do
+  [ -r "${t%@*}" ] && [ "${t##*@}" != "$t" ] || { echo "bench-startup: --trace wants a readable TRACE@EID, got '$t'" >&2; exit 1; }
+done
 TTD=${1:-build/ttd}
 OLD=${2:-}
 command -v perf >/dev/null || { echo "bench-startup: perf is not installed (apt-get install linux-perf)" >&2; exit 1; }
@@ -42,7 +55,9 @@ measure() {  # LABEL TTD ARGS...
     /seconds time elapsed/ { wall = sprintf("%.2f ms (+- %s)", $1 * 1000, $(NF - 1)) }
     END { printf "%-46s CPU %-22s wall %s\n", label, cpu, wall }' "$WORK/stat"
 }
-for args in "--version" "info $WORK/short.ucir" "query $WORK/short.ucir --at $AT --json"; do
+QUERIES=("--version" "info $WORK/short.ucir" "query $WORK/short.ucir --at $AT --json")
+for t in "${TRACES[@]}"; do QUERIES+=("query ${t%@*} --at ${t##*@} --json"); done
+for args in "${QUERIES[@]}"; do
   # shellcheck disable=SC2086
   measure "new: ttd ${args/$WORK\//}" "$TTD" $args
   if [ -n "$OLD" ]; then

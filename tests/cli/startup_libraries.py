@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Unicorn, Capstone and SQLite are opened on first use
-(state/unicorn_library.h, capstone_library.h, sqlite_library.h), never at
-start-up.
+"""Unicorn, Capstone, SQLite and libdw are opened on first use
+(state/unicorn_library.h, capstone_library.h, sqlite_library.h,
+dw_library.h), never at start-up.
 
 1. `ttd query`, `ttd info` and `ttd --version` map none of libunicorn,
    libcapstone, libsqlite3 (ld.so's LD_DEBUG=files lists every object it
@@ -13,13 +13,27 @@ start-up.
    fails with an error naming the library and writes no trace, `ttd calls`
    says on stderr which library it could not open, and `ttd export --to
    sqlite` fails naming the library.
-Usage: startup_libraries.py TTD TRACE (a UCIR trace with calls)"""
+3. libdw is mapped only when a file with DWARF is read: `ttd --version`,
+   `info`, and `query` symbolizing a pc with a copy of ELF whose DWARF was
+   stripped (objcopy --strip-debug, made here) map no libdw; the same
+   query with ELF itself does. With libdw missing ($TTD_DW_LIBRARY) that
+   query still answers (same registers, the symbol from the ELF symbol
+   table) and says once on stderr which library it could not open.
+4. With STATIC_RUNTIME given (the build linked ttd with TTD_STATIC_RUNTIME),
+   `ttd --version` and `query` map no libstdc++, libsnappy or libxxhash.
+Usage: startup_libraries.py TTD TRACE ELF OBJCOPY [STATIC_RUNTIME]
+  TRACE: a UCIR trace with calls; ELF: a static program with DWARF whose
+  PT_LOAD segments cover the pc at EID 5 of TRACE (examples/x86_64/loop)."""
 import os
 import subprocess
 import sys
 import tempfile
 
-ttd, trace = sys.argv[1], sys.argv[2]
+import json
+import shutil
+
+ttd, trace, elf_with_dwarf, objcopy = sys.argv[1:5]
+static_runtime = sys.argv[5:6] == ["STATIC_RUNTIME"]
 failures = []
 
 
@@ -79,6 +93,49 @@ with tempfile.TemporaryDirectory() as work:
                         % (p.returncode, p.stderr[-400:], missing_sql))
     if os.listdir(work):
         failures.append("ttd export without libsqlite3 left %r" % os.listdir(work))
+
+# 3. libdw only for DWARF.
+for args in (["--version"], ["info", trace], ["query", trace, "--at", "5", "--json"]):
+    if any("libdw" in n for n in loaded_objects(args)):
+        failures.append("ttd %s maps libdw at start-up (link ttd_dw, not libdw)" % " ".join(args))
+with tempfile.TemporaryDirectory() as work:
+    stripped = os.path.join(work, "no-dwarf")
+    shutil.copyfile(elf_with_dwarf, stripped)
+    p = subprocess.run([objcopy, "--strip-debug", stripped], capture_output=True, text=True)
+    if p.returncode != 0:
+        failures.append("objcopy --strip-debug failed: %s" % p.stderr[-300:])
+    query = ["query", trace, "--at", "5", "--json", "--symbols"]
+    names = loaded_objects(query + [stripped])
+    if any("libdw" in n for n in names):
+        failures.append("ttd query with a program without DWARF maps libdw: %r" % sorted(names))
+    names = loaded_objects(query + [elf_with_dwarf])
+    if not any("libdw" in n for n in names):
+        failures.append("ttd query with a program with DWARF did not open libdw (LD_DEBUG=files: %r)" % sorted(names))
+
+    missing_dw = "/nonexistent-ttd-test/libdw.so.1"
+    with_dw = run(query + [elf_with_dwarf])
+    without_dw = run(query + [elf_with_dwarf], {"TTD_DW_LIBRARY": missing_dw})
+    if without_dw.returncode != 0 or missing_dw not in without_dw.stderr or "cannot load" not in without_dw.stderr:
+        failures.append("ttd query without libdw: exit %d, stderr %r (want 0 and '%s ... cannot load')"
+                        % (without_dw.returncode, without_dw.stderr[-400:], missing_dw))
+    elif sum(missing_dw in line for line in without_dw.stderr.splitlines()) != 1:
+        failures.append("ttd query without libdw: want one line naming it, got %r" % without_dw.stderr[-400:])
+    else:
+        a, b = json.loads(with_dw.stdout), json.loads(without_dw.stdout)
+        if a["regs"] != b["regs"] or a.get("sym") != b.get("sym"):
+            failures.append("ttd query without libdw answered differently: %r vs %r" % (b, a))
+    # The stripped copy needs no libdw, so a missing one goes unmentioned.
+    p = run(query + [stripped], {"TTD_DW_LIBRARY": missing_dw})
+    if p.returncode != 0 or "libdw" in p.stderr:
+        failures.append("ttd query of a program without DWARF, libdw missing: exit %d, stderr %r (want 0, silent)"
+                        % (p.returncode, p.stderr[-400:]))
+
+# 4. The static runtime.
+if static_runtime:
+    for args in (["--version"], ["query", trace, "--at", "5", "--json"]):
+        shared = sorted(n for n in loaded_objects(args) if n.startswith(("libstdc++", "libsnappy", "libxxhash")))
+        if shared:
+            failures.append("ttd %s maps %s (TTD_STATIC_RUNTIME links them statically)" % (" ".join(args), shared))
 
 for f in failures:
     print("FAIL:", f)

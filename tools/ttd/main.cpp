@@ -2,6 +2,7 @@
 #include <malloc.h>
 
 #include <CLI/CLI.hpp>
+#include <cstring>
 #include <iostream>
 
 #include "tools/ttd/commands.h"
@@ -20,27 +21,46 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "ttd 0.1.0");
   ttd::cli::CommandRunner run;
-  ttd::cli::add_info_command(app, run);
-  ttd::cli::add_index_command(app, run);
-  ttd::cli::add_query_command(app, run);
-  ttd::cli::add_steps_command(app, run);
-  ttd::cli::add_history_command(app, run);
-  ttd::cli::add_executions_command(app, run);
-  ttd::cli::add_calls_command(app, run);
-  ttd::cli::add_search_command(app, run);
-  ttd::cli::add_export_command(app, run);
-  ttd::cli::add_diff_command(app, run);
-  ttd::cli::add_convert_command(app, run);
-  ttd::cli::add_origin_command(app, run);
+  using AddCommand = void (*)(CLI::App&, ttd::cli::CommandRunner&);
+  struct Command {
+    const char* name;
+    AddCommand add;
+  };
+  static constexpr Command kCommands[] = {
+      {"info", ttd::cli::add_info_command},
+      {"index", ttd::cli::add_index_command},
+      {"query", ttd::cli::add_query_command},
+      {"steps", ttd::cli::add_steps_command},
+      {"history", ttd::cli::add_history_command},
+      {"executions", ttd::cli::add_executions_command},
+      {"calls", ttd::cli::add_calls_command},
+      {"search", ttd::cli::add_search_command},
+      {"export", ttd::cli::add_export_command},
+      {"diff", ttd::cli::add_diff_command},
+      {"convert", ttd::cli::add_convert_command},
+      {"origin", ttd::cli::add_origin_command},
 #ifdef TTD_HAS_RECORD
-  ttd::cli::add_record_command(app, run);
+      {"record", ttd::cli::add_record_command},
 #endif
 #ifdef TTD_HAS_SERVE
-  ttd::cli::add_serve_command(app, run);
+      {"serve", ttd::cli::add_serve_command},
 #endif
 #ifdef TTD_HAS_DAP
-  ttd::cli::add_dap_command(app, run);
+      {"dap", ttd::cli::add_dap_command},
 #endif
+  };
+  // A command named first gets only its own parser: setting up all fifteen
+  // (a few hundred options and validators) was a tenth of a one-shot
+  // query's CPU (docs/performance.md, "One-shot query start-up"). Anything
+  // else (--help, --version, a mistyped name) gets them all, to list them.
+  const Command* chosen = nullptr;
+  if (argc > 1)
+    for (const Command& c : kCommands)
+      if (std::strcmp(argv[1], c.name) == 0) chosen = &c;
+  if (chosen)
+    chosen->add(app, run);
+  else
+    for (const Command& c : kCommands) c.add(app, run);
   // CLI11 alone answers "A subcommand is required" to a mistyped command;
   // name it and list the real ones instead.
   auto subs = app.get_subcommands({});
