@@ -285,11 +285,11 @@ std::shared_ptr<const Filter> IndexFile::filter(IndexTable t, IndexGroupCache<Fi
   return std::shared_ptr<const Filter>(group, &(*group)[entry % tp.group_entries]);
 }
 
-std::shared_ptr<const PcFilter> IndexFile::pc_filter(uint64_t g) const {
+std::shared_ptr<const GroupPcFilter> IndexFile::pc_filter(uint64_t g) const {
   return filter(IndexTable::PcFilters, pc_filters_, g, decode_pc_filter);
 }
 
-std::shared_ptr<const AccessFilter> IndexFile::access_filter(uint64_t g) const {
+std::shared_ptr<const GroupAccessFilter> IndexFile::access_filter(uint64_t g) const {
   return filter(IndexTable::AccessFilters, access_filters_, g, decode_access_filter);
 }
 

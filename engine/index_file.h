@@ -68,8 +68,8 @@ class IndexFile {
   // [g, g + 1) x chunks_per_filter()). Null when its table group cannot be
   // read: then the caller must answer "maybe" (and read the summaries).
   uint64_t chunks_per_filter() const { return tables_[1].group_entries; }
-  std::shared_ptr<const PcFilter> pc_filter(uint64_t g) const;
-  std::shared_ptr<const AccessFilter> access_filter(uint64_t g) const;
+  std::shared_ptr<const GroupPcFilter> pc_filter(uint64_t g) const;
+  std::shared_ptr<const GroupAccessFilter> access_filter(uint64_t g) const;
   uint64_t page_count() const { return tables_[2].entries; }
   uint64_t segment_count() const { return tables_[3].entries; }
   // Page / page-map segment id's blob (false: id out of range or corrupt group).
@@ -131,8 +131,8 @@ class IndexFile {
   mutable IndexGroupCache<ChunkBlobs> chunk_groups_;
   mutable IndexGroupCache<ChunkSummary> summary_groups_;
   mutable IndexGroupCache<BlobRef> ref_groups_[2];  // pages, segments
-  mutable IndexGroupCache<PcFilter> pc_filters_;
-  mutable IndexGroupCache<AccessFilter> access_filters_;
+  mutable IndexGroupCache<GroupPcFilter> pc_filters_;
+  mutable IndexGroupCache<GroupAccessFilter> access_filters_;
   std::shared_ptr<const ChunkSummary> corrupt_summary_;
 };
 

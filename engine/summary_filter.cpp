@@ -56,7 +56,7 @@ bool KeyFilter::decode(ByteReader& r) {
   return n == 0 || r.bytes(words_.data(), n * 8);
 }
 
-bool AccessFilter::may_touch(const KeyFilter& f, uint64_t addr, uint64_t len) {
+bool GroupAccessFilter::may_touch(const KeyFilter& f, uint64_t addr, uint64_t len) {
   if (len == 0) return false;
   const uint64_t end = addr + (len - 1);  // last byte, as ChunkSummary computes it
   const uint64_t first = addr >> ChunkSummary::kLineShift, last = end >> ChunkSummary::kLineShift;
@@ -70,10 +70,10 @@ bool AccessFilter::may_touch(const KeyFilter& f, uint64_t addr, uint64_t len) {
 
 void SummaryFilterBuilder::add(const ChunkSummary& s) {
   pcs_.insert(pcs_.end(), s.pcs.begin(), s.pcs.end());
-  for (uint64_t line : s.lines_written) written_.push_back(AccessFilter::line_key(line));
-  for (uint64_t page : s.pages_written_coarse) written_.push_back(AccessFilter::page_key(page));
-  for (uint64_t line : s.lines_read) read_.push_back(AccessFilter::line_key(line));
-  for (uint64_t page : s.pages_read_coarse) read_.push_back(AccessFilter::page_key(page));
+  for (uint64_t line : s.lines_written) written_.push_back(GroupAccessFilter::line_key(line));
+  for (uint64_t page : s.pages_written_coarse) written_.push_back(GroupAccessFilter::page_key(page));
+  for (uint64_t line : s.lines_read) read_.push_back(GroupAccessFilter::line_key(line));
+  for (uint64_t page : s.pages_read_coarse) read_.push_back(GroupAccessFilter::page_key(page));
 }
 
 void SummaryFilterBuilder::take(ByteWriter& pcs, ByteWriter& access) {
@@ -90,8 +90,8 @@ void SummaryFilterBuilder::take(ByteWriter& pcs, ByteWriter& access) {
   put(read_, access);
 }
 
-bool decode_pc_filter(ByteReader& r, PcFilter& out) { return out.pcs.decode(r); }
+bool decode_pc_filter(ByteReader& r, GroupPcFilter& out) { return out.pcs.decode(r); }
 
-bool decode_access_filter(ByteReader& r, AccessFilter& out) { return out.written.decode(r) && out.read.decode(r); }
+bool decode_access_filter(ByteReader& r, GroupAccessFilter& out) { return out.written.decode(r) && out.read.decode(r); }
 
 }  // namespace ttd

@@ -49,14 +49,14 @@ class KeyFilter {
 };
 
 // The pcs that a summary group's chunks executed.
-struct PcFilter {
+struct GroupPcFilter {
   KeyFilter pcs;
   bool may_run(uint64_t pc) const { return pcs.may_hold(pc); }
 };
 
 // The memory a summary group's chunks wrote and read: the 64-byte lines of
 // short accesses and the pages of long ones, as in ChunkSummary.
-struct AccessFilter {
+struct GroupAccessFilter {
   static constexpr uint64_t kMaxProbeLines = 64;
   KeyFilter written, read;
   bool may_write(uint64_t addr, uint64_t len) const { return may_touch(written, addr, len); }
@@ -76,7 +76,7 @@ struct AccessFilter {
 class SummaryFilterBuilder {
  public:
   void add(const ChunkSummary& s);
-  // Appends the group's PcFilter to `pcs` and AccessFilter to `access`
+  // Appends the group's GroupPcFilter to `pcs` and GroupAccessFilter to `access`
   // and starts over.
   void take(ByteWriter& pcs, ByteWriter& access);
 
@@ -85,7 +85,7 @@ class SummaryFilterBuilder {
   KeyFilter scratch_;
 };
 
-bool decode_pc_filter(ByteReader& r, PcFilter& out);
-bool decode_access_filter(ByteReader& r, AccessFilter& out);
+bool decode_pc_filter(ByteReader& r, GroupPcFilter& out);
+bool decode_access_filter(ByteReader& r, GroupAccessFilter& out);
 
 }  // namespace ttd

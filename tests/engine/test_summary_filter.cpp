@@ -146,7 +146,7 @@ TEST_CASE("an access filter answers for lines and coarse pages, and 'maybe' for 
   b.add(ChunkSummary{});
   ByteWriter pcs, access;
   b.take(pcs, access);
-  AccessFilter f;
+  GroupAccessFilter f;
   ByteReader r(access.data(), access.size());
   REQUIRE(decode_access_filter(r, f));
   CHECK(f.may_write(0x1233f, 2));  // ends in the line
