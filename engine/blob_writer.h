@@ -30,7 +30,7 @@
 namespace ttd {
 
 // What a blob holds, so compression is judged per kind.
-enum class BlobKind : uint8_t { Steps, Keyframe, Segment, Page, Summaries, PageDelta };
+enum class BlobKind : uint8_t { Steps, Keyframe, Segment, Page, Summaries, PageDelta, SummaryFilters };
 
 class BlobWriter {
  public:
@@ -84,7 +84,7 @@ class BlobWriter {
   uint64_t pos_;
   std::string error_;
   std::string compressed_;
-  CompressionOdds odds_[6];
+  CompressionOdds odds_[7];  // by BlobKind
   std::vector<BlobRef> refs_;  // by ticket; written by the thread, read after finish()
   uint64_t tickets_ = 0;
 

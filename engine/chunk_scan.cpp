@@ -58,6 +58,25 @@ bool ChunkScan::may_hit(size_t chunk, const StopConditions& c) const {
   return false;
 }
 
+bool ChunkScan::group_may_hit(uint64_t g, const StopConditions& c) const {
+  const IndexFile& idx = trace_.index();
+  if (!c.breakpoints.empty()) {
+    const auto f = idx.pc_filter(g);
+    if (!f) return true;
+    for (uint64_t bp : c.breakpoints)
+      if (f->may_run(bp)) return true;
+  }
+  if (!c.watchpoints.empty()) {
+    const auto f = idx.access_filter(g);
+    if (!f) return true;
+    for (const auto& w : c.watchpoints) {
+      if (w.kind != WatchKind::Read && f->may_write(w.addr, w.len)) return true;
+      if (w.kind != WatchKind::Write && f->may_read(w.addr, w.len)) return true;
+    }
+  }
+  return false;
+}
+
 template <class Fn>
 bool ChunkScan::scan_chunk(size_t chunk, bool want_accesses, const StopConditions& c, Fn&& fn) const {
   // A damaged summary made may_hit() say yes: the steps themselves decide.
@@ -94,11 +113,18 @@ ScanHit ChunkScan::find_stop_forward(uint64_t start, const StopConditions& c, co
   ScanHit hit;
   uint64_t count = idx.meta().step_count;
   if (start >= count) return hit;
+  const uint64_t per_group = idx.chunks_per_filter();
   for (size_t ch = idx.chunk_of(start); ch < idx.chunk_count() && idx.chunk(ch).first_eid < until; ++ch) {
     if (interrupted && interrupted()) {
       hit.interrupted = true;
       hit.eid = idx.chunk(ch).first_eid;
       return hit;
+    }
+    // First chunk looked at in its summary group: skip the rest of the
+    // group when its filters rule it out.
+    if ((ch % per_group == 0 || ch == idx.chunk_of(start)) && !group_may_hit(ch / per_group, c)) {
+      ch = (ch / per_group + 1) * per_group - 1;
+      continue;
     }
     if (!may_hit(ch, c)) continue;
     bool read = scan_chunk(ch, watches, c, [&](const ChunkStep& s, const WatchMatcher& m) {
@@ -131,12 +157,19 @@ ScanHit ChunkScan::find_stop_backward(uint64_t start, const StopConditions& c, c
   bool watches = !c.watchpoints.empty();
   ScanHit best;
   if (start == 0) return best;
-  for (size_t ch = idx.chunk_of(start - 1) + 1; ch-- > 0;) {
+  const uint64_t per_group = idx.chunks_per_filter();
+  const size_t last = idx.chunk_of(start - 1);
+  for (size_t ch = last + 1; ch-- > 0;) {
     if (idx.chunk(ch).first_eid + idx.chunk(ch).steps <= from) break;
     if (interrupted && interrupted()) {
       best.interrupted = true;
       best.eid = idx.chunk(ch).first_eid;
       return best;
+    }
+    // As forward: the group's filters first, then its chunks' summaries.
+    if ((ch == last || ch % per_group == per_group - 1) && !group_may_hit(ch / per_group, c)) {
+      ch -= ch % per_group;  // the loop's ch-- moves to the group before
+      continue;
     }
     if (!may_hit(ch, c)) continue;
     bool read = scan_chunk(ch, watches, c, [&](const ChunkStep& s, const WatchMatcher& m) {

@@ -46,6 +46,9 @@ class ChunkScan {
 
  private:
   bool may_hit(size_t chunk, const StopConditions& c) const;
+  // Whether summary group g's filters (engine/summary_filter.h) leave a
+  // hit possible; true when a filter cannot be read.
+  bool group_may_hit(uint64_t g, const StopConditions& c) const;
   // Visits the steps of one chunk in order: fn(step, accesses); false when
   // the chunk cannot be read.
   template <class Fn>

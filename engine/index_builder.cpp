@@ -13,6 +13,7 @@
 
 #include "engine/blob_writer.h"
 #include "engine/chunk_summary_builder.h"
+#include "engine/summary_filter_writer.h"
 #include "engine/dedup_store.h"
 #include "engine/index_directory_writer.h"
 #include "engine/index_temp_files.h"
@@ -76,6 +77,7 @@ struct IndexBuilder::Impl {
   ByteWriter summary_group;
   uint32_t summaries_in_group = 0;
   std::vector<uint64_t> summary_group_tickets;
+  SummaryFilterWriter summary_filters;  // one pc and one access filter per summary group
   // Blob tickets (BlobWriter) of each chunk's stream and keyframe, and of
   // each stored page and segment; turned into BlobRefs by finish().
   struct ChunkTickets {
@@ -186,6 +188,7 @@ struct IndexBuilder::Impl {
     chunk.steps = uint32_t(steps - chunk_first_eid);
     summary.take(closed_summary);
     encode_summary(summary_group, closed_summary);
+    summary_filters.add(closed_summary);
     if (++summaries_in_group == kGroupEntries[size_t(IndexTable::Summaries)]) flush_summaries();
     chunks.push_back(chunk);
     chunk_open = false;
@@ -195,6 +198,7 @@ struct IndexBuilder::Impl {
     if (summaries_in_group == 0) return;
     summary_group_tickets.push_back(blobs->put(summary_group.take(), BlobKind::Summaries));
     summaries_in_group = 0;
+    summary_filters.end_summary_group(*blobs);
   }
 
   // What StateApplier::end_step does, deferred.
@@ -450,6 +454,7 @@ Result<std::unique_ptr<IndexFile>> IndexBuilder::finish(std::chrono::steady_cloc
   I.meta.step_count = I.steps;
   I.meta.unique_pages = I.pages.tickets().size();
   I.flush_summaries();
+  I.summary_filters.finish(*I.blobs);
   I.blobs->finish();
   I.meta.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (I.write_error.empty()) I.write_error = I.blobs->error();
@@ -463,9 +468,14 @@ Result<std::unique_ptr<IndexFile>> IndexBuilder::finish(std::chrono::steady_cloc
   for (uint64_t t : I.pages.tickets()) page_refs.push_back(refs[t]);
   for (uint64_t t : I.segments.tickets()) segment_refs.push_back(refs[t]);
   for (uint64_t t : I.summary_group_tickets) summary_refs.push_back(refs[t]);
+  std::vector<BlobRef> pc_filter_refs, access_filter_refs;  // by filter-table group
+  I.summary_filters.group_refs(refs, pc_filter_refs, access_filter_refs);
   ByteWriter dir;
   uint64_t pos = I.blobs->end_offset();
-  if (I.out && !write_index_tables(I.out, pos, {&I.meta, &I.chunks, &summary_refs, &page_refs, &segment_refs}, dir) &&
+  if (I.out && !write_index_tables(I.out, pos,
+                                     {&I.meta, &I.chunks, &summary_refs, &page_refs, &segment_refs, &pc_filter_refs,
+                                      &access_filter_refs},
+                                     dir) &&
       I.write_error.empty())
     I.write_error = std::strerror(errno);
 

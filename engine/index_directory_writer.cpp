@@ -60,6 +60,18 @@ bool put_table(std::FILE* out, uint64_t& pos, IndexTable t, const std::vector<En
   return put_group_index(out, pos, t, groups, place);
 }
 
+// The two summary filter tables: one entry per summary group.
+bool put_filter_indexes(std::FILE* out, uint64_t& pos, const IndexTablesIn& in, TablePlace* places) {
+  for (IndexTable t : {IndexTable::PcFilters, IndexTable::AccessFilters}) {
+    TablePlace& p = places[size_t(t)];
+    p.entries = in.summary_groups->size();
+    p.group_entries = kGroupEntries[size_t(t)];
+    const auto& groups = t == IndexTable::PcFilters ? *in.pc_filter_groups : *in.access_filter_groups;
+    if (!put_group_index(out, pos, t, groups, p)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool write_index_tables(std::FILE* out, uint64_t& pos, const IndexTablesIn& in, ByteWriter& head) {
@@ -76,6 +88,7 @@ bool write_index_tables(std::FILE* out, uint64_t& pos, const IndexTablesIn& in, 
   if (!put_group_index(out, pos, IndexTable::Summaries, *in.summary_groups, places[1])) return false;
   if (!put_table(out, pos, IndexTable::Pages, *in.pages, put_ref, places[2])) return false;
   if (!put_table(out, pos, IndexTable::Segments, *in.segments, put_ref, places[3])) return false;
+  if (!put_filter_indexes(out, pos, in, places)) return false;
   head.str(meta_to_json(*in.meta));
   for (const TablePlace& p : places) {
     head.var(p.entries);

@@ -19,6 +19,9 @@ struct IndexTablesIn {
   const std::vector<BlobRef>* summary_groups = nullptr;  // kGroupEntries[Summaries] chunks each
   const std::vector<BlobRef>* pages = nullptr;
   const std::vector<BlobRef>* segments = nullptr;
+  // Summary filter groups (engine/summary_filter_writer.h), also already written.
+  const std::vector<BlobRef>* pc_filter_groups = nullptr;
+  const std::vector<BlobRef>* access_filter_groups = nullptr;
 };
 
 // Appends the tables to `out` at file offset `pos` (advanced past them)

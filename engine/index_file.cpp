@@ -46,13 +46,16 @@ bool fail_at(uint64_t offset, std::string what) {
 // Bounds of the group caches (groups, not bytes): a chunk group is about
 // 1024 x 40 bytes, a page or segment group 1024 x 20, a summary group 32
 // summaries of up to a few KB.
-constexpr size_t kCachedChunkGroups = 64, kCachedSummaryGroups = 64, kCachedRefGroups = 64;
+// A filter group is 64 summary groups' filters, a few KB each.
+constexpr size_t kCachedChunkGroups = 64, kCachedSummaryGroups = 64, kCachedRefGroups = 64, kCachedFilterGroups = 16;
 }  // namespace
 
 IndexFile::IndexFile()
     : chunk_groups_(kCachedChunkGroups),
       summary_groups_(kCachedSummaryGroups),
-      ref_groups_{IndexGroupCache<BlobRef>(kCachedRefGroups), IndexGroupCache<BlobRef>(kCachedRefGroups)} {
+      ref_groups_{IndexGroupCache<BlobRef>(kCachedRefGroups), IndexGroupCache<BlobRef>(kCachedRefGroups)},
+      pc_filters_(kCachedFilterGroups),
+      access_filters_(kCachedFilterGroups) {
   auto bad = std::make_shared<ChunkSummary>();
   bad->corrupt = true;
   for (auto& w : bad->regs_written) w = ~uint64_t(0);
@@ -158,6 +161,9 @@ Status IndexFile::parse_head(const uint8_t* p, size_t n) {
       return make_error_at(path_, tp.index_offset, std::string("index ") + name + " does not fit the file");
   }
   if (tables_[1].entries != tables_[0].entries) return make_error(path_, "index summary table does not match the chunks");
+  for (IndexTable t : {IndexTable::PcFilters, IndexTable::AccessFilters})
+    if (tables_[size_t(t)].entries != tables_[1].groups)
+      return make_error(path_, std::string("index ") + table_name(t) + " does not match the summary groups");
   // Every chunk holds chunk_steps steps but the last; an empty trace has
   // one empty chunk (the initial state).
   uint64_t want = std::max<uint64_t>(1, (meta_.step_count + chunk_steps_ - 1) / chunk_steps_);
@@ -257,6 +263,36 @@ std::shared_ptr<const std::vector<BlobRef>> IndexFile::ref_group(IndexTable t, u
   return v;
 }
 
+template <class Filter, class Decode>
+std::shared_ptr<const Filter> IndexFile::filter(IndexTable t, IndexGroupCache<Filter>& cache, uint64_t entry,
+                                                Decode decode) const {
+  const TablePlace& tp = tables_[size_t(t)];
+  if (entry >= tp.entries) return nullptr;
+  const uint64_t g = entry / tp.group_entries;
+  auto group = cache.find(g);
+  if (!group) {
+    std::string raw;
+    if (!read_group(t, g, raw)) return nullptr;
+    auto v = std::make_shared<std::vector<Filter>>(tp.entries_in(g));
+    ByteReader r(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
+    for (auto& f : *v)
+      if (!decode(r, f)) break;
+    if (!r.ok() || !r.at_end())
+      return fail_at(0, std::string(table_name(t)) + " group " + std::to_string(g) + " is malformed"), nullptr;
+    cache.add(g, v);
+    group = std::move(v);
+  }
+  return std::shared_ptr<const Filter>(group, &(*group)[entry % tp.group_entries]);
+}
+
+std::shared_ptr<const GroupPcFilter> IndexFile::pc_filter(uint64_t g) const {
+  return filter(IndexTable::PcFilters, pc_filters_, g, decode_pc_filter);
+}
+
+std::shared_ptr<const GroupAccessFilter> IndexFile::access_filter(uint64_t g) const {
+  return filter(IndexTable::AccessFilters, access_filters_, g, decode_access_filter);
+}
+
 ChunkEntry IndexFile::chunk(size_t c) const {
   if (c >= chunk_count()) return chunk_entry(c, nullptr);
   const uint64_t ge = tables_[0].group_entries;
@@ -352,6 +388,10 @@ Status IndexFile::verify(const std::function<void(uint64_t, uint64_t)>& progress
     done += e.stream.size + e.keyframe.size;
     if (progress && c % 256 == 0) progress(done, size_);
   }
+  for (IndexTable t : {IndexTable::PcFilters, IndexTable::AccessFilters})
+    for (uint64_t e = 0; e < tables_[size_t(t)].entries; e += tables_[size_t(t)].group_entries)
+      if (!(t == IndexTable::PcFilters ? bool(pc_filter(e)) : bool(access_filter(e))))
+        return failed(std::string(table_name(t)) + " group " + std::to_string(e / tables_[size_t(t)].group_entries));
   // Deltas each page's restore applies (engine/page_delta_codec.h): the
   // reader refuses a chain longer than kMaxPageDeltaChain, so does this.
   // Grown as pages are read: a crafted head's page count allocates nothing.

@@ -14,6 +14,7 @@
 #include "engine/index_layout.h"
 #include "engine/index_tables.h"
 #include "engine/source_stamp.h"
+#include "engine/summary_filter.h"
 #include "engine/state_apply.h"
 #include "engine/trace.h"
 #include "state/error.h"
@@ -63,6 +64,12 @@ class IndexFile {
   // Chunk c's summary, never null; corrupt (ChunkSummary::corrupt, every
   // question "maybe") when its group cannot be read.
   std::shared_ptr<const ChunkSummary> summary(size_t c) const;
+  // Summary group g's filters (engine/summary_filter.h; g covers chunks
+  // [g, g + 1) x chunks_per_filter()). Null when its table group cannot be
+  // read: then the caller must answer "maybe" (and read the summaries).
+  uint64_t chunks_per_filter() const { return tables_[1].group_entries; }
+  std::shared_ptr<const GroupPcFilter> pc_filter(uint64_t g) const;
+  std::shared_ptr<const GroupAccessFilter> access_filter(uint64_t g) const;
   uint64_t page_count() const { return tables_[2].entries; }
   uint64_t segment_count() const { return tables_[3].entries; }
   // Page / page-map segment id's blob (false: id out of range or corrupt group).
@@ -108,6 +115,11 @@ class IndexFile {
   ChunkEntry chunk_entry(size_t c, const ChunkBlobs* blobs) const;
   std::shared_ptr<const std::vector<ChunkSummary>> summary_group(uint64_t g) const;
   std::shared_ptr<const std::vector<BlobRef>> ref_group(IndexTable t, uint64_t g) const;
+  // Filter-table group of table t holding entry `entry` (t: PcFilters or
+  // AccessFilters), decoded by `decode`; null if it cannot be read.
+  template <class Filter, class Decode>
+  std::shared_ptr<const Filter> filter(IndexTable t, IndexGroupCache<Filter>& cache, uint64_t entry,
+                                       Decode decode) const;
 
   int fd_ = -1;
   std::string path_;
@@ -119,6 +131,8 @@ class IndexFile {
   mutable IndexGroupCache<ChunkBlobs> chunk_groups_;
   mutable IndexGroupCache<ChunkSummary> summary_groups_;
   mutable IndexGroupCache<BlobRef> ref_groups_[2];  // pages, segments
+  mutable IndexGroupCache<GroupPcFilter> pc_filters_;
+  mutable IndexGroupCache<GroupAccessFilter> access_filters_;
   std::shared_ptr<const ChunkSummary> corrupt_summary_;
 };
 

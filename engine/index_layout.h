@@ -4,8 +4,9 @@
 //   [96, tables)   data: chunk step streams, keyframes, pages and page-map
 //                  segments, each snappy-compressed and checksummed
 //                  (BlobRef::checksum), referenced by offset from the tables
-//   [tables, dir)  the four tables (chunk refs, chunk summaries, page refs,
-//                  segment refs), each cut into groups stored as blobs,
+//   [tables, dir)  the tables (chunk refs, chunk summaries, page refs,
+//                  segment refs, summary-group pc and access filters),
+//                  each cut into groups stored as blobs,
 //                  then per table its group index: one 32-byte
 //                  GroupRecord per group, self-checksummed
 //   [dir, end)     directory head: metadata JSON, entry counts, and per
@@ -44,8 +45,9 @@ constexpr char kIndexMagic[8] = {'T', 'T', 'D', 'I', 'N', 'D', 'E', 'X'};
 // bytes); 9: per-blob checksums instead of one over the data region, the
 // directory cut into lazily read, checksummed groups (opening is O(1));
 // 10: page versions stored as deltas against the previous version of their
-// page (engine/page_delta_codec.h)
-constexpr uint32_t kIndexVersion = 10;
+// page (engine/page_delta_codec.h); 11: two more tables, Bloom filters of
+// each summary group's pcs and accessed lines (engine/summary_filter.h)
+constexpr uint32_t kIndexVersion = 11;
 constexpr uint64_t kIndexHeaderSize = 96;
 
 struct IndexHeader {

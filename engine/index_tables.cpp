@@ -12,6 +12,8 @@ const char* table_name(IndexTable t) {
     case IndexTable::Summaries: return "chunk summary table";
     case IndexTable::Pages: return "page table";
     case IndexTable::Segments: return "page-map segment table";
+    case IndexTable::PcFilters: return "summary pc filter table";
+    case IndexTable::AccessFilters: return "summary access filter table";
   }
   return "table";
 }

@@ -1,5 +1,5 @@
-// The index's four tables (chunk blobs, chunk summaries, page blobs,
-// page-map segment blobs) as stored from version 9: each is cut into groups
+// The index's tables (chunk blobs, chunk summaries, page blobs, page-map
+// segment blobs; from version 11 the summary filters) as stored from version 9: each is cut into groups
 // of a fixed number of entries, every group a checksummed blob; a table's
 // group index (one GroupRecord per group, at a known offset) finds group g
 // with one 32-byte read. The reader fetches a group only when one of its
@@ -9,6 +9,7 @@
 //   chunk:   steps, stream ref, keyframe ref
 //   summary: the ChunkSummary lists (delta-coded), slot masks, regs_written
 //   page / segment: ref
+//   pc / access filter: engine/summary_filter.h
 //   ref:     offset, stored size, raw size, fixed32 checksum
 #pragma once
 #include <cstdint>
@@ -19,12 +20,16 @@
 
 namespace ttd {
 
-enum class IndexTable : uint8_t { Chunks = 0, Summaries = 1, Pages = 2, Segments = 3 };
-constexpr size_t kIndexTables = 4;
+// PcFilters / AccessFilters (version 11): entry g is summary group g's
+// filter (engine/summary_filter.h).
+enum class IndexTable : uint8_t { Chunks = 0, Summaries = 1, Pages = 2, Segments = 3, PcFilters = 4, AccessFilters = 5 };
+constexpr size_t kIndexTables = 6;
 // Entries per group. Summaries are grouped by fewer: a chunk's summary can
 // run to kilobytes (its pcs and lines), and a query usually needs a run of
 // neighbouring chunks, not a thousand.
-constexpr uint32_t kGroupEntries[kIndexTables] = {1024, 32, 1024, 1024};
+// A filter group covers 64 x 32 chunks (~6 M steps): a scan 50 M steps
+// back reads about nine of each.
+constexpr uint32_t kGroupEntries[kIndexTables] = {1024, 32, 1024, 1024, 64, 64};
 const char* table_name(IndexTable t);
 
 struct GroupRecord {

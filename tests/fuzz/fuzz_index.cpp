@@ -3,8 +3,8 @@
 // makes every checksum of each input agree with its bytes (header,
 // directory head, group records, table groups and the blob references in
 // them: index_checksum_fixup.h), as a crafted file can, so mutations reach
-// the head, the lazy table reader, and the keyframe, segment, page-delta
-// and step decoders behind the checksums. Everything must fail cleanly: no
+// the head, the lazy table reader, and the keyframe, segment, page-delta,
+// step and summary-filter decoders behind the checksums. Everything must fail cleanly: no
 // crash, no huge allocation.
 #include <xxhash.h>
 
@@ -75,6 +75,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         (void)dec.attrs(s, attrs);
       }
     }
+  }
+  // Summary filters (version 11): sizes and key counts come from the file.
+  const uint64_t filters = std::min<uint64_t>(index.table(IndexTable::PcFilters).entries, 16);
+  for (uint64_t g = 0; g < filters; ++g) {
+    if (auto f = index.pc_filter(g)) (void)f->may_run(0x401000 + g * 4);
+    if (auto f = index.access_filter(g)) (void)(f->may_write(g * 64, 8) || f->may_read(0x7ff000, 4096));
   }
   // Pages directly: whole, delta chains, bad bases.
   const uint64_t n_pages = std::min<uint64_t>(index.page_count(), 64);

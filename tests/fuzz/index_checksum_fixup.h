@@ -104,7 +104,10 @@ inline void fix_up_index_checksums(std::vector<uint8_t>& f, const RefEdit& edit 
             raw.clear();
         }
         ByteWriter fixed;
-        if (IndexTable(t) != IndexTable::Summaries && !raw.empty() &&
+        // Summary and filter groups hold no refs: only their record is fixed.
+        const bool holds_refs = IndexTable(t) == IndexTable::Chunks || IndexTable(t) == IndexTable::Pages ||
+                                IndexTable(t) == IndexTable::Segments;
+        if (holds_refs && !raw.empty() &&
             fix_group(f, IndexTable(t), g * tp.group_entries, raw, edit, fixed)) {
           rec.offset = f.size();
           rec.size = rec.raw_size = uint32_t(fixed.size());

@@ -1,0 +1,97 @@
+#include "engine/summary_filter.h"
+
+#include <algorithm>
+
+#include "state/paged_memory.h"
+
+namespace ttd {
+
+namespace {
+// murmur3's 64-bit finaliser: every key bit reaches every hash bit, so
+// neighbouring pcs and lines spread over the filter.
+uint64_t mix(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdull;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ull;
+  k ^= k >> 33;
+  return k;
+}
+// Bit i of the kProbes probes (double hashing), scaled onto `bits` without
+// a division.
+template <class Fn>
+void probes(uint64_t key, uint64_t bits, Fn&& fn) {
+  const uint64_t h = mix(key + 0x9e3779b97f4a7c15ull);
+  const uint32_t h1 = uint32_t(h), h2 = uint32_t(h >> 32) | 1u;
+  for (uint32_t i = 0; i < KeyFilter::kProbes; ++i) fn((uint64_t(uint32_t(h1 + i * h2)) * bits) >> 32);
+}
+}  // namespace
+
+void KeyFilter::build(const std::vector<uint64_t>& keys) {
+  words_.clear();
+  if (keys.empty()) return;
+  const uint64_t n = std::min<uint64_t>(keys.size(), kMaxWords * 64 / kBitsPerKey);
+  words_.assign(std::max<uint64_t>(1, (n * kBitsPerKey + 63) / 64), 0);
+  const uint64_t bits = words_.size() * 64;
+  for (uint64_t k : keys) probes(k, bits, [&](uint64_t b) { words_[b >> 6] |= uint64_t(1) << (b & 63); });
+}
+
+bool KeyFilter::may_hold(uint64_t key) const {
+  if (words_.empty()) return false;
+  const uint64_t bits = words_.size() * 64;
+  bool all = true;
+  probes(key, bits, [&](uint64_t b) { all = all && ((words_[b >> 6] >> (b & 63)) & 1); });
+  return all;
+}
+
+void KeyFilter::encode(ByteWriter& w) const {
+  w.var(words_.size());
+  if (!words_.empty()) w.bytes(words_.data(), words_.size() * 8);
+}
+
+bool KeyFilter::decode(ByteReader& r) {
+  const uint64_t n = r.var();
+  if (!r.ok() || n > kMaxWords || n * 8 > r.remaining()) return false;
+  words_.resize(n);
+  return n == 0 || r.bytes(words_.data(), n * 8);
+}
+
+bool GroupAccessFilter::may_touch(const KeyFilter& f, uint64_t addr, uint64_t len) {
+  if (len == 0) return false;
+  const uint64_t end = addr + (len - 1);  // last byte, as ChunkSummary computes it
+  const uint64_t first = addr >> ChunkSummary::kLineShift, last = end >> ChunkSummary::kLineShift;
+  if (last - first >= kMaxProbeLines) return true;
+  for (uint64_t line = first; line <= last; ++line)
+    if (f.may_hold(line_key(line))) return true;
+  for (uint64_t page = addr >> kPageShift; page <= end >> kPageShift; ++page)
+    if (f.may_hold(page_key(page))) return true;
+  return false;
+}
+
+void SummaryFilterBuilder::add(const ChunkSummary& s) {
+  pcs_.insert(pcs_.end(), s.pcs.begin(), s.pcs.end());
+  for (uint64_t line : s.lines_written) written_.push_back(GroupAccessFilter::line_key(line));
+  for (uint64_t page : s.pages_written_coarse) written_.push_back(GroupAccessFilter::page_key(page));
+  for (uint64_t line : s.lines_read) read_.push_back(GroupAccessFilter::line_key(line));
+  for (uint64_t page : s.pages_read_coarse) read_.push_back(GroupAccessFilter::page_key(page));
+}
+
+void SummaryFilterBuilder::take(ByteWriter& pcs, ByteWriter& access) {
+  // Sized by distinct keys: a hot loop repeats its pcs in every chunk.
+  auto put = [this](std::vector<uint64_t>& keys, ByteWriter& w) {
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    scratch_.build(keys);
+    scratch_.encode(w);
+    keys.clear();
+  };
+  put(pcs_, pcs);
+  put(written_, access);
+  put(read_, access);
+}
+
+bool decode_pc_filter(ByteReader& r, GroupPcFilter& out) { return out.pcs.decode(r); }
+
+bool decode_access_filter(ByteReader& r, GroupAccessFilter& out) { return out.written.decode(r) && out.read.decode(r); }
+
+}  // namespace ttd
