@@ -33,11 +33,20 @@ Status ChunkSteps::load(size_t c) {
   return {};
 }
 
+namespace {
+// The stream blob's offset, for the error: a stream that passed its
+// checksum but does not decode (a crafted file, a codec bug).
+void note_malformed_stream(const IndexFile& index, size_t chunk, uint64_t eid) {
+  index.note_failure(index.chunk(chunk).stream.offset, "step stream malformed at EID " + std::to_string(eid));
+}
+}  // namespace
+
 bool ChunkSteps::next() {
   if (!dec_ || corrupt_ || next_eid_ >= end_eid_) return false;
   const auto& slots = index_.thread_slots();
   if (!dec_->next(step_.raw) || step_.raw.tidx >= slots.size()) {
     corrupt_ = true;
+    note_malformed_stream(index_, chunk_, next_eid_);
     return false;
   }
   step_.eid = next_eid_++;
@@ -52,7 +61,10 @@ bool ChunkSteps::next() {
 
 bool ChunkSteps::effects(EffectVisitor& v) {
   if (!dec_ || corrupt_) return false;
-  if (!dec_->effects(step_.raw, v, step_.pid)) corrupt_ = true;
+  if (!dec_->effects(step_.raw, v, step_.pid)) {
+    corrupt_ = true;
+    note_malformed_stream(index_, chunk_, next_eid_ - 1);
+  }
   return !corrupt_;
 }
 

@@ -46,7 +46,12 @@ constexpr char kIndexMagic[8] = {'T', 'T', 'D', 'I', 'N', 'D', 'E', 'X'};
 // directory cut into lazily read, checksummed groups (opening is O(1));
 // 10: page versions stored as deltas against the previous version of their
 // page (engine/page_delta_codec.h); 11: two more tables, Bloom filters of
-// each summary group's pcs and accessed lines (engine/summary_filter.h)
+// each summary group's pcs and accessed lines (engine/summary_filter.h);
+// step pcs and sizes as a chunk's earlier visits of the pc predict
+// (engine/step_pc_memo.h), steps of 1-3 short register effects without a
+// length byte, register deltas from the value before the last, page-map
+// segment ids as differences, and page chains restarted by a delta against
+// their anchor (docs/design.md)
 constexpr uint32_t kIndexVersion = 11;
 constexpr uint64_t kIndexHeaderSize = 96;
 

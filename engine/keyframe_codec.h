@@ -3,7 +3,8 @@
 // index's deduplicated page store rather than stored inline.
 //
 // A page map is cut into segments of 2^kSegmentShift consecutive page
-// numbers. Each segment (its pages' offsets in the segment and their ids)
+// numbers. Each segment (its pages' offsets in the segment and their ids,
+// each id as its zigzag difference from the previous page's, version 11)
 // is a blob of its own, deduplicated by content like pages, and a keyframe
 // lists only (segment key, segment id) pairs: consecutive keyframes share
 // every segment nothing was written in, so a keyframe costs in proportion

@@ -33,7 +33,7 @@ uint64_t& RegisterHistory::other_slot(uint32_t tidx, uint16_t reg) {
     tables_[in_use_].first = tidx;
     std::fill(tables_[in_use_].second.begin(), tables_[in_use_].second.end(), 0);
   } else {
-    tables_.emplace_back(tidx, std::vector<uint64_t>(256, 0));
+    tables_.emplace_back(tidx, std::vector<uint64_t>(2 * kPrior, 0));
   }
   last_ = tables_[in_use_++].second.data();  // stays valid: inner vectors move, their storage does not
   return last_[reg];
@@ -43,6 +43,7 @@ void StepEncoder::reset() {
   end_step();
   history_.reset();
   ends_.reset();
+  memo_.reset();
   attr_last_.fill(0);
   prev_tidx_ = ~0u;
   prev_next_pc_ = 0;
@@ -134,7 +135,7 @@ void StepEncoder::reg_general(uint32_t tidx, uint16_t reg, std::span<const uint8
     uint64_t x = value_to_u64(*arch_, value, size);
     uint64_t& last = history_.slot(tidx, reg);
     out_.svar(int64_t(x - last));
-    last = x;
+    RegisterHistory::note(last, x);
   } else {
     // Wide registers: full size in target order (zero-extended like RegisterFile).
     uint8_t buf[64] = {0};
@@ -199,11 +200,27 @@ bool StepDecoder::next(DecodedStep& s) {
   if (!ok_ || in_.at_end()) return false;
   uint8_t h = in_.u8();
   s.tidx = (h & kStepSameThread) ? prev_tidx_ : uint32_t(in_.var());
-  s.pc = (h & kStepFallThroughPc) ? prev_next_pc_ : prev_next_pc_ + uint64_t(in_.svar());
-  s.size = (h & kStepSameSize) ? prev_size_ : uint32_t(in_.var());
+  s.pc = (h & kStepFallThroughPc) ? memo_.predicted_pc(prev_next_pc_) : prev_next_pc_ + uint64_t(in_.svar());
+  const uint32_t predicted_size = memo_.visit(s.pc, prev_size_);
+  s.size = (h & kStepSameSize) ? predicted_size : uint32_t(in_.var());
+  memo_.size_is(s.pc, s.size);
   s.kind = (h & kStepInstruction) ? fmt::StepKind::Instruction : fmt::StepKind(in_.u8());
   s.attrs = ByteReader();
   s.effects = ByteReader();
+  if (const uint32_t n = h >> kStepShortRegsShift) {
+    // Short register effects without a length byte: find where they end.
+    ByteReader probe = in_;
+    for (uint32_t i = 0; i < n; ++i) {
+      if (probe.u8() < kRegTag || (h & kStepHasEffects)) probe = ByteReader();  // makes probe fail
+      probe.var();
+    }
+    if (!probe.ok()) {
+      ok_ = false;
+      return false;
+    }
+    const size_t len = in_.remaining() - probe.remaining();
+    s.effects = ByteReader(in_.take(len), len);
+  }
   if (h & kStepHasEffects) {
     uint64_t n = in_.var();
     const uint8_t* p = in_.take(n);
@@ -241,9 +258,9 @@ bool StepDecoder::effects(const DecodedStep& s, EffectVisitor& v, uint64_t step_
   while (r.ok() && !r.at_end()) {
     const uint8_t t = r.u8();
     if (t >= kRegTag) {  // a register of at most 8 bytes
-      const uint16_t reg = t & 0x7f;
+      const uint16_t reg = t & (kShortRegs - 1);
       if (reg >= arch_->regs.size() || arch_->regs[reg].bytes() > 8) return ok_ = false;
-      reg_delta(r, tidx, reg, v);
+      reg_delta(r, tidx, reg, v, t & kRegFromPrior);
       continue;
     }
     if (t >= kAccessTag) {
@@ -309,10 +326,10 @@ bool StepDecoder::effects(const DecodedStep& s, EffectVisitor& v, uint64_t step_
 }
 
 // A register of at most 8 bytes: its delta from the register's last value.
-void StepDecoder::reg_delta(ByteReader& r, uint32_t tidx, uint16_t reg, EffectVisitor& v) {
+void StepDecoder::reg_delta(ByteReader& r, uint32_t tidx, uint16_t reg, EffectVisitor& v, bool from_prior) {
   const uint32_t size = arch_->regs[reg].bytes();
   uint64_t& last = history_.slot(tidx, reg);
-  last += uint64_t(r.svar());
+  RegisterHistory::note(last, (from_prior ? (&last)[RegisterHistory::kPrior] : last) + uint64_t(r.svar()));
   uint8_t value[8];
   u64_to_value(*arch_, last, value, size);
   v.reg(tidx, reg, value, size);

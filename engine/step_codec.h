@@ -1,6 +1,7 @@
 // The index's encoding of the step stream inside one chunk. Each step is a
-// header byte, then only what differs from the previous step (thread, pc
-// unless it falls through, size, kind), then effect and attribute blocks
+// header byte, then only what differs from the prediction (thread as the
+// previous step's; pc and size as the chunk's earlier visits of the pc
+// predict, engine/step_pc_memo.h; kind), then effect and attribute blocks
 // prefixed by their byte length so scans can skip them. Register values of
 // up to 64 bits are stored as the difference from the same register's last
 // value in the chunk, so a counter increment costs one byte. A memory
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "engine/byte_codec.h"
+#include "engine/step_pc_memo.h"
 #include "state/byte_order.h"  // load_le
 #include "formats/common/trace_sink.h"
 #include "state/arch.h"
@@ -36,16 +38,24 @@ constexpr uint32_t kAttrTypeBits = 3;
 constexpr uint64_t kAttrTypeMask = (1u << kAttrTypeBits) - 1;
 constexpr uint32_t kMaxDeltaAttrKeys = 256;
 
-// Step header byte: what the step shares with the one before it, and
-// which blocks follow.
+// Step header byte: what the step shares with the one before it or with
+// the prediction (StepPcMemo), and which blocks follow. A pc that is not
+// as predicted is stored as its zigzag distance from where the previous
+// step ended.
 enum : uint8_t {
   kStepSameThread = 1,
-  kStepFallThroughPc = 2,
-  kStepSameSize = 4,
+  kStepFallThroughPc = 2,  // the pc is as predicted
+  kStepSameSize = 4,       // the size is as predicted
   kStepInstruction = 8,
   kStepHasAttrs = 16,
   kStepHasEffects = 32,
 };
+// Bits 6-7 of the header: 1 to 3 register effects in the short form
+// (kRegTag) and nothing else, stored without the effects length byte
+// (the most common step: an x86 instruction writing a register and the
+// flags). Then kStepHasEffects is clear.
+constexpr uint32_t kStepShortRegsShift = 6;
+constexpr uint32_t kStepMaxShortRegs = 3;
 
 // An effect starts with a tag byte: below kAccessTag one of these, from
 // kAccessTag a memory access, from kRegTag a register.
@@ -62,8 +72,14 @@ enum class EffectTag : uint8_t {
   CtxPid = 12,     // following memory effects apply to another process
 };
 
-// kRegTag + n (n < 128): register n of at most 8 bytes, then its delta.
+// kRegTag + n (n < 64): register n of at most 8 bytes, then its delta
+// from the register's last value; kRegTag + kRegFromPrior + n: its delta
+// from the value the register held before that (a register alternating
+// between a pointer and a counter costs a byte, not seven). Registers
+// 64 and up take EffectTag::Reg.
 constexpr uint8_t kRegTag = 0x80;
+constexpr uint8_t kRegFromPrior = 0x40;
+constexpr uint16_t kShortRegs = 64;
 // kAccessTag + kind * 16 + size code * 4 + slot: a memory access of that
 // kind, then the zigzag distance of its address from the slot's recent
 // access end (AccessEnds), then its size if the code is 0, then its data.
@@ -118,12 +134,21 @@ class AccessEnds {
 
 inline size_t var_len(uint64_t v) { return v < 0x80 ? 1 : size_t(64 - std::countl_zero(v) + 6) / 7; }
 
-// Per-chunk memory of register values, shared by encoder and decoder.
+// Per-chunk memory of register values, shared by encoder and decoder:
+// per register its last value and, kPrior entries further, the different
+// value it held before (note()).
 // Tables outlive reset(): the first in_use_ belong to the chunk,
 // the rest wait, allocated, to be zeroed for the next thread that needs one
 // (a chunk boundary every few thousand steps would otherwise free and allocate).
 class RegisterHistory {
  public:
+  static constexpr size_t kPrior = 256;
+  // Records x as the register's value (slot: from slot()).
+  static void note(uint64_t& slot, uint64_t x) {
+    if (x == slot) return;
+    (&slot)[kPrior] = slot;
+    slot = x;
+  }
   void reset() {
     in_use_ = 0;
     last_tidx_ = ~0u;
@@ -157,11 +182,13 @@ class StepEncoder {
     eff_tidx_ = tidx;
     eff_pid_ = pid;
     nattrs_ = 0;
+    short_regs_ = short_reg_bytes_ = 0;
     attrs_.clear();
     uint8_t h = 0;
     if (tidx == prev_tidx_) h |= kStepSameThread;
-    if (pc == prev_next_pc_) h |= kStepFallThroughPc;
-    if (size == prev_size_) h |= kStepSameSize;
+    if (pc == memo_.predicted_pc(prev_next_pc_)) h |= kStepFallThroughPc;
+    if (size == memo_.visit(pc, prev_size_)) h |= kStepSameSize;
+    memo_.size_is(pc, size);
     if (kind == fmt::StepKind::Instruction) h |= kStepInstruction;
     header_ = h;
     header_pos_ = out_.size();
@@ -212,18 +239,22 @@ class StepEncoder {
   // little-endian target and host); the rest in reg_general.
   [[gnu::always_inline]] void reg(uint32_t tidx, uint16_t reg, std::span<const uint8_t> value) {
     const uint32_t size = arch_->regs[reg].bytes();
-    if (size > 8 || reg >= 0x80 || arch_->endian != Endian::Little || std::endian::native != std::endian::little)
+    if (size > 8 || reg >= kShortRegs || arch_->endian != Endian::Little || std::endian::native != std::endian::little)
         [[unlikely]]
       return reg_general(tidx, reg, value);
     before_effect();
     ctx_thread(tidx);
     const uint64_t x = load_le(value.data(), std::min<size_t>(value.size(), size));
     uint64_t& last = history_.slot(tidx, reg);
+    const uint64_t d = zigzag(int64_t(x - last)), dp = zigzag(int64_t(x - (&last)[RegisterHistory::kPrior]));
+    const bool prior = var_len(dp) < var_len(d);
     uint8_t* p = out_.reserve(11);  // tag with the register number, value delta
-    *p++ = uint8_t(kRegTag | reg);
-    p += put_var(zigzag(int64_t(x - last)), p);
-    out_.commit(p);
-    last = x;
+    *p++ = uint8_t(kRegTag | (prior ? kRegFromPrior : 0) | reg);
+    const size_t n = put_var(prior ? dp : d, p);
+    out_.commit(p + n);
+    short_reg_bytes_ += uint32_t(1 + n);
+    ++short_regs_;
+    RegisterHistory::note(last, x);
   }
   void reg_unknown(uint32_t tidx, uint16_t reg);
   // Inline, as begin_step: one of the memory accesses is on about half the
@@ -271,6 +302,15 @@ class StepEncoder {
       if (len == 0) {
         open_ = false;
         out_.truncate(effects_pos_ - 1);
+        return;
+      }
+      if (short_regs_ - 1 < kStepMaxShortRegs && short_reg_bytes_ == len) {
+        // Short register effects only: no length byte.
+        open_ = false;
+        uint8_t* d = out_.data();
+        std::memmove(d + effects_pos_ - 1, d + effects_pos_, len);
+        out_.truncate(out_.size() - 1);
+        d[header_pos_] = uint8_t(header_ | (short_regs_ << kStepShortRegsShift));
         return;
       }
       if (len < 0x80) {  // effects whose length fits the byte begin_step left
@@ -338,9 +378,13 @@ class StepEncoder {
   ByteWriter out_, attrs_;
   RegisterHistory history_;
   AccessEnds ends_;
+  StepPcMemo memo_;
   std::array<uint64_t, kMaxDeltaAttrKeys> attr_last_{};  // per attribute key: its last unsigned value
   bool open_ = false, attrs_direct_ = false;
   uint32_t nattrs_ = 0;
+  // Short register effects of the open step and their bytes (all of the
+  // effects when these bytes are the effects' length).
+  uint32_t short_regs_ = 0, short_reg_bytes_ = 0;
   // The open step's header byte (without the block flags), where it and
   // its effects start in out_, and what the previous step was.
   uint8_t header_ = 0;
@@ -400,7 +444,7 @@ class StepDecoder {
   const ArchDesc* arch_;
   ByteReader in_;
   bool resolve_u64_attrs(ByteReader r);
-  void reg_delta(ByteReader& r, uint32_t tidx, uint16_t reg, EffectVisitor& v);
+  void reg_delta(ByteReader& r, uint32_t tidx, uint16_t reg, EffectVisitor& v, bool from_prior = false);
   bool access(uint8_t tag, ByteReader& r, EffectVisitor& v, uint64_t pid);
   // Room for the bytes of a value stored as a varint, never moved (blocks
   // are added, not grown), so pointers handed out stay valid.
@@ -408,6 +452,7 @@ class StepDecoder {
 
   RegisterHistory history_;
   AccessEnds ends_;
+  StepPcMemo memo_;
   std::vector<std::unique_ptr<uint8_t[]>> value_blocks_;
   size_t value_used_ = 0;
   std::array<uint64_t, kMaxDeltaAttrKeys> attr_last_{};  // per attribute key: its last unsigned value

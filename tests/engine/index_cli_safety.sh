@@ -50,6 +50,12 @@ expect leftover_removed 0 "" "$TTD" info "$dir/t.ucir"
 
 expect keyframe_interval_range 2 "keyframe-interval" "$TTD" info "$dir/t.ucir" --keyframe-interval 8
 
+# --breakdown: one row per part, and the parts add up to the file's size.
+expect breakdown 0 "" "$TTD" index "$dir/t.ucir" --breakdown
+grep -q "^step streams " "$dir/out" || fail "breakdown: no step streams row: $(cat "$dir/out")"
+sum=$(awk '/^(step streams|keyframes|pages whole|page deltas|page-map segments|summary groups|header, tables, directory) / {s += $(NF-3)} END {print s}' "$dir/out")
+[ "$sum" = "$(stat -c %s "$dir/t.ucir.ttdidx")" ] || fail "breakdown: parts add up to $sum, not the index size"
+
 # A valid index beside a trace in a read-only folder is used, not rebuilt
 # into the cache: a real read-only bind mount in a private mount namespace
 # (root passes access(W_OK) anywhere else). Skipped where unshare/mount

@@ -158,8 +158,65 @@ TEST_CASE("page delta: the builder's store bounds chains and restores every vers
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) REQUIRE(apply_all(blobs[store.tickets()[*it]], *it, p) == nullptr);
     CHECK(same(p, *versions[id]));
   }
-  // One whole page every kMaxPageDeltaChain + 1 versions, deltas between.
-  CHECK(deltas == 100 - (100 + kMaxPageDeltaChain) / (kMaxPageDeltaChain + 1));
+  // One whole page: the first. Every kMaxPageDeltaChain + 1 versions a
+  // delta against it (its anchor) starts the chain again (index version 11).
+  CHECK(deltas == 99);
+}
+
+TEST_CASE("page delta: anchored deltas replace whole copies until the changes add up to half a page") {
+  // Each version changes 64 more bytes of the page (different ones), so a
+  // delta against the chain's anchor grows by 64 bytes a version.
+  PageVersionStore store;
+  std::vector<std::vector<uint8_t>> blobs;  // by ticket
+  auto put_whole = [&](const std::shared_ptr<Page>& p) {
+    auto* b = reinterpret_cast<const uint8_t*>(p.get());
+    blobs.emplace_back(b, b + sizeof(Page));
+    return uint64_t(blobs.size() - 1);
+  };
+  auto put_delta = [&](const uint8_t* d, size_t n) {
+    blobs.emplace_back(d, d + n);
+    return uint64_t(blobs.size() - 1);
+  };
+  constexpr int kVersions = 200;
+  std::vector<std::shared_ptr<Page>> versions;
+  std::shared_ptr<Page> prev;
+  uint64_t prev_id = 0;
+  for (int v = 0; v < kVersions; ++v) {
+    auto next = prev ? std::make_shared<Page>(*prev) : random_page(11);
+    for (int k = 0; k < 64; ++k) next->data[(v * 64 + k) % 4096] ^= uint8_t(v + k + 1);
+    const uint64_t id = store.id_of(next, prev.get(), prev_id, put_whole, put_delta);
+    REQUIRE(id == uint64_t(v));
+    versions.push_back(next);
+    prev = next;
+    prev_id = id;
+  }
+  size_t whole = 0;
+  for (uint64_t id = 0; id < uint64_t(kVersions); ++id) {
+    std::vector<uint64_t> chain;
+    uint64_t cur = id;
+    while (blobs[store.tickets()[cur]].size() != sizeof(Page)) {
+      chain.push_back(cur);
+      PageDeltaHead h;
+      const auto& b = blobs[store.tickets()[cur]];
+      REQUIRE(parse_page_delta(b.data(), b.size(), cur, h) == nullptr);
+      REQUIRE(!h.zero_base);
+      cur = h.base_id;
+    }
+    CHECK(chain.size() <= kMaxPageDeltaChain);
+    if (chain.empty()) {
+      ++whole;
+    } else {
+      CHECK(blobs[store.tickets()[chain.back()]].size() < PageVersionStore::kMaxAnchoredDelta);
+    }
+    Page p;
+    std::memcpy(&p, blobs[store.tickets()[cur]].data(), sizeof(Page));
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) REQUIRE(apply_all(blobs[store.tickets()[*it]], *it, p) == nullptr);
+    CHECK(same(p, *versions[id]));
+  }
+  // Fewer whole copies than one per kMaxPageDeltaChain + 1 versions (index
+  // version 10), more than one: the half-page limit starts new anchors.
+  CHECK(whole < size_t(kVersions) / (kMaxPageDeltaChain + 1));
+  CHECK(whole > 1);
 }
 
 namespace {
@@ -223,7 +280,15 @@ TEST_CASE("page delta: scattered writes cost their bytes, and seeks reach the li
 }
 
 TEST_CASE("page delta: a corrupt base page is an error naming the index and the base's offset") {
-  test::TempSynthTrace tt(scattered_writes(2000));
+  // A buffer of random bytes: its pages are stored whole, the bases of
+  // the deltas that follow (a zero buffer's pages are all deltas against
+  // the zero page since index version 11).
+  test::SynthTrace synth = scattered_writes(2000);
+  std::vector<uint8_t> noise(16 * 4096);
+  uint64_t x = 99;
+  for (uint8_t& b : noise) b = uint8_t((x = x * 6364136223846793005ull + 1) >> 56);
+  synth.initial.push_back({test::SynthEffect::Write, 1, 0, synth.initial.back().addr, std::move(noise)});
+  test::TempSynthTrace tt(std::move(synth));
   const std::string index_path = tt.path + ".ttdidx";
   uint64_t base_offset = 0;
   {

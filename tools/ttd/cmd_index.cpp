@@ -1,15 +1,17 @@
 // ttd index TRACE: build (or check) the index and print build statistics;
-// --verify reads every table group and blob of it and checks their checksums.
+// --verify reads every table group and blob of it and checks their checksums;
+// --breakdown says where the index's bytes go.
 #include <cstdio>
 #include <iostream>
 
+#include "engine/index_breakdown.h"
 #include "tools/ttd/commands.h"
 #include "tools/ttd/trace_options.h"
 
 namespace ttd::cli {
 
 namespace {
-int run_index(TraceOptions o, bool verify) {
+int run_index(TraceOptions o, bool verify, bool breakdown) {
   o.progress = true;
   auto t = open_trace_or_report(o);
   if (!t) return 1;
@@ -27,6 +29,20 @@ int run_index(TraceOptions o, bool verify) {
   std::printf("index size:   %llu bytes (%.3f x the trace file's %llu bytes)\n", (unsigned long long)st.index_bytes,
               st.source_bytes ? double(st.index_bytes) / double(st.source_bytes) : 0.0,
               (unsigned long long)st.source_bytes);
+  if (breakdown) {
+    auto parts = index_breakdown(t->index());
+    if (!parts) {
+      std::cerr << "ttd index: " << parts.error().to_string() << "\n";
+      return 1;
+    }
+    const double steps = st.steps ? double(st.steps) : 1.0;
+    std::printf("%-28s %10s %14s %14s %8s %10s\n", "part", "blobs", "stored bytes", "raw bytes", "x trace",
+                "bytes/step");
+    for (const IndexBytes& b : *parts)
+      std::printf("%-28s %10llu %14llu %14llu %8.3f %10.3f\n", b.part.c_str(), (unsigned long long)b.count,
+                  (unsigned long long)b.stored, (unsigned long long)b.raw,
+                  st.source_bytes ? double(b.stored) / double(st.source_bytes) : 0.0, double(b.stored) / steps);
+  }
   if (verify) {
     // Opening checks the header and the directory head only; the rest is
     // checked when read, or here, all of it.
@@ -48,7 +64,13 @@ void add_index_command(CLI::App& app, CommandRunner& run) {
   sub->add_flag("--verify", *verify,
                 "read the whole index and check every checksum (opening checks the header and directory head only; "
                 "the rest is checked when read)");
-  sub->callback([o, verify, &run] { run = [o, verify] { return run_index(*o, *verify); }; });
+  auto breakdown = std::make_shared<bool>(false);
+  sub->add_flag("--breakdown", *breakdown,
+                "also print where the index's bytes go: step streams, keyframes, pages whole and as deltas, "
+                "page-map segments, summaries, tables");
+  sub->callback([o, verify, breakdown, &run] {
+    run = [o, verify, breakdown] { return run_index(*o, *verify, *breakdown); };
+  });
 }
 
 }  // namespace ttd::cli
