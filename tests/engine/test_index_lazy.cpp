@@ -11,9 +11,12 @@
 #include "engine/cursor.h"
 #include "engine/index_file.h"
 #include "engine/motion/timeline.h"
+#include "index_file_damage.h"
 #include "temp_synthetic_trace.h"
 
 using namespace ttd;
+using test::flip_byte;
+using test::group_record;
 
 namespace {
 
@@ -22,25 +25,6 @@ struct TempTrace : test::TempSynthTrace {
   OpenOptions options() const { return TempSynthTrace::options(16); }
   std::string index() const { return path + ".ttdidx"; }
 };
-
-void flip_byte(const std::string& file, uint64_t offset) {
-  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
-  char b = 0;
-  f.seekg(std::streamoff(offset));
-  f.read(&b, 1);
-  b ^= 0x41;
-  f.seekp(std::streamoff(offset));
-  f.write(&b, 1);
-  REQUIRE(f.good());
-}
-
-GroupRecord group_record(const IndexFile& idx, IndexTable t, uint64_t g) {
-  GroupRecord r;
-  std::ifstream f(idx.path(), std::ios::binary);
-  f.seekg(std::streamoff(idx.table(t).index_offset + g * sizeof r));
-  f.read(reinterpret_cast<char*>(&r), sizeof r);
-  return r;
-}
 
 std::string at_byte(uint64_t offset) { return "at byte " + std::to_string(offset); }
 

@@ -14,9 +14,11 @@
 #include "engine/index_file.h"
 #include "engine/motion/timeline.h"
 #include "engine/summary_filter.h"
+#include "index_file_damage.h"
 #include "temp_synthetic_trace.h"
 
 using namespace ttd;
+using test::flip_byte;
 
 namespace {
 
@@ -53,23 +55,8 @@ Stop run(const std::shared_ptr<const Trace>& t, uint64_t from, Direction d, cons
   return tl.run(d, c);
 }
 
-void flip_byte(const std::string& file, uint64_t offset) {
-  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
-  char b = 0;
-  f.seekg(std::streamoff(offset));
-  f.read(&b, 1);
-  b ^= 0x41;
-  f.seekp(std::streamoff(offset));
-  f.write(&b, 1);
-  REQUIRE(f.good());
-}
-
 uint64_t group_blob_offset(const IndexFile& idx, IndexTable t, uint64_t g) {
-  GroupRecord r;
-  std::ifstream f(idx.path(), std::ios::binary);
-  f.seekg(std::streamoff(idx.table(t).index_offset + g * sizeof r));
-  f.read(reinterpret_cast<char*>(&r), sizeof r);
-  return r.offset;
+  return test::group_record(idx, t, g).offset;
 }
 
 // Every stop the rare step can cause, from both ends of the trace.

@@ -10,16 +10,12 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <unordered_map>
 #include <variant>
 
 #include "formats/ucir/ucir_format.h"
 
-#include "tests/recorder/native_run.h"
-#include "tests/recorder/trace_digest.h"
-#include "tools/recorder/recorder.h"
+#include "tests/recorder/recording_support.h"
 
 using namespace ttd;
 using namespace ttd::rec;
@@ -27,17 +23,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 RecordOptions options(const std::string& prog, const std::string& out, const std::string& mode) {
-  RecordOptions o;
-  o.output = out;
-  o.argv = {prog, mode};
-  o.capture_output = true;
-  o.stdin_data = "";
+  RecordOptions o = test::capture_options({prog, mode}, out);
   o.quantum = 3000;
   o.verify = true;
   return o;
@@ -169,7 +156,7 @@ TEST_CASE("PI futexes: a PTHREAD_PRIO_INHERIT mutex under contention, handed ove
     if (std::string(variant) == "x86_64-dyn") {
       const std::string again = test::temp_trace("lock-pi-again");
       REQUIRE(record(options(test::program_path(variant, "lock_futex"), again, "pi")).ok());
-      CHECK(slurp(out) == slurp(again));
+      CHECK(test::file_text(out) == test::file_text(again));
       fs::remove(again);
     }
     fs::remove(out);
@@ -206,7 +193,7 @@ TEST_CASE("robust futexes: the owner exits holding the mutex, the waiter gets EO
       if (std::string(variant) == "x86_64-dyn") {
         const std::string again = test::temp_trace("lock-robust-again");
         REQUIRE(record(options(test::program_path(variant, "lock_futex"), again, mode)).ok());
-        CHECK(slurp(out) == slurp(again));
+        CHECK(test::file_text(out) == test::file_text(again));
         fs::remove(again);
       }
       fs::remove(out);

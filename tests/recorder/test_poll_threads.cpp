@@ -9,12 +9,8 @@
 #include <sys/stat.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
-#include "tests/recorder/native_run.h"
-#include "tests/recorder/trace_digest.h"
-#include "tools/recorder/recorder.h"
+#include "tests/recorder/recording_support.h"
 
 using namespace ttd;
 using namespace ttd::rec;
@@ -22,18 +18,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 RecordOptions options(const std::string& prog, const std::string& out, std::vector<std::string> args = {}) {
-  RecordOptions o;
-  o.output = out;
-  o.argv = {prog};
-  o.argv.insert(o.argv.end(), args.begin(), args.end());
-  o.capture_output = true;
-  o.stdin_data = "";
+  args.insert(args.begin(), prog);
+  RecordOptions o = test::capture_options(args, out);
   o.quantum = 5000;
   return o;
 }
@@ -91,7 +78,7 @@ TEST_CASE("poll/select: threads talking over pipes print what they print nativel
       o2.verify = true;
       auto sum2 = record(o2);
       REQUIRE(sum2.ok());
-      CHECK(slurp(out) == slurp(again));
+      CHECK(test::file_text(out) == test::file_text(again));
       fs::remove(again);
     }
     fs::remove(out);

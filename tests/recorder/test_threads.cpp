@@ -9,12 +9,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <set>
 
-#include "tests/recorder/trace_digest.h"
-#include "tests/recorder/native_run.h"
-#include "tools/recorder/recorder.h"
+#include "tests/recorder/recording_support.h"
 
 using namespace ttd;
 using namespace ttd::rec;
@@ -22,23 +19,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 std::string native_output(const std::string& prog, const std::string& mode = "") {
   return ttd::rec::test::run_shell("env -i '" + prog + "'" + (mode.empty() ? "" : " " + mode)).out;
 }
 
 RecordOptions options(const std::string& prog, const std::string& out, std::vector<std::string> args = {}) {
-  RecordOptions o;
-  o.output = out;
-  o.argv = {prog};
-  o.argv.insert(o.argv.end(), args.begin(), args.end());
-  o.capture_output = true;
-  o.stdin_data = "";
-  return o;
+  args.insert(args.begin(), prog);
+  return test::capture_options(args, out);
 }
 
 // The syscall numbers of clone and clone3 per architecture.
@@ -106,7 +93,7 @@ TEST_CASE("threads: a pthread program prints what it prints natively, every step
       o2.quantum = 3000;
       o2.verify = true;  // (verify writes an instruction's registers in another order)
       REQUIRE(record(o2).ok());
-      CHECK(slurp(out) == slurp(again));
+      CHECK(test::file_text(out) == test::file_text(again));
       o2.quantum = 7000;
       auto other = record(o2);
       REQUIRE(other.ok());

@@ -39,34 +39,30 @@ size_t GuestThreads::live() const {
   return n;
 }
 
-void GuestThreads::wait(uint64_t addr, uint32_t bitset, bool timed) {
+GuestThread& GuestThreads::park(GuestThread::State state, bool timed) {
   GuestThread& t = current();
-  t.state = GuestThread::State::FutexWait;
-  t.futex_addr = addr;
-  t.futex_bitset = bitset;
+  t.state = state;
   t.timed = timed;
   t.wait_order = next_wait_order_++;
   t.wake_result.reset();
+  return t;
+}
+
+void GuestThreads::wait(uint64_t addr, uint32_t bitset, bool timed) {
+  GuestThread& t = park(GuestThread::State::FutexWait, timed);
+  t.futex_addr = addr;
+  t.futex_bitset = bitset;
 }
 
 void GuestThreads::wait_io(int guest_fd, int host_fd, short events) {
-  GuestThread& t = current();
-  t.state = GuestThread::State::IoWait;
-  t.io_watch = {IoWatch{guest_fd, host_fd, events}};
-  t.timed = false;
-  t.wait_order = next_wait_order_++;
-  t.wake_result.reset();
+  park(GuestThread::State::IoWait, false).io_watch = {IoWatch{guest_fd, host_fd, events}};
 }
 
 void GuestThreads::wait_poll(std::string_view call, std::vector<IoWatch> watches, bool timed, uint64_t steps) {
-  GuestThread& t = current();
-  t.state = GuestThread::State::PollWait;
+  GuestThread& t = park(GuestThread::State::PollWait, timed);
   t.io_watch = std::move(watches);
   t.wait_call = call;
-  t.timed = timed;
   if (!t.waiting_since) t.waiting_since = steps;
-  t.wait_order = next_wait_order_++;
-  t.wake_result.reset();
 }
 
 bool GuestThreads::any_io_waiter() const {
@@ -76,13 +72,9 @@ bool GuestThreads::any_io_waiter() const {
 }
 
 void GuestThreads::wait_pi(uint64_t addr, uint64_t owner, bool timed) {
-  GuestThread& t = current();
-  t.state = GuestThread::State::PiWait;
+  GuestThread& t = park(GuestThread::State::PiWait, timed);
   t.futex_addr = addr;
   t.pi_owner = owner;
-  t.timed = timed;
-  t.wait_order = next_wait_order_++;
-  t.wake_result.reset();
 }
 
 namespace {

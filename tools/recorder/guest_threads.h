@@ -114,6 +114,10 @@ class GuestThreads {
   std::string describe_blocked() const;
 
  private:
+  // The current thread starts waiting (state, timeout, FIFO order, no wake
+  // result yet); the caller fills in what it waits for.
+  GuestThread& park(GuestThread::State state, bool timed);
+
   std::vector<GuestThread> threads_;  // index = number - 1; tids are never reused
   size_t current_ = 0;
   uint64_t first_tid_;
