@@ -11,6 +11,7 @@
 #include "engine/index_file.h"
 #include "engine/keyframe_codec.h"
 #include "engine/page_cache.h"
+#include "index_file_damage.h"
 #include "temp_synthetic_trace.h"
 
 using namespace ttd;
@@ -179,16 +180,7 @@ TEST_CASE("a corrupt page blob is reported by the read that touches it, not by t
     REQUIRE(idx.page_ref(id, ref));
     bad = ref.offset;
   }
-  {
-    std::fstream f(tt.index(), std::ios::in | std::ios::out | std::ios::binary);
-    char b = 0;
-    f.seekg(std::streamoff(bad));
-    f.read(&b, 1);
-    b ^= 0x41;
-    f.seekp(std::streamoff(bad));
-    f.write(&b, 1);
-    REQUIRE(f.good());
-  }
+  test::flip_byte(tt.index(), bad);
   auto t = Trace::open(tt.path, tt.options());
   REQUIRE(t.ok());
   REQUIRE((*t)->stats().reused);

@@ -37,6 +37,21 @@ const char* apply_all(const std::vector<uint8_t>& d, uint64_t own_id, Page& page
   return apply_page_delta(d.data(), d.size(), h, page);
 }
 std::vector<uint8_t> bytes_of(const ByteWriter& w) { return std::vector<uint8_t>(w.data(), w.data() + w.size()); }
+// Walks back from version `cur` to a whole page as the reader does; returns
+// the versions passed (newest first) and leaves `cur` at the whole page.
+template <class Tickets>
+std::vector<uint64_t> delta_chain(const std::vector<std::vector<uint8_t>>& blobs, const Tickets& tickets, uint64_t& cur) {
+  std::vector<uint64_t> chain;
+  while (blobs[tickets[cur]].size() != sizeof(Page)) {
+    chain.push_back(cur);
+    PageDeltaHead h;
+    const auto& b = blobs[tickets[cur]];
+    REQUIRE(parse_page_delta(b.data(), b.size(), cur, h) == nullptr);
+    REQUIRE(!h.zero_base);
+    cur = h.base_id;
+  }
+  return chain;
+}
 }  // namespace
 
 TEST_CASE("page delta: round trip against a page and against the zero page") {
@@ -141,16 +156,8 @@ TEST_CASE("page delta: the builder's store bounds chains and restores every vers
   size_t deltas = 0;
   for (uint64_t id = 0; id < 100; ++id) {
     // Restore as the reader does: walk back to a whole page.
-    std::vector<uint64_t> chain;
     uint64_t cur = id;
-    while (blobs[store.tickets()[cur]].size() != sizeof(Page)) {
-      chain.push_back(cur);
-      PageDeltaHead h;
-      const auto& b = blobs[store.tickets()[cur]];
-      REQUIRE(parse_page_delta(b.data(), b.size(), cur, h) == nullptr);
-      REQUIRE(!h.zero_base);
-      cur = h.base_id;
-    }
+    std::vector<uint64_t> chain = delta_chain(blobs, store.tickets(), cur);
     CHECK(chain.size() <= kMaxPageDeltaChain);
     deltas += !chain.empty();
     Page p;
@@ -192,16 +199,8 @@ TEST_CASE("page delta: anchored deltas replace whole copies until the changes ad
   }
   size_t whole = 0;
   for (uint64_t id = 0; id < uint64_t(kVersions); ++id) {
-    std::vector<uint64_t> chain;
     uint64_t cur = id;
-    while (blobs[store.tickets()[cur]].size() != sizeof(Page)) {
-      chain.push_back(cur);
-      PageDeltaHead h;
-      const auto& b = blobs[store.tickets()[cur]];
-      REQUIRE(parse_page_delta(b.data(), b.size(), cur, h) == nullptr);
-      REQUIRE(!h.zero_base);
-      cur = h.base_id;
-    }
+    std::vector<uint64_t> chain = delta_chain(blobs, store.tickets(), cur);
     CHECK(chain.size() <= kMaxPageDeltaChain);
     if (chain.empty()) {
       ++whole;
