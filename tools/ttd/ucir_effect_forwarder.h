@@ -14,7 +14,7 @@
 #include <optional>
 #include <vector>
 
-#include "engine/step_codec.h"
+#include "engine/effect_visitor.h"
 #include "engine/trace.h"
 #include "formats/ucir/uc1_registers.h"
 #include "formats/ucir/ucir_writer.h"
