@@ -16,6 +16,12 @@ constexpr std::string_view kArm32[] = {"r0", "r1", "r2",  "r3",  "r4",  "r5", "r
 // arm, and sp/pc are aliases everywhere, so those decide only last.
 constexpr std::string_view kOnlyAmd64[] = {"rip", "rax", "rbx", "rcx", "rdx", "rbp", "rsp", "rsi", "rdi"};
 constexpr std::string_view kOnlyX86[] = {"eip", "eax", "ebx", "ecx", "edx", "ebp", "esp", "esi", "edi"};
+// PowerPC (ttd's extension: Tenet's plugin has no PowerPC definition;
+// `ttd convert --to tenet` writes gdb's ppc32 names): registers arm has
+// no name for, and nip (the pc's name in Linux's ptrace), which the
+// writer uses for PowerPC's pc so that a line of a trace without register
+// values still names the architecture.
+constexpr std::string_view kOnlyPpc[] = {"nip", "msr", "cr", "ctr", "xer", "fpscr"};
 constexpr std::string_view kArmish[] = {"r0", "r1",  "r2",  "r3", "r4", "r5", "r6",  "r7",  "r8",
                                         "r9", "r10", "r11", "r12", "sp", "lr", "pc", "cpsr"};
 
@@ -33,12 +39,20 @@ bool is_aarch64_x(const std::string& n) {
   return v <= 30;
 }
 
+// r16..r31: PowerPC's (arm stops at r15, x86-64 at r15).
+bool is_ppc_high_r(const std::string& n) {
+  if (n.size() != 3 || n[0] != 'r' || n[1] < '1' || n[1] > '3' || n[2] < '0' || n[2] > '9') return false;
+  const int v = (n[1] - '0') * 10 + (n[2] - '0');
+  return v >= 16 && v <= 31;
+}
+
 }  // namespace
 
 std::optional<ArchId> detect_arch(std::span<const std::string> names) {
   if (any_of(names, kOnlyAmd64)) return ArchId::X86_64;
   if (any_of(names, kOnlyX86)) return ArchId::I386;
   if (std::any_of(names.begin(), names.end(), is_aarch64_x)) return ArchId::AArch64;
+  if (any_of(names, kOnlyPpc) || std::any_of(names.begin(), names.end(), is_ppc_high_r)) return ArchId::Ppc32;
   if (any_of(names, kArmish)) return ArchId::Arm;
   return std::nullopt;
 }

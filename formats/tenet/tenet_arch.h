@@ -14,7 +14,9 @@ namespace ttd::fmt::tenet {
 
 // Deduces the architecture from the register names of a trace's first line
 // (lowercase): rip/rax.. -> x86_64, eip/eax.. -> i386, x0..x30 -> aarch64,
-// r0..r12/sp/lr/pc/cpsr -> arm. nullopt when nothing is recognisable.
+// nip/msr/cr/ctr/xer/fpscr or r16..r31 -> ppc32 (ttd's extension, what
+// `ttd convert --to tenet` writes for PowerPC), r0..r12/sp/lr/pc/cpsr ->
+// arm. nullopt when nothing is recognisable.
 std::optional<ArchId> detect_arch(std::span<const std::string> lowercase_names);
 
 // The registers Tenet's plugin keeps for this arch, lowercase, including the

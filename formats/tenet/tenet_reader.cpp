@@ -37,7 +37,8 @@ Result<std::unique_ptr<TenetReader>> TenetReader::open(const std::string& path) 
   if (!arch)
     return make_error_line(path, n,
                            "cannot tell the architecture from the register names: expected rip/rax.. "
-                           "(x86-64), eip/eax.. (i386), r0..r12/sp/lr/pc (arm) or x0..x30 (aarch64)");
+                           "(x86-64), eip/eax.. (i386), r0..r12/sp/lr/pc (arm), x0..x30 (aarch64) or "
+                           "nip/msr/cr/ctr/xer/r16..r31 (ppc32)");
   return std::unique_ptr<TenetReader>(new TenetReader(path, *arch));
 }
 

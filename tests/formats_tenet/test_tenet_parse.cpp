@@ -196,6 +196,31 @@ TEST_CASE("tenet: architectures from register names") {
   CHECK(reg(a64->sink.states[0], "lr") == 0x40);
 }
 
+TEST_CASE("tenet: ppc32 (ttd's extension) from nip/msr/cr/ctr/xer or r16..r31, big-endian values") {
+  auto ppc = read_text("r0=0x1,r1=0x7000,r31=0x12345678,lr=0x100,msr=0x2000,pc=0x10000100\n"
+                       "r3=0x5,pc=0x10000104,mw=0x6ff0:0a0b0c0d\n");
+  REQUIRE_MESSAGE(ppc->status.ok(), ppc->status.error().to_string());
+  CHECK(ppc->sink.info.arch == ArchId::Ppc32);
+  CHECK(reg(ppc->sink.states[0], "r31") == 0x12345678);
+  CHECK(reg(ppc->sink.states[0], "pc") == 0x10000100);
+  CHECK(reg(ppc->sink.states[1], "r3") == 5);
+  CHECK(mem(ppc->sink.states[1], 0x6ff0, 4) == std::vector<uint8_t>{0x0a, 0x0b, 0x0c, 0x0d});
+  // Registers outside Tenet's sets are unknown until written, not zero.
+  const ThreadState* t0 = ppc->sink.states[0].find_thread(1);
+  REQUIRE(t0);
+  CHECK_FALSE(t0->regs.get_u64(*ppc->sink.states[0].arch().find("r2")));
+  CHECK(read_text("r20=1,pc=0x100\n")->sink.info.arch == ArchId::Ppc32);
+  CHECK(read_text("CTR=1,PC=0x100\n")->sink.info.arch == ArchId::Ppc32);
+  // nip (what the writer calls the pc) alone: a trace without register values.
+  auto pcs = read_text("nip=0x100\nnip=0x104\n");
+  REQUIRE_MESSAGE(pcs->status.ok(), pcs->status.error().to_string());
+  CHECK(pcs->sink.info.arch == ArchId::Ppc32);
+  REQUIRE(pcs->sink.steps.size() == 2);
+  CHECK(pcs->sink.steps[1].pc == 0x104);
+  // r0..r15 with sp/lr/pc stay arm.
+  CHECK(read_text("r15=1,r0=2,pc=0x100\n")->sink.info.arch == ArchId::Arm);
+}
+
 TEST_CASE("tenet: bad input names the file and the line") {
   const std::string good = "rax=0x1,rip=0x1000\n";
   CHECK(error_of(good + good + "hello world\n") == "3: entry 'hello world' is not NAME=VALUE");
@@ -216,7 +241,7 @@ TEST_CASE("tenet: bad input names the file and the line") {
   CHECK(error_of(good + "=5,rip=0x1004\n") == "2: entry '=5' has no name before '='");
   CHECK(error_of("foo=1,bar=2\n") ==
         "1: cannot tell the architecture from the register names: expected rip/rax.. (x86-64), eip/eax.. (i386), "
-        "r0..r12/sp/lr/pc (arm) or x0..x30 (aarch64)");
+        "r0..r12/sp/lr/pc (arm), x0..x30 (aarch64) or nip/msr/cr/ctr/xer/r16..r31 (ppc32)");
   CHECK(error_of("") == "empty file: a Tenet trace has one line per executed instruction");
   CHECK(error_of("\n  \n") == "empty file: a Tenet trace has one line per executed instruction");
   CHECK(error_of(good + "rip=0x1004,mr=0xffffffffffffffff:0102\n") ==

@@ -4,6 +4,7 @@
 
 #include "engine/cursor.h"
 #include "engine/export/output_stream.h"
+#include "formats/tenet/tenet_arch.h"
 
 namespace ttd::cli {
 
@@ -45,14 +46,16 @@ void hex_u64(std::string& out, uint64_t v) {
 
 Result<TenetWriteResult> write_tenet(std::shared_ptr<const Trace> t, const std::string& path, bool drop_events) {
   const ArchDesc& arch = t->arch();
-  if (arch.id != ArchId::X86_64 && arch.id != ArchId::I386 && arch.id != ArchId::AArch64 && arch.id != ArchId::Arm)
-    return make_error(t->path(), "Tenet traces hold x86-64, x86, aarch64 or arm; this trace is " + arch.name +
-                                     (arch.id == ArchId::Ppc32
-                                          ? " (Tenet has no PowerPC architecture, and a reader would take its r0..r31, "
-                                            "lr names for arm's; convert --to ucir instead)"
-                                          : ""));
+  if (arch.id != ArchId::X86_64 && arch.id != ArchId::I386 && arch.id != ArchId::AArch64 && arch.id != ArchId::Arm &&
+      arch.id != ArchId::Ppc32)
+    return make_error(t->path(), "Tenet traces hold x86-64, x86, aarch64, arm or (ttd's extension) ppc32; this trace is " +
+                                     arch.name);
   if (t->threads().size() > 1)
-    return make_error(t->path(), "Tenet holds one thread per file; this trace has " + std::to_string(t->threads().size()));
+    return make_error(t->path(), "Tenet holds one thread per file; this trace has " + std::to_string(t->threads().size()) +
+                                     " (convert --to ucir keeps them)");
+  // PowerPC's pc as Linux's ptrace calls it: a name only PowerPC has, so
+  // even a trace without register values names its architecture.
+  const std::string pc_name = arch.id == ArchId::Ppc32 ? "nip" : arch.regs[arch.pc_index].name;
   auto out = exporting::OutputStream::open(path);
   if (!out) return out.error();
   TenetWriteResult res;
@@ -96,11 +99,19 @@ Result<TenetWriteResult> write_tenet(std::shared_ptr<const Trace> t, const std::
       }
       tid = r.info.tid;
       const ThreadState* th = c.state().find_thread(tid);
+      std::vector<std::string> names{pc_name};
       for (uint16_t i = 0; th && i < arch.regs.size(); ++i) {
         if (i == arch.pc_index || !th->regs.valid(i)) continue;
         line += arch.regs[i].name + "=";
         hex_number(line, th->regs.bytes(i), arch.endian);
         line.push_back(',');
+        names.push_back(arch.regs[i].name);
+      }
+      // A reader tells the architecture from line 0's names only.
+      if (fmt::tenet::detect_arch(names) != arch.id) {
+        stop = make_error(t->path(), "EID " + std::to_string(r.eid) + ": the registers known there do not name " +
+                                         arch.name + " to a Tenet reader (its first line tells the architecture)");
+        return false;
       }
     } else {
       for (const auto& g : prev->regs) {
@@ -110,7 +121,8 @@ Result<TenetWriteResult> write_tenet(std::shared_ptr<const Trace> t, const std::
         line.push_back(',');
       }
     }
-    line += arch.regs[arch.pc_index].name + "=";
+    line += pc_name;
+    line += '=';
     hex_u64(line, r.info.pc);
     if (prev) {
       // The state before step n-1 gives the bytes of reads the trace

@@ -8,7 +8,10 @@
 // never accessed, events (non-instruction steps are refused, or with
 // drop_events left out and counted, their register and memory writes put
 // on the line after the step before them: line n is then the source's
-// n-th non-event step).
+// n-th non-event step). ppc32 goes out with gdb's register names
+// (r0..r31, msr, cr, lr, ctr, xer, ...) and the pc as nip, ttd's
+// extension: Tenet's plugin has no PowerPC definition; ttd's reader tells
+// PowerPC by nip (or msr/cr/ctr/xer, r16..r31) on the first line.
 #pragma once
 #include <memory>
 #include <string>
