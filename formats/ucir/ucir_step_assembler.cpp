@@ -69,6 +69,18 @@ void StepAssembler::switch_thread(uint64_t tid) {
 }
 
 void StepAssembler::on_thread_keyframe(uint64_t tid, const EffectGroup& kf) {
+  if (steps_ == 0 && !has_held_) {
+    // Before the first OP_STEP (`ttd convert`'s threads alive before the
+    // first step): part of the state before EID 0, as the process keyframe.
+    EffectGroup g;
+    g.add(kEffectThreadBegin).addr = tid;
+    g.append(kf);
+    g.add(kEffectThreadDone);
+    (void)emitter_.emit(g, tid_);  // an OP_EXIT in a keyframe means nothing
+    note_seen(tid);
+    set_alive(tid, true);
+    return;
+  }
   EffectGroup& g = has_held_ ? groups_[held_] : groups_[pending_];
   g.add(kEffectThreadBegin).addr = tid;
   g.append(kf);

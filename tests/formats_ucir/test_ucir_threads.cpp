@@ -110,6 +110,47 @@ TEST_CASE("threads: each step on its frame's thread, a thread keyframe begins a 
   CHECK(test::join(sink.after_first_step()) == test::join(want));
 }
 
+TEST_CASE("threads: a thread keyframe before the first step begins the thread before EID 0") {
+  // What `ttd convert` writes for threads alive before the first step (UMTracer's).
+  const std::string path = test::temp_path("alive.ucir");
+  {
+    auto w = fmt::UcirWriter::create(path, ArchId::X86_64).value();
+    w->begin_keyframe();
+    w->mem_map(0x1000, 0x1000, 5, "code");
+    w->reg_u64(R("rax"), 1);
+    w->end_keyframe();
+    w->begin_thread_keyframe(2);
+    w->jmp(0x1008, 0);
+    w->reg_u64(R("rsp"), 0x7000);
+    w->end_keyframe();
+    w->begin_frame();
+    w->jmp(0x1000, 4);
+    w->reg_u64(R("rax"), 2);
+    w->step(2);
+    w->set_thread(2);
+    w->begin_frame();
+    w->jmp(0x1008, 4);
+    w->reg_u64(R("rbx"), 3);
+    w->step(2);
+    REQUIRE(w->close().ok());
+  }
+  RecordingSink sink;
+  Status s = test::read_ucir(path, sink);
+  REQUIRE_MESSAGE(s.ok(), s.error().to_string());
+  const Lines before = sink.before_first_step();
+  REQUIRE(before.size() >= 3);
+  const Lines thread2(before.end() - 3, before.end());
+  CHECK(test::join(thread2) == test::join({"thread_begin 2 1", "reg rip=0x1008 tid=2", "reg rsp=0x7000 tid=2"}));
+  const Lines want = {
+      "step pc=0x1000 size=2 instruction tid=1 pid=1",
+      "reg rax=0x2",
+      "step pc=0x1008 size=2 instruction tid=2 pid=1",
+      "reg rbx=0x3 tid=2",
+      "end",
+  };
+  CHECK(test::join(sink.after_first_step()) == test::join(want));
+}
+
 TEST_CASE("threads: naming only thread 1 writes what usercorn writes (frame pid 0, no thread keyframe)") {
   const std::string plain = test::temp_path("plain.ucir"), named = test::temp_path("named.ucir");
   for (const std::string& p : {plain, named}) {

@@ -61,6 +61,7 @@ class UcirConversion {
  private:
   Status step(const query::StepView& s);
   Status write_keyframe(const query::StepView& s);
+  Status write_other_threads(const query::StepView& s);
   void open_frame(const query::StepView& s);
   Status begin_syscall(const query::StepView& s);
   Status forward_effects(const query::StepView& s, const char* what);
@@ -159,12 +160,7 @@ Status UcirConversion::write_keyframe(const query::StepView& s) {
   if (!first || first->tid != s.tid)
     return make_error(t_->path(), "EID " + std::to_string(s.eid) + ": the cursor and the index disagree on the step's thread");
   pid_ = s.pid;
-  // UCIR's thread keyframes begin a thread after a step: a second thread
-  // alive before the first step has no place.
   const MachineState& st = cursor_.state();
-  if (st.threads().size() > 1)
-    return refuse(*t_, std::to_string(st.threads().size()) + " threads exist at EID " + std::to_string(s.eid) +
-                           " (the first step written); UCIR begins every thread but the first after a step");
   number(s.tidx);
   auto& regs = fwd_.regs_of(s.tidx);
   w_.begin_keyframe();
@@ -206,6 +202,36 @@ Status UcirConversion::write_keyframe(const query::StepView& s) {
   }
   w_.end_keyframe();
   keyframe_written_ = true;
+  return write_other_threads(s);
+}
+
+// Threads alive before the first step written, other than its own (e.g.
+// UMTracer's, all begun by events before the first instruction): a thread
+// keyframe each, before any step, which the reader applies to the state
+// before EID 0 (docs/formats/ucir.md, "Threads").
+Status UcirConversion::write_other_threads(const query::StepView& s) {
+  const MachineState& st = cursor_.state();
+  const auto& tids = t_->threads();
+  for (const auto& [tid, th] : st.threads()) {
+    if (tid == s.tid) continue;
+    uint32_t tidx = 0;
+    while (tidx < tids.size() && tids[tidx].tid != tid) ++tidx;
+    if (tidx == tids.size())
+      return make_error(t_->path(), "EID " + std::to_string(s.eid) + ": thread " + std::to_string(tid) +
+                                        " is alive but not among the trace's threads");
+    w_.begin_thread_keyframe(number(tidx));
+    w_.jmp(th.regs.valid(arch_.pc_index) ? register_u64(arch_, th.regs.bytes(arch_.pc_index)) : 0, 0);
+    auto& regs = fwd_.regs_of(tidx);
+    for (uint16_t i = 0; i < arch_.regs.size(); ++i) {
+      if (i == arch_.pc_index || !th.regs.valid(i)) continue;
+      auto b = th.regs.bytes(i);
+      fwd_.write_reg(i, b);
+      if (fwd_.unencodable)
+        return unencodable(*t_, *fwd_.unencodable, "EID " + std::to_string(s.eid) + ": thread " + std::to_string(tid) + " knows the");
+      regs[i] = register_u64(arch_, b);
+    }
+    w_.end_keyframe();
+  }
   return {};
 }
 

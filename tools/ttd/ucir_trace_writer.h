@@ -13,8 +13,9 @@
 // Threads go out with ttd's thread extension (docs/formats/ucir.md,
 // "Threads"): UCIR thread n is the n-th thread met (1: the first step's);
 // a thread another step began (a clone) gets a thread keyframe with its pc
-// and registers right after that step; one that just appears begins at its
-// first step, as in the source.
+// and registers right after that step; a thread alive before the first
+// step written (UMTracer's threads) one right after the process keyframe;
+// one that just appears begins at its first step, as in the source.
 //
 // Event steps (UMTracer's thread begin/end, context changes, markers; XRay
 // function events) are refused naming the EID, unless drop_events: then
@@ -24,7 +25,7 @@
 //
 // Refused with an error naming the trace and what UCIR cannot hold: a
 // register written or known that UCIR has no number for (named), several
-// processes, several threads alive before the first step, a thread ended
+// processes, a thread ended
 // by another's step (except by the last step), a step writing registers of
 // another running thread, no steps. Left out and counted: values that
 // became unknown, the bytes of reads (UCIR's reads carry none).
