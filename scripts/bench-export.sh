@@ -9,7 +9,9 @@
 # trace into your own). A/B in one run: OLD=path/to/old/ttd runs the old
 # binary before the new one for each row (label old/new), so both see the
 # same load. The machine's load changes wall time; CPU time (user + sys)
-# is what the export costs. WHAT="steps mem" limits the tables.
+# is what the export costs. WHAT="steps mem" limits the tables,
+# FORMATS="sqlite" the formats; REPEAT=3 runs each row three times (old
+# and new alternated: pairs under the same load).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-1000000}
@@ -30,17 +32,19 @@ OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 printf '%-4s %-8s %-6s %12s %8s %8s %10s %10s %8s\n' bin what format bytes wall_s cpu_s MB/s_wall MB/s_cpu rss_MB
 for what in ${WHAT:-steps mem regs calls syscalls}; do
-  for fmt in jsonl csv sqlite; do
-    for b in "${BINS[@]}"; do
-      label=${b%%:*} bin=${b#*:}
-      f=$OUT/out.$fmt
-      /usr/bin/time -f '%e %U %S %M' -o "$OUT/time" "$bin" export "$TRACE" --what $what --as $fmt "${WINDOW[@]}" -o "$f" 2>/dev/null
-      read -r wall user sys rss <"$OUT/time"
-      bytes=$(stat -c %s "$f")
-      awk -v l=$label -v w=$what -v f=$fmt -v b="$bytes" -v wall="$wall" -v u="$user" -v s="$sys" -v r="$rss" 'BEGIN {
-        cpu = u + s; if (wall == 0) wall = 0.01; if (cpu == 0) cpu = 0.01;
-        printf "%-4s %-8s %-6s %12d %8.2f %8.2f %10.1f %10.1f %8.1f\n", l, w, f, b, wall, cpu, b / wall / 1e6, b / cpu / 1e6, r / 1024 }'
-      rm -f "$f"
+  for fmt in ${FORMATS:-jsonl csv sqlite}; do
+    for rep in $(seq "${REPEAT:-1}"); do
+      for b in "${BINS[@]}"; do
+        label=${b%%:*} bin=${b#*:}
+        f=$OUT/out.$fmt
+        /usr/bin/time -f '%e %U %S %M' -o "$OUT/time" "$bin" export "$TRACE" --what $what --as $fmt "${WINDOW[@]}" -o "$f" 2>/dev/null
+        read -r wall user sys rss <"$OUT/time"
+        bytes=$(stat -c %s "$f")
+        awk -v l=$label -v w=$what -v f=$fmt -v b="$bytes" -v wall="$wall" -v u="$user" -v s="$sys" -v r="$rss" 'BEGIN {
+          cpu = u + s; if (wall == 0) wall = 0.01; if (cpu == 0) cpu = 0.01;
+          printf "%-4s %-8s %-6s %12d %8.2f %8.2f %10.1f %10.1f %8.1f\n", l, w, f, b, wall, cpu, b / wall / 1e6, b / cpu / 1e6, r / 1024 }'
+        rm -f "$f"
+      done
     done
   done
 done
