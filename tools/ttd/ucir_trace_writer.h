@@ -14,7 +14,8 @@
 // "Threads"): UCIR thread n is the n-th thread met (1: the first step's);
 // a thread another step began (a clone) gets a thread keyframe with its pc
 // and registers right after that step; a thread alive before the first
-// step written (UMTracer's threads) one right after the process keyframe;
+// step written (UMTracer's threads) one right after the process keyframe
+// (numbered after the first step's thread, in thread id order);
 // one that just appears begins at its first step, as in the source.
 //
 // Event steps (UMTracer's thread begin/end, context changes, markers; XRay
