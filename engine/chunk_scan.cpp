@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/chunk_steps.h"
+#include "engine/summary_filter_gate.h"
 #include "engine/watch_rule.h"
 
 namespace ttd {
@@ -42,6 +43,14 @@ bool has_bp(const StopConditions& c, uint64_t pc) {
   return std::find(c.breakpoints.begin(), c.breakpoints.end(), pc) != c.breakpoints.end();
 }
 
+// The keys a stop condition's group filters are asked about.
+GroupKeys stop_keys(const StopConditions& c) {
+  GroupKeys k;
+  k.pcs = c.breakpoints;
+  for (const auto& w : c.watchpoints) k.memory.push_back({w.addr, w.len, w.kind != WatchKind::Read, w.kind != WatchKind::Write});
+  return k;
+}
+
 }  // namespace
 
 ChunkScan::ChunkScan(const Trace& t) : trace_(t) {}
@@ -54,25 +63,6 @@ bool ChunkScan::may_hit(size_t chunk, const StopConditions& c) const {
   for (const auto& w : c.watchpoints) {
     if (w.kind != WatchKind::Read && s.writes(w.addr, w.len)) return true;
     if (w.kind != WatchKind::Write && s.reads(w.addr, w.len)) return true;
-  }
-  return false;
-}
-
-bool ChunkScan::group_may_hit(uint64_t g, const StopConditions& c) const {
-  const IndexFile& idx = trace_.index();
-  if (!c.breakpoints.empty()) {
-    const auto f = idx.pc_filter(g);
-    if (!f) return true;
-    for (uint64_t bp : c.breakpoints)
-      if (f->may_run(bp)) return true;
-  }
-  if (!c.watchpoints.empty()) {
-    const auto f = idx.access_filter(g);
-    if (!f) return true;
-    for (const auto& w : c.watchpoints) {
-      if (w.kind != WatchKind::Read && f->may_write(w.addr, w.len)) return true;
-      if (w.kind != WatchKind::Write && f->may_read(w.addr, w.len)) return true;
-    }
   }
   return false;
 }
@@ -113,7 +103,8 @@ ScanHit ChunkScan::find_stop_forward(uint64_t start, const StopConditions& c, co
   ScanHit hit;
   uint64_t count = idx.meta().step_count;
   if (start >= count) return hit;
-  const uint64_t per_group = idx.chunks_per_filter();
+  const SummaryFilterGate gate(idx, stop_keys(c));
+  const uint64_t per_group = gate.chunks_per_group();
   for (size_t ch = idx.chunk_of(start); ch < idx.chunk_count() && idx.chunk(ch).first_eid < until; ++ch) {
     if (interrupted && interrupted()) {
       hit.interrupted = true;
@@ -122,7 +113,7 @@ ScanHit ChunkScan::find_stop_forward(uint64_t start, const StopConditions& c, co
     }
     // First chunk looked at in its summary group: skip the rest of the
     // group when its filters rule it out.
-    if ((ch % per_group == 0 || ch == idx.chunk_of(start)) && !group_may_hit(ch / per_group, c)) {
+    if (!gate.chunk_group_may_hit(ch)) {
       ch = (ch / per_group + 1) * per_group - 1;
       continue;
     }
@@ -157,7 +148,8 @@ ScanHit ChunkScan::find_stop_backward(uint64_t start, const StopConditions& c, c
   bool watches = !c.watchpoints.empty();
   ScanHit best;
   if (start == 0) return best;
-  const uint64_t per_group = idx.chunks_per_filter();
+  const SummaryFilterGate gate(idx, stop_keys(c));
+  const uint64_t per_group = gate.chunks_per_group();
   const size_t last = idx.chunk_of(start - 1);
   for (size_t ch = last + 1; ch-- > 0;) {
     if (idx.chunk(ch).first_eid + idx.chunk(ch).steps <= from) break;
@@ -167,7 +159,7 @@ ScanHit ChunkScan::find_stop_backward(uint64_t start, const StopConditions& c, c
       return best;
     }
     // As forward: the group's filters first, then its chunks' summaries.
-    if ((ch == last || ch % per_group == per_group - 1) && !group_may_hit(ch / per_group, c)) {
+    if (!gate.chunk_group_may_hit(ch)) {
       ch -= ch % per_group;  // the loop's ch-- moves to the group before
       continue;
     }

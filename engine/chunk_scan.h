@@ -1,5 +1,6 @@
-// Searches over the step stream that consult chunk summaries first and
-// decode only the chunks that can hold a hit: the mechanism behind
+// Searches over the step stream that consult the summary filters
+// (engine/summary_filter_gate.h) and chunk summaries first and decode only
+// the chunks that can hold a hit: the mechanism behind
 // continue / reverse-continue / watchpoints (a step's effects included).
 // Chunks are decoded by the engine's one chunk decoder (engine/chunk_steps.h),
 // which the history queries use too.
@@ -46,9 +47,6 @@ class ChunkScan {
 
  private:
   bool may_hit(size_t chunk, const StopConditions& c) const;
-  // Whether summary group g's filters (engine/summary_filter.h) leave a
-  // hit possible; true when a filter cannot be read.
-  bool group_may_hit(uint64_t g, const StopConditions& c) const;
   // Visits the steps of one chunk in order: fn(step, accesses); false when
   // the chunk cannot be read.
   template <class Fn>

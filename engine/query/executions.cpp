@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/summary_filter_gate.h"
+
 namespace ttd::query {
 
 Status check_pc_range(uint64_t lo, uint64_t hi) {
@@ -25,7 +27,7 @@ bool chunk_may_run(const ChunkSummary& s, uint64_t lo, uint64_t hi) {
 class ExecutionScan {
  public:
   ExecutionScan(const Trace& t, const ExecutionQuery& q, const ScanPlan& p, const std::function<bool(const Execution&)>& fn)
-      : t_(t), q_(q), plan_(p), fn_(fn), reader_(t) {}
+      : t_(t), q_(q), plan_(p), fn_(fn), reader_(t), gate_(t.index(), pc_keys(q)) {}
 
   Status run() { return q_.start.direction == Direction::Forward ? forward() : backward(); }
 
@@ -35,6 +37,17 @@ class ExecutionScan {
   uint64_t window_index(uint64_t eid) const { return (eid - q_.start.window.from) / q_.resolution; }
   uint64_t after_window(uint64_t eid) const { return q_.start.window.from + (window_index(eid) + 1) * q_.resolution; }
   uint64_t window_start(uint64_t eid) const { return q_.start.window.from + window_index(eid) * q_.resolution; }
+
+  static GroupKeys pc_keys(const ExecutionQuery& q) {
+    GroupKeys k;
+    k.pc_ranges.push_back({q.pc_lo, q.pc_hi});
+    return k;
+  }
+  // The group's filters first (engine/summary_filter_gate.h), then the
+  // chunk's summary.
+  bool chunk_may_hit(size_t c) const {
+    return gate_.chunk_group_may_hit(c) && chunk_may_run(*reader_.summary(c), q_.pc_lo, q_.pc_hi);
+  }
 
   bool matches(const StepView& s) const { return in_range(s.pc, q_.pc_lo, q_.pc_hi) && (!q_.tid || *q_.tid == s.tid); }
 
@@ -52,7 +65,7 @@ class ExecutionScan {
       const ChunkEntry ch = reader_.chunk(c);
       uint64_t ch_end = ch.first_eid + ch.steps;
       if (ch.steps == 0 || ch_end <= cur) break;
-      if (chunk_may_run(*reader_.summary(c), q_.pc_lo, q_.pc_hi)) {
+      if (chunk_may_hit(c)) {
         if (auto s = reader_.load(c); !s) return s;
         while (reader_.next()) {
           const StepView& s = reader_.step();
@@ -84,7 +97,7 @@ class ExecutionScan {
       if (q_.cancel && q_.cancel()) return interrupted_error();
       size_t c = reader_.chunk_of(cur);
       const ChunkEntry ch = reader_.chunk(c);
-      if (ch.steps && chunk_may_run(*reader_.summary(c), q_.pc_lo, q_.pc_hi)) {
+      if (ch.steps && chunk_may_hit(c)) {
         if (auto s = reader_.load(c); !s) return s;
         hits.clear();
         while (reader_.next() && reader_.step().eid <= cur)
@@ -110,6 +123,7 @@ class ExecutionScan {
   ScanPlan plan_;
   const std::function<bool(const Execution&)>& fn_;
   ChunkReader reader_;
+  SummaryFilterGate gate_;
 };
 
 }  // namespace

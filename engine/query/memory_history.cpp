@@ -1,5 +1,7 @@
 #include "engine/query/memory_history.h"
 
+#include "engine/summary_filter_gate.h"
+
 namespace ttd::query {
 
 const char* access_kind_name(AccessKind k) { return k == AccessKind::Read ? "read" : "write"; }
@@ -54,7 +56,11 @@ Status scan_memory_accesses(const Trace& t, const MemoryQuery& q, const std::fun
   if (auto r = make_range(q.range.addr, q.range.len, "memory range"); !r) return r.error();
   auto plan = plan_scan(t, q.start);
   if (!plan) return plan.error();
+  GroupKeys keys;
+  keys.memory.push_back({q.range.addr, q.range.len, q.kind != AccessFilter::Read, q.kind != AccessFilter::Write});
+  const SummaryFilterGate gate(t.index(), std::move(keys));
   auto may_hit = [&](size_t c) {
+    if (!gate.chunk_group_may_hit(c)) return false;
     const auto summary = t.index().summary(c);
     const ChunkSummary& s = *summary;
     return (q.kind != AccessFilter::Read && s.writes(q.range.addr, q.range.len)) ||

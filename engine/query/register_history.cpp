@@ -1,5 +1,7 @@
 #include "engine/query/register_history.h"
 
+#include "engine/summary_filter_gate.h"
+
 namespace ttd::query {
 
 Result<uint16_t> resolve_register(const Trace& t, const std::string& name) {
@@ -46,7 +48,14 @@ Status scan_register_writes(const Trace& t, const RegisterQuery& q, const std::f
     return make_error("register", "register index " + std::to_string(q.reg) + " is not on " + t.arch().name);
   auto plan = plan_scan(t, q.start);
   if (!plan) return plan.error();
-  auto may_hit = [&](size_t c) { return (t.index().summary(c)->regs_written[q.reg >> 6] >> (q.reg & 63)) & 1; };
+  // No filter holds registers (index version 11): the gate answers "maybe"
+  // for every group today, and rules groups out once one does.
+  GroupKeys keys;
+  keys.regs_written.push_back(q.reg);
+  const SummaryFilterGate gate(t.index(), std::move(keys));
+  auto may_hit = [&](size_t c) {
+    return gate.chunk_group_may_hit(c) && ((t.index().summary(c)->regs_written[q.reg >> 6] >> (q.reg & 63)) & 1);
+  };
   RegisterCollector col;
   col.q = &q;
   col.t = &t;

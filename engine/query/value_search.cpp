@@ -6,6 +6,7 @@
 #include "engine/index_file.h"
 #include "engine/query/memory_pattern.h"
 #include "engine/state_apply.h"
+#include "engine/summary_filter_gate.h"
 
 namespace ttd::query {
 
@@ -165,9 +166,13 @@ Result<std::optional<Appearance>> first_appearance(std::shared_ptr<const Trace> 
   replay.apply = &applier;
   const size_t pat = q.pattern.size();
   ChunkReader reader(*t);
+  GroupKeys keys;
+  if (q.within) keys.memory.push_back({q.within->addr, q.within->len, true, true});
+  else keys.any_memory_change = true;
+  const SummaryFilterGate gate(t->index(), std::move(keys));
   for (size_t ch = reader.chunk_of(q.window.from); ch <= reader.chunk_of(q.window.to - 1); ++ch) {
     if (q.cancel && q.cancel()) return interrupted_error();
-    if (!chunk_changes_memory(*reader.summary(ch), q.within)) continue;
+    if (!gate.chunk_group_may_hit(ch) || !chunk_changes_memory(*reader.summary(ch), q.within)) continue;
     if (auto s = reader.load(ch); !s) return s.error();
     while (reader.next()) {
       const StepView& s = reader.step();
