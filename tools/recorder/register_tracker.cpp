@@ -26,7 +26,8 @@ Status RegisterTracker::init(uc_engine* uc, const ArchDesc& arch, const GuestArc
     regs_.push_back({d.unicorn_id, i, uint16_t(d.bytes()), offset});
     offset += d.bytes();
   }
-  shadow_.assign(offset, 0);
+  // 8 bytes of slack: compare_value loads 8 bytes for any register up to 8 wide.
+  shadow_.assign(offset + 8, 0);
   if (cs_open(cs_arch(arch.cs_arch), cs_mode(arch.cs_mode), &cs_) != CS_ERR_OK)
     return make_error("record", "cannot open Capstone for " + arch.name);
   cs_option(cs_, CS_OPT_DETAIL, CS_OPT_ON);

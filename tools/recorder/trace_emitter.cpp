@@ -52,7 +52,7 @@ void TraceEmitter::flush_slow() {
   for (uint32_t i = 0; i < count_; ++i) {
     const Access& a = i < kInline ? pending_[i] : overflow_[i - kInline];
     if (!a.write) {
-      w_.mem_read(a.addr, a.size);
+      w_.mem_read_inline(a.addr, a.size);
       continue;
     }
     uint8_t bytes[64];
