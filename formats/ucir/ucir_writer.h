@@ -18,6 +18,7 @@
 // else in the keyframe writes there). See docs/formats/ucir.md.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <string>
@@ -102,6 +103,16 @@ class UcirWriter {
     p[0] = ucir::OP_MEM_READ;
     store_le64(p + 1, addr);
     store_le32(p + 9, size);
+    ++frame_ops_;
+  }
+  // `n` <= 8 bytes written by one instruction.
+  void mem_write_inline(uint64_t addr, const uint8_t* bytes, uint32_t n) {
+    if (kind_ != ucir::OP_FRAME || in_syscall_ || n == 0 || n > 8) return mem_write(addr, {bytes, n});
+    uint8_t* p = frame_.extend(13 + n);
+    p[0] = ucir::OP_MEM_WRITE;
+    store_le64(p + 1, addr);
+    store_le32(p + 9, n);
+    std::memcpy(p + 13, bytes, n);
     ++frame_ops_;
   }
 

@@ -1,7 +1,11 @@
 #include "tools/recorder/register_tracker.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstring>
+
+#include "state/unicorn_library.h"
 
 namespace ttd::rec {
 
@@ -12,6 +16,12 @@ RegisterTracker::~RegisterTracker() {
 Status RegisterTracker::init(uc_engine* uc, const ArchDesc& arch, const GuestArch& guest) {
   uc_ = uc;
   for (size_t i = 0; i < kMaxBatch; ++i) batch_ptrs_[i] = batch_[i].bytes;
+  // The library is loaded (uc is open): look the function up in it, not in
+  // ttd, which defines the same name. Without it, the forwarder does.
+  if (void* lib = dlopen(unicorn_library::file().c_str(), RTLD_NOW | RTLD_NOLOAD)) {
+    if (void* f = dlsym(lib, "uc_reg_read_batch")) read_batch_ = reinterpret_cast<ReadBatch>(f);
+    dlclose(lib);  // NOLOAD took a reference; unicorn_library keeps its own
+  }
   arch_ = &arch;
   guest_ = &guest;
   if (arch.regs.empty()) return make_error("record", "no register table for " + arch.name);

@@ -91,7 +91,7 @@ class RegisterTracker {
     // One call into Unicorn for all of them (each uc_reg_read is two calls
     // and a dispatch of its own).
     for (size_t i = 0; i < n; ++i) clear_row(batch_[i].bytes, info.slots[i]);
-    uc_reg_read_batch(uc_, info.uc_ids.data(), batch_ptrs_, int(n));
+    read_batch_(uc_, info.uc_ids.data(), batch_ptrs_, int(n));
     for (size_t i = 0; i < n; ++i) compare_value(info.slots[i], batch_[i].bytes, emit);
   }
   // Compares every register; returns how many changed registers were not
@@ -191,6 +191,11 @@ class RegisterTracker {
   };
   BatchRow batch_[kMaxBatch];
   void* batch_ptrs_[kMaxBatch];
+  // Unicorn's own uc_reg_read_batch (init()): ttd's forwarding definition
+  // of it (state/unicorn_library.cpp) cost ~40 instructions a call, and
+  // diff() calls it once per step.
+  using ReadBatch = uc_err (*)(uc_engine*, int*, void**, int);
+  ReadBatch read_batch_ = &uc_reg_read_batch;
 };
 
 }  // namespace ttd::rec
