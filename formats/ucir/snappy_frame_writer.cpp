@@ -89,18 +89,22 @@ void SnappyFrameWriter::emit_block(const uint8_t* data, size_t n) {
     wrote_identifier_ = true;
   }
   const uint32_t crc = crc32c_mask(crc32c({data, n}));
-  snappy::Compress(reinterpret_cast<const char*>(data), n, &compressed_);
+  // Into a buffer sized once: snappy::Compress into a std::string
+  // zero-fills up to the worst-case length on every block.
+  if (compressed_.size() < snappy::MaxCompressedLength(n)) compressed_.resize(snappy::MaxCompressedLength(n));
+  size_t packed = 0;
+  snappy::RawCompress(reinterpret_cast<const char*>(data), n, compressed_.data(), &packed);
   // Like golang/snappy: store the block raw unless compression saves at
   // least 1/8, which keeps incompressible data cheap to decode.
-  const bool raw = compressed_.size() >= n - n / 8;
-  const size_t body = 4 + (raw ? n : compressed_.size());
+  const bool raw = packed >= n - n / 8;
+  const size_t body = 4 + (raw ? n : packed);
   uint8_t header[8] = {uint8_t(raw ? 0x01 : 0x00), uint8_t(body), uint8_t(body >> 8), uint8_t(body >> 16),
                        uint8_t(crc), uint8_t(crc >> 8), uint8_t(crc >> 16), uint8_t(crc >> 24)};
   put(header, sizeof header);
   if (raw)
     put(data, n);
   else
-    put(compressed_.data(), compressed_.size());
+    put(compressed_.data(), packed);
 }
 
 void SnappyFrameWriter::write(std::span<const uint8_t> data) {

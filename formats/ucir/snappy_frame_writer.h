@@ -49,7 +49,7 @@ class SnappyFrameWriter {
   std::FILE* file_;
   std::string path_;
   std::vector<uint8_t> block_;
-  std::string compressed_;  // the worker's in background mode
+  std::vector<char> compressed_;  // the worker's in background mode
   uint64_t bytes_in_ = 0;
   bool wrote_identifier_ = false;
   bool failed_ = false;  // written by the worker in background mode; read after it stopped

@@ -22,7 +22,6 @@ namespace {
 using namespace ucir;
 
 constexpr uint64_t kPage = 4096;
-constexpr size_t kFrameSplitBytes = 1 << 20;  // bound the frame buffer when the caller never starts frames
 constexpr uint64_t kMaxWrite = 1 << 24;       // keeps single ops small for readers' buffers
 constexpr uint16_t kMaxSyscallOps = 0xffff;
 
@@ -180,10 +179,6 @@ class UcirFileWriter final : public UcirWriter {
   }
 
  private:
-  struct RegCode {
-    int32_t number;  // Unicorn 1.x number, -1: not writable in UCIR (or the pc)
-    uint32_t width;
-  };
   struct KeyframeMap {
     uint64_t addr, size;
     uint32_t writes = 0;
@@ -270,15 +265,10 @@ class UcirFileWriter final : public UcirWriter {
   SnappyFrameWriter out_;
   const ArchDesc& arch_;
   Uc1RegisterMap regs_;
-  std::vector<RegCode> codes_;  // by register index
   Status status_;
-  uint8_t kind_ = 0;  // 0: no frame open, else OP_FRAME / OP_KEYFRAME
   uint64_t open_pid_ = 0;      // pid field of the open frame
   uint64_t thread_field_ = 0;  // pid field of the frames to come (set_thread)
-  OpBuffer frame_;
   OpBuffer head_;  // the frame header being written (finish_frame)
-  uint32_t frame_ops_ = 0;
-  bool in_syscall_ = false;
   size_t sys_pos_ = 0;
   uint32_t sys_ops_ = 0;
   uint32_t sys_num_ = 0;

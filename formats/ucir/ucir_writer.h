@@ -18,12 +18,16 @@
 // else in the keyframe writes there). See docs/formats/ucir.md.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "formats/ucir/ucir_op_encoder.h"
 #include "state/arch.h"
+#include "state/byte_order.h"
 #include "state/error.h"
 
 namespace ttd::fmt {
@@ -71,6 +75,60 @@ class UcirWriter {
   // Register writes that could not be encoded (no Unicorn 1.x number for
   // that register, e.g. x86-64 orig_rax or fioff) and were left out.
   virtual uint64_t dropped_registers() const { return 0; }
+
+  // The recorder's per-instruction ops without a virtual call: the same
+  // bytes as step(), reg() and mem_read(), encoded inline when a frame is
+  // open and no syscall is (the common case), else handed to those.
+  void step_inline(uint8_t size) {
+    if (kind_ != ucir::OP_FRAME || in_syscall_ || frame_.size() >= kFrameSplitBytes) return step(size);
+    uint8_t* p = frame_.extend(2);
+    p[0] = ucir::OP_STEP;
+    p[1] = size;
+    ++frame_ops_;
+  }
+  void reg_inline(uint16_t reg_index, std::span<const uint8_t> value_le) {
+    if (kind_ == 0 || in_syscall_ || reg_index >= codes_.size() || codes_[reg_index].width > 8 ||
+        codes_[reg_index].number < 0 || value_le.size() > 8)
+      return reg(reg_index, value_le);
+    const uint64_t v = value_le.size() == 8 ? load_le64(value_le.data()) : load_le(value_le.data(), value_le.size());
+    uint8_t* p = frame_.extend(11);
+    p[0] = ucir::OP_REG;
+    store_le16(p + 1, uint16_t(codes_[reg_index].number));
+    store_le64(p + 3, v);
+    ++frame_ops_;
+  }
+  void mem_read_inline(uint64_t addr, uint32_t size) {
+    if (kind_ == 0 || in_syscall_) return mem_read(addr, size);
+    uint8_t* p = frame_.extend(13);
+    p[0] = ucir::OP_MEM_READ;
+    store_le64(p + 1, addr);
+    store_le32(p + 9, size);
+    ++frame_ops_;
+  }
+  // `n` <= 8 bytes written by one instruction.
+  void mem_write_inline(uint64_t addr, const uint8_t* bytes, uint32_t n) {
+    if (kind_ != ucir::OP_FRAME || in_syscall_ || n == 0 || n > 8) return mem_write(addr, {bytes, n});
+    uint8_t* p = frame_.extend(13 + n);
+    p[0] = ucir::OP_MEM_WRITE;
+    store_le64(p + 1, addr);
+    store_le32(p + 9, n);
+    std::memcpy(p + 13, bytes, n);
+    ++frame_ops_;
+  }
+
+ protected:
+  // The open frame, shared with the inline paths above (ucir_writer.cpp
+  // keeps it).
+  static constexpr size_t kFrameSplitBytes = 1 << 20;  // bound the frame buffer when the caller never starts frames
+  struct RegCode {
+    int32_t number;  // Unicorn 1.x number, -1: not writable in UCIR (or the pc)
+    uint32_t width;
+  };
+  uint8_t kind_ = 0;  // 0: no frame open, else OP_FRAME / OP_KEYFRAME
+  bool in_syscall_ = false;
+  ucir::OpBuffer frame_;
+  uint32_t frame_ops_ = 0;
+  std::vector<RegCode> codes_;  // by register index
 };
 
 }  // namespace ttd::fmt

@@ -1,7 +1,11 @@
 #include "tools/recorder/register_tracker.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstring>
+
+#include "state/unicorn_library.h"
 
 namespace ttd::rec {
 
@@ -12,6 +16,12 @@ RegisterTracker::~RegisterTracker() {
 Status RegisterTracker::init(uc_engine* uc, const ArchDesc& arch, const GuestArch& guest) {
   uc_ = uc;
   for (size_t i = 0; i < kMaxBatch; ++i) batch_ptrs_[i] = batch_[i].bytes;
+  // The library is loaded (uc is open): look the function up in it, not in
+  // ttd, which defines the same name. Without it, the forwarder does.
+  if (void* lib = dlopen(unicorn_library::file().c_str(), RTLD_NOW | RTLD_NOLOAD)) {
+    if (void* f = dlsym(lib, "uc_reg_read_batch")) read_batch_ = reinterpret_cast<ReadBatch>(f);
+    dlclose(lib);  // NOLOAD took a reference; unicorn_library keeps its own
+  }
   arch_ = &arch;
   guest_ = &guest;
   if (arch.regs.empty()) return make_error("record", "no register table for " + arch.name);
@@ -26,7 +36,8 @@ Status RegisterTracker::init(uc_engine* uc, const ArchDesc& arch, const GuestArc
     regs_.push_back({d.unicorn_id, i, uint16_t(d.bytes()), offset});
     offset += d.bytes();
   }
-  shadow_.assign(offset, 0);
+  // 8 bytes of slack: compare_value loads 8 bytes for any register up to 8 wide.
+  shadow_.assign(offset + 8, 0);
   if (cs_open(cs_arch(arch.cs_arch), cs_mode(arch.cs_mode), &cs_) != CS_ERR_OK)
     return make_error("record", "cannot open Capstone for " + arch.name);
   cs_option(cs_, CS_OPT_DETAIL, CS_OPT_ON);

@@ -91,7 +91,7 @@ class RegisterTracker {
     // One call into Unicorn for all of them (each uc_reg_read is two calls
     // and a dispatch of its own).
     for (size_t i = 0; i < n; ++i) clear_row(batch_[i].bytes, info.slots[i]);
-    uc_reg_read_batch(uc_, info.uc_ids.data(), batch_ptrs_, int(n));
+    read_batch_(uc_, info.uc_ids.data(), batch_ptrs_, int(n));
     for (size_t i = 0; i < n; ++i) compare_value(info.slots[i], batch_[i].bytes, emit);
   }
   // Compares every register; returns how many changed registers were not
@@ -120,7 +120,12 @@ class RegisterTracker {
   static constexpr size_t kRowBytes = 64;
   // Zeroes `row` before Unicorn stores slot s there: Unicorn may store
   // fewer bytes than the table's width, and compare_value reads at least 8.
-  void clear_row(uint8_t* row, uint16_t s) const { std::memset(row, 0, regs_[s].bytes <= 8 ? 8 : kRowBytes); }
+  // Two fixed sizes, so the compiler stores inline instead of calling
+  // memset once per register read (2.5 % of a recording's instructions).
+  void clear_row(uint8_t* row, uint16_t s) const {
+    if (regs_[s].bytes <= 8) std::memset(row, 0, 8);
+    else std::memset(row, 0, kRowBytes);
+  }
   template <class F>
   bool compare_slot(uint16_t s, F& emit) {
     // Read into a full-size buffer: Unicorn may store more bytes than the
@@ -136,19 +141,26 @@ class RegisterTracker {
     const TrackedReg& r = regs_[s];
     uint8_t* sh = shadow_.data() + r.offset;
     if (r.bytes <= 8) {
-      // The common case, kept to two 8-byte loads and one compare.
+      // The common case, kept to two 8-byte loads and one compare (the
+      // shadow has 8 bytes of slack at its end, see init()). Fixed-size
+      // copies: a copy of r.bytes bytes was a call into libc per register.
+      const uint64_t mask = r.bytes == 8 ? ~0ull : ((1ull << (8 * r.bytes)) - 1);
       uint64_t now = 0, before = 0;
       std::memcpy(&now, now_bytes, 8);
-      std::memcpy(&before, sh, r.bytes);
-      now &= r.bytes == 8 ? ~0ull : ((1ull << (8 * r.bytes)) - 1);
-      if (now == before) return false;
-      std::memcpy(sh, &now, r.bytes);
+      std::memcpy(&before, sh, 8);
+      now &= mask;
+      if (now == (before & mask)) return false;
+      if (r.bytes == 8) std::memcpy(sh, &now, 8);
+      else store_low(sh, now, r.bytes);
     } else {
       if (std::memcmp(now_bytes, sh, r.bytes) == 0) return false;
       std::memcpy(sh, now_bytes, r.bytes);
     }
     emit(r.index, std::span<const uint8_t>(sh, r.bytes));
     return true;
+  }
+  static void store_low(uint8_t* p, uint64_t v, uint16_t n) {
+    for (uint16_t i = 0; i < n; ++i) p[i] = uint8_t(v >> (8 * i));
   }
   void add_slot(InsnInfo& info, uint16_t s) {
     info.slots.push_back(s);
@@ -179,6 +191,11 @@ class RegisterTracker {
   };
   BatchRow batch_[kMaxBatch];
   void* batch_ptrs_[kMaxBatch];
+  // Unicorn's own uc_reg_read_batch (init()): ttd's forwarding definition
+  // of it (state/unicorn_library.cpp) cost ~40 instructions a call, and
+  // diff() calls it once per step.
+  using ReadBatch = uc_err (*)(uc_engine*, int*, void**, int);
+  ReadBatch read_batch_ = &uc_reg_read_batch;
 };
 
 }  // namespace ttd::rec

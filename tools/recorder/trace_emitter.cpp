@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "state/byte_order.h"
+
 namespace ttd::rec {
 
 namespace {
@@ -52,18 +54,21 @@ void TraceEmitter::flush_slow() {
   for (uint32_t i = 0; i < count_; ++i) {
     const Access& a = i < kInline ? pending_[i] : overflow_[i - kInline];
     if (!a.write) {
-      w_.mem_read(a.addr, a.size);
+      w_.mem_read_inline(a.addr, a.size);
       continue;
     }
     uint8_t bytes[64];
     uint32_t n = std::min<uint32_t>(a.size, sizeof bytes);
     if (n <= 8) {
-      for (uint32_t i = 0; i < n; ++i) bytes[i] = uint8_t(a.value >> (8 * i));
-    } else {
-      // Wider than the hook's value: the instruction has completed, so
-      // memory holds what it wrote.
-      mem_.read(a.addr, {bytes, n});
+      // The hook's value holds the bytes written, little-endian.
+      store_le64(bytes, a.value);
+      if (mirror_) mirror_->mem_write(a.addr, {bytes, n});
+      w_.mem_write_inline(a.addr, bytes, n);
+      continue;
     }
+    // Wider than the hook's value: the instruction has completed, so
+    // memory holds what it wrote.
+    mem_.read(a.addr, {bytes, n});
     write_memory(a.addr, {bytes, n});
   }
   drop_accesses();

@@ -54,10 +54,10 @@ class TraceEmitter {
   // they follow its own writes.
   void corrected_memory(uint64_t addr, std::span<const uint8_t> bytes) { write_memory(addr, bytes); }
   void reg(uint16_t index, std::span<const uint8_t> value) {
-    w_.reg(index, value);
+    w_.reg_inline(index, value);
     if (mirror_) mirror_->reg(index, value);
   }
-  void step(uint32_t size) { w_.step(uint8_t(size)); }
+  void step(uint32_t size) { w_.step_inline(uint8_t(size)); }
 
   void begin_syscall(uint32_t number, uint64_t ret, std::span<const uint64_t> args) {
     w_.begin_syscall(number, ret, args);
