@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "engine/index_file.h"
+#include "engine/trace.h"
 #include "state/paged_memory.h"
 
 namespace ttd {
@@ -15,7 +17,8 @@ void add(IndexBytes& b, const BlobRef& r) {
 }
 }  // namespace
 
-Result<std::vector<IndexBytes>> index_breakdown(const IndexFile& index) {
+Result<std::vector<IndexBytes>> index_breakdown(const Trace& trace) {
+  const IndexFile& index = trace.index();
   IndexBytes streams{"step streams"}, keyframes{"keyframes"}, whole{"pages whole"}, deltas{"page deltas"},
       segments{"page-map segments"}, summaries{"summary groups"}, rest{"header, tables, directory"};
   for (size_t c = 0; c < index.chunk_count(); ++c) {

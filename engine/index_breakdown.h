@@ -8,10 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "engine/index_file.h"
 #include "state/error.h"
 
 namespace ttd {
+
+class Trace;
 
 struct IndexBytes {
   std::string part;
@@ -23,6 +24,6 @@ struct IndexBytes {
 // One row per part, in file order of importance; the last row is what no
 // other row accounts for. An error names the table group that could not
 // be read.
-Result<std::vector<IndexBytes>> index_breakdown(const IndexFile& index);
+Result<std::vector<IndexBytes>> index_breakdown(const Trace& trace);
 
 }  // namespace ttd

@@ -31,7 +31,7 @@ uint16_t elf_machine_of(ArchId a) {
   return EM_NONE;
 }
 
-Result<std::shared_ptr<const ProgramImage>> ProgramImage::open(const std::string& path) {
+Result<std::shared_ptr<ProgramImage>> ProgramImage::open(const std::string& path) {
   auto file = elf::ElfFile::open(path, "the program");
   if (!file) return file.error();
   auto loads = elf::load_segments(*file);
@@ -40,6 +40,7 @@ Result<std::shared_ptr<const ProgramImage>> ProgramImage::open(const std::string
   img->path_ = path;
   img->machine_ = file->machine();
   img->entry_ = file->header().e_entry;
+  img->pie_ = file->header().e_type == ET_DYN;
   uint64_t total = 0;
   for (const elf::LoadSegment& load : *loads) {
     const GElf_Phdr& ph = load.header;
@@ -57,10 +58,11 @@ Result<std::shared_ptr<const ProgramImage>> ProgramImage::open(const std::string
   }
   std::sort(img->segments_.begin(), img->segments_.end(), [](const Segment& a, const Segment& b) { return a.vaddr < b.vaddr; });
   if (img->segments_.empty()) return make_error(path, "the program has no loadable segments");
-  return std::shared_ptr<const ProgramImage>(std::move(img));
+  return img;
 }
 
 const ProgramImage::Segment* ProgramImage::segment_at(uint64_t addr) const {
+  addr -= bias_;  // to a link address (wraps below the image: no segment)
   auto it = std::upper_bound(segments_.begin(), segments_.end(), addr, [](uint64_t a, const Segment& s) { return a < s.vaddr; });
   if (it == segments_.begin()) return nullptr;
   --it;
@@ -72,7 +74,7 @@ size_t ProgramImage::read(uint64_t addr, uint8_t* dst, size_t len) const {
   while (n < len) {
     const Segment* s = segment_at(addr + n);
     if (!s) break;
-    size_t off = size_t(addr + n - s->vaddr);
+    size_t off = size_t(addr + n - bias_ - s->vaddr);
     size_t k = std::min(len - n, s->bytes.size() - off);
     std::memcpy(dst + n, s->bytes.data() + off, k);
     n += k;
@@ -97,6 +99,33 @@ bool runs_in(const ProgramImage& img, const IndexFile& index) {
   return false;
 }
 
+// Kernels map an executable at page granularity; 4 KiB is the smallest
+// page of every architecture we read, so a load bias is a multiple of it.
+constexpr uint64_t kMinPage = 0x1000;
+
+// Places a PIE whose link addresses hold no pc of the trace. Each pc of
+// the first chunk with the entry's page offset is a candidate entry; the
+// candidate under which most of the chunk's pcs lie in executable segments
+// wins (another pc that merely shares the page offset lands most of them
+// outside). A tie is a guess: the image stays where it was.
+void place_pie(ProgramImage& img, const IndexFile& index) {
+  if (!img.position_independent() || index.chunk_count() == 0) return;
+  const auto summary = index.summary(0);  // held: pcs refers into it
+  const std::vector<uint64_t>& pcs = summary->pcs;
+  uint64_t best = 0;
+  size_t best_inside = 0;
+  bool tie = false;
+  for (uint64_t pc : pcs) {
+    const uint64_t bias = pc - img.entry();
+    if (bias == 0 || bias % kMinPage != 0) continue;
+    img.place(bias);
+    const size_t inside = size_t(std::count_if(pcs.begin(), pcs.end(), [&](uint64_t p) { return img.executable(p); }));
+    if (inside > best_inside) best = bias, best_inside = inside, tie = false;
+    else if (inside == best_inside) tie = true;
+  }
+  img.place(tie ? 0 : best);
+}
+
 // Opens and checks a candidate; the error says why it does not fit.
 Result<std::shared_ptr<const ProgramImage>> fitting(const std::string& path, ArchId arch, const IndexFile& index) {
   auto img = ProgramImage::open(path);
@@ -104,10 +133,12 @@ Result<std::shared_ptr<const ProgramImage>> fitting(const std::string& path, Arc
   if ((*img)->machine() != elf_machine_of(arch))
     return make_error(path, "the program is for ELF machine " + std::to_string((*img)->machine()) + ", the trace is " +
                                 arch_desc(arch).name + " (machine " + std::to_string(elf_machine_of(arch)) + ")");
+  if (!runs_in(**img, index)) place_pie(**img, index);
   if (!runs_in(**img, index))
     return make_error(path, "none of the pcs the trace runs lies in the program's executable segments "
-                            "(a different program, or one loaded at another address)");
-  return *img;
+                            "(a different program, or a position-independent one whose entry the trace's first "
+                            "steps do not run, so its load address is not known)");
+  return std::shared_ptr<const ProgramImage>(*img);
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 // The traced program's loadable segments, read once from its ELF file:
 // code bytes for pcs the trace does not hold (TT6 has none, FULL few,
-// Tenet none). Segments sit at their link addresses, so this serves
-// static (non-PIE) programs; a PIE or library loaded elsewhere would need
-// a load base no trace format we read gives.
+// Tenet none). Segments sit at their link addresses plus a load bias: 0
+// for a static (non-PIE) program; for a PIE (ET_DYN) whose link addresses
+// hold no pc the trace runs, the bias that puts the ELF entry on a pc of
+// the trace's first chunk (a trace that starts at, or passes, the program
+// entry: the entry minus its page offset is where the kernel put the
+// image). A PIE whose entry the first chunk does not run stays unplaced.
 //
 // choose_program_image() decides which file, if any, a trace uses: the one
 // named in the open options (any failure is an error naming the file), else
@@ -25,11 +28,18 @@ class IndexFile;
 class ProgramImage {
  public:
   // Reads every PT_LOAD segment's file bytes. Errors name the file.
-  static Result<std::shared_ptr<const ProgramImage>> open(const std::string& path);
+  static Result<std::shared_ptr<ProgramImage>> open(const std::string& path);
+
+  // Where the image is placed: its link addresses plus bias (see above).
+  void place(uint64_t bias) { bias_ = bias; }
 
   const std::string& path() const { return path_; }
   uint16_t machine() const { return machine_; }  // e_machine (EM_PPC, ...)
-  uint64_t entry() const { return entry_; }
+  uint64_t entry() const { return entry_; }  // the ELF's, a link address
+  bool position_independent() const { return pie_; }
+  // How far the image sits from its link addresses (what qOffsets answers).
+  uint64_t bias() const { return bias_; }
+  // Addresses below are where the trace runs (link address + bias).
   // Copies the bytes at [addr, addr + len) that the file holds; returns how
   // many leading bytes it knows (0 outside every segment's file bytes).
   size_t read(uint64_t addr, uint8_t* dst, size_t len) const;
@@ -47,6 +57,8 @@ class ProgramImage {
   std::string path_;
   uint16_t machine_ = 0;
   uint64_t entry_ = 0;
+  bool pie_ = false;
+  uint64_t bias_ = 0;
   std::vector<Segment> segments_;  // sorted by vaddr
 };
 

@@ -3,6 +3,20 @@
 // opens, and rebuilds it when the trace changed or the index is corrupt.
 // A Trace is immutable after open and safe to share between threads; each
 // debugger client gets its own Cursor over it.
+//
+// Front-facing headers: the front ends (tools/, dap/) include only these
+// engine headers; every other one (the index, step codec, chunk decoders,
+// summaries, keyframes) is internal. tests/cli/front_includes.py checks it.
+//   engine/trace.h engine/cursor.h engine/motion_types.h
+//   engine/motion/timeline.h engine/motion/line_table.h
+//   engine/program_image.h engine/symbolizer.h engine/effect_visitor.h
+//   engine/step_stream.h engine/index_breakdown.h engine/index_temp_files.h
+//   engine/query/calls.h engine/query/executions.h engine/query/memory_history.h
+//   engine/query/register_history.h engine/query/value_search.h
+//   engine/query/origin.h engine/query/origin_render.h engine/query/query_json.h
+//   engine/query/query_text.h engine/query/query_types.h
+//   engine/export/trace_export.h engine/export/output_stream.h
+//   engine/diff/run_diff.h
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "dap/model/engine_debuggee.h"
+#include "state/byte_order.h"
 
 namespace ttd::dap {
 
@@ -35,8 +36,7 @@ std::string bytes_text(const std::vector<uint8_t>& b, const std::vector<uint8_t>
   for (uint8_t k : known)
     if (!k) return "unknown";
   if (b.size() <= 8) {
-    uint64_t v = 0;
-    for (size_t i = 0; i < b.size(); ++i) v |= uint64_t(b[i]) << (8 * i);
+    const uint64_t v = load_le(b.data(), b.size());
     int64_t sv = b.size() < 8 && b.size() > 0 ? int64_t(v << (64 - 8 * b.size())) >> (64 - 8 * b.size()) : int64_t(v);
     char buf[64];
     std::snprintf(buf, sizeof buf, "%" PRId64 " (0x%" PRIx64 ")", sv, v);

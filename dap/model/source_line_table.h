@@ -9,7 +9,7 @@
 #include <unordered_map>
 
 #include "debuginfo/debug_info.h"
-#include "engine/motion/step_planner.h"
+#include "engine/motion/line_table.h"
 
 namespace ttd::dap {
 

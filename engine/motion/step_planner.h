@@ -27,6 +27,7 @@
 #include <optional>
 #include <span>
 
+#include "engine/motion/line_table.h"
 #include "engine/motion_types.h"
 #include "engine/step_timeline.h"
 #include "engine/query/instruction_class.h"
@@ -39,16 +40,6 @@ using Flow = query::InsnClass;
 
 enum class StepMotion : uint8_t { Over, In, Out };
 enum class StepUnit : uint8_t { Line, Instruction };
-
-// A program's line table as the stepper sees it (DWARF for DAP; tests
-// script one).
-class LineTable {
- public:
-  virtual ~LineTable() = default;
-  virtual bool statement_start(uint64_t pc) = 0;
-  // Identifies (file, line); nullopt where the pc has no line information.
-  virtual std::optional<uint64_t> line_key(uint64_t pc) = 0;
-};
 
 // What the stepper needs to know about a pc: its line, and what the
 // instruction does to the call stack (the engine's classifier; see

@@ -1,12 +1,16 @@
 """Shared set-up for the DAP session tests: arguments, recording the
-examples into traces (once per build), finding source lines by their text,
-and small assertion helpers. Exit code 77 means "skipped" to ctest."""
+examples into traces (once per build), finding source lines by their text.
+The checks are tests/support/cli_checks.py's (require, expect_error), which
+importing this module puts on sys.path. Exit code 77 means "skipped" to
+ctest."""
 import argparse
 import os
 import subprocess
 import sys
 
 from dap_client import DapClient
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 
 SKIP = 77
 
@@ -68,9 +72,3 @@ def source_path(args, example):
 
 def adapter(args):
     return DapClient([args.ttd, "dap"], stderr=sys.stderr)
-
-
-def check(cond, what, detail=""):
-    if not cond:
-        raise AssertionError(what + (": " + str(detail) if detail else ""))
-    print("ok - " + what)

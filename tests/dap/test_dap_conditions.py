@@ -8,7 +8,8 @@ import queue
 import sys
 import time
 
-from dap_test_support import adapter, check, line_of, parse_args, recorded, source_path
+from dap_test_support import adapter, line_of, parse_args, recorded, source_path
+from cli_checks import require  # noqa: E402 (on the path through dap_test_support)
 
 
 def run_collecting(c, command, args, timeout=120):
@@ -38,8 +39,8 @@ def main():
     caps = c.start(trace, program)
     for k in ("supportsConditionalBreakpoints", "supportsHitConditionalBreakpoints", "supportsLogPoints",
               "supportsFunctionBreakpoints"):
-        check(caps.get(k) is True, "initialize advertises " + k, caps)
-    check(caps.get("supportsSetVariable") is False and caps.get("supportsSetExpression") is False,
+        require(caps.get(k) is True, "initialize advertises " + k, caps)
+    require(caps.get("supportsSetVariable") is False and caps.get("supportsSetExpression") is False,
           "no setVariable/setExpression advertised", caps)
     c.call("configurationDone")
     tid = c.event("stopped")["body"]["threadId"]
@@ -54,7 +55,7 @@ def main():
     for cap, (command, a) in promised.items():
         if caps.get(cap):
             r = c.call_raw(command, a)
-            check("unsupported request" not in (r.get("message") or ""), cap + " has a handler", r)
+            require("unsupported request" not in (r.get("message") or ""), cap + " has a handler", r)
 
     def set_store(**opts):
         bp = dict(line=store, **opts)
@@ -66,61 +67,61 @@ def main():
 
     # A condition that does not parse, and a bad hit condition: unverified, with the reason.
     bad = set_store(condition="quantity ==")
-    check(bad["verified"] is False and "condition" in bad.get("message", ""), "bad condition unverified", bad)
+    require(bad["verified"] is False and "condition" in bad.get("message", ""), "bad condition unverified", bad)
     bad = set_store(hitCondition="often")
-    check(bad["verified"] is False and "hit" in bad.get("message", "").lower(), "bad hitCondition unverified", bad)
+    require(bad["verified"] is False and "hit" in bad.get("message", "").lower(), "bad hitCondition unverified", bad)
 
     # Conditional breakpoint, forwards then backwards.
     bp = set_store(condition="quantity > 15 && name[0] != 'c'")
-    check(bp["verified"], "conditional breakpoint verified", bp)
+    require(bp["verified"], "conditional breakpoint verified", bp)
     seen = []
     for _ in range(2):
         stop = c.stop_after("continue", {"threadId": tid})
-        check(stop["body"]["reason"] == "breakpoint" and stop["body"]["hitBreakpointIds"] == [bp["id"]], "stop", stop)
+        require(stop["body"]["reason"] == "breakpoint" and stop["body"]["hitBreakpointIds"] == [bp["id"]], "stop", stop)
         seen.append(quantity())
-    check(seen == ["20", "40"], "continue stops only where the condition holds", seen)
+    require(seen == ["20", "40"], "continue stops only where the condition holds", seen)
     stop = c.stop_after("reverseContinue", {"threadId": tid})
-    check(stop["body"]["reason"] == "breakpoint" and quantity() == "20", "reverseContinue honours the condition", stop)
+    require(stop["body"]["reason"] == "breakpoint" and quantity() == "20", "reverseContinue honours the condition", stop)
     stop = c.stop_after("reverseContinue", {"threadId": tid})
-    check(stop["body"]["reason"] == "start of history", "nothing before the first match", stop)
+    require(stop["body"]["reason"] == "start of history", "nothing before the first match", stop)
 
     # Logpoints: print, never stop; both directions.
     set_store(logMessage="push q={quantity} {{x}} {nosuchvar}")
     stop, out = run_collecting(c, "continue", {"threadId": tid})
     logs = [o for o in out if o.startswith("push q=")]
-    check(stop["body"]["reason"] == "end of history", "a logpoint does not stop", stop)
-    check([l.split()[1] for l in logs] == ["q=10", "q=20", "q=30", "q=40"], "logpoint lines forwards", logs)
-    check("{x}" in logs[0] and "<error:" in logs[0], "braces escape, errors shown", logs[0])
+    require(stop["body"]["reason"] == "end of history", "a logpoint does not stop", stop)
+    require([l.split()[1] for l in logs] == ["q=10", "q=20", "q=30", "q=40"], "logpoint lines forwards", logs)
+    require("{x}" in logs[0] and "<error:" in logs[0], "braces escape, errors shown", logs[0])
     stop, out = run_collecting(c, "reverseContinue", {"threadId": tid})
     logs = [o.split()[1] for o in out if o.startswith("push q=")]
-    check(logs == ["q=40", "q=30", "q=20", "q=10"], "logpoint lines backwards", logs)
+    require(logs == ["q=40", "q=30", "q=20", "q=10"], "logpoint lines backwards", logs)
 
     # Hit counts: from the 3rd hit on; every 2nd.
     bp = set_store(hitCondition="3")
     c.stop_after("continue", {"threadId": tid})
     first = quantity()
     c.stop_after("continue", {"threadId": tid})
-    check([first, quantity()] == ["30", "40"], "hitCondition 3 stops at the 3rd hit and later", (first, quantity()))
+    require([first, quantity()] == ["30", "40"], "hitCondition 3 stops at the 3rd hit and later", (first, quantity()))
     c.call("evaluate", {"expression": "seek 0", "context": "repl"})
     c.event("stopped")
     set_store(hitCondition="% 2")
     c.stop_after("continue", {"threadId": tid})
     first = quantity()
     c.stop_after("continue", {"threadId": tid})
-    check([first, quantity()] == ["20", "40"], "hitCondition % 2", (first, quantity()))
+    require([first, quantity()] == ["20", "40"], "hitCondition % 2", (first, quantity()))
 
     # Function breakpoints with a condition.
     c.call("setBreakpoints", {"source": {"path": src}, "breakpoints": []})
     c.call("evaluate", {"expression": "seek 0", "context": "repl"})
     c.event("stopped")
     fb = c.call("setFunctionBreakpoints", {"breakpoints": [{"name": "push", "condition": "quantity == 30"}]})["breakpoints"]
-    check(fb[0]["verified"], "function breakpoint verified", fb)
+    require(fb[0]["verified"], "function breakpoint verified", fb)
     stop = c.stop_after("continue", {"threadId": tid})
     top, _ = c.top_frame(tid)
-    check(stop["body"]["reason"] == "function breakpoint" and top["name"] == "push" and quantity() == "30",
+    require(stop["body"]["reason"] == "function breakpoint" and top["name"] == "push" and quantity() == "30",
           "conditional function breakpoint", (stop, top))
     fb = c.call("setFunctionBreakpoints", {"breakpoints": [{"name": "push", "condition": "quantity )"}]})["breakpoints"]
-    check(fb[0]["verified"] is False and "condition" in fb[0].get("message", ""), "bad function condition", fb)
+    require(fb[0]["verified"] is False and "condition" in fb[0].get("message", ""), "bad function condition", fb)
     c.call("setFunctionBreakpoints", {"breakpoints": []})
 
     # evaluate: comparisons, logic, arithmetic, casts, members, &.
@@ -135,23 +136,23 @@ def main():
     for expr, want in cases.items():
         r = c.call_raw("evaluate", {"expression": expr, "frameId": f, "context": "watch"})
         if want is None:
-            check(not r["success"], "unknown names still fail: " + expr, r)
+            require(not r["success"], "unknown names still fail: " + expr, r)
             continue
-        check(r["success"] and r["body"]["result"] == want, "evaluate " + expr, r)
+        require(r["success"] and r["body"]["result"] == want, "evaluate " + expr, r)
     r = c.call_raw("evaluate", {"expression": "stale->quantity = 3", "frameId": f, "context": "repl"})
-    check(not r["success"] and "assignment" in r["message"], "assignment refused", r)
+    require(not r["success"] and "assignment" in r["message"], "assignment refused", r)
     for command, a in (("setVariable", {"variablesReference": 1, "name": "stale", "value": "0"}),
                        ("setExpression", {"expression": "stale", "value": "0", "frameId": f})):
         r = c.call_raw(command, a)
-        check(not r["success"] and "cannot be changed" in r.get("message", ""), command + " refused clearly", r)
+        require(not r["success"] and "cannot be changed" in r.get("message", ""), command + " refused clearly", r)
 
     # A condition on a data breakpoint is refused, not ignored.
     info = c.call("dataBreakpointInfo", {"name": "stale->quantity", "frameId": f})
     r = c.call("setDataBreakpoints", {"breakpoints": [{"dataId": info["dataId"], "condition": "1"}]})["breakpoints"]
-    check(r[0]["verified"] is False and "not supported" in r[0].get("message", ""), "data breakpoint condition", r)
+    require(r[0]["verified"] is False and "not supported" in r[0].get("message", ""), "data breakpoint condition", r)
 
     c.call("disconnect")
-    check(c.close() == 0, "adapter exits 0")
+    require(c.close() == 0, "adapter exits 0")
     print("conditions session passed")
 
 

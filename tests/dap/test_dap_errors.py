@@ -12,23 +12,16 @@ import sys
 import time
 
 from dap_client import DapClient
-from dap_test_support import adapter, check, parse_args, recorded
-
-
-def expect_error(c, command, arguments=None, contains=None):
-    r = c.call_raw(command, arguments)
-    ok = r.get("success") is False and (contains is None or contains in r.get("message", ""))
-    shown = str(arguments) if arguments is not None else ""
-    shown = shown if len(shown) <= 100 else shown[:100] + "... (%d characters)" % len(shown)
-    check(ok, "%s %s -> error" % (command, shown), r.get("message"))
+from dap_test_support import adapter, parse_args, recorded
+from cli_checks import expect_error, require  # noqa: E402 (on the path through dap_test_support)
 
 
 def hostile(c):
     """Issue 21: inputs that crashed, hung or ran for minutes."""
     r = c.call_raw("evaluate", {"expression": "0x8000000000000000/-1", "context": "repl"})
-    check(r["success"] is True, "INT64_MIN / -1 is a value, not SIGFPE", r)
+    require(r["success"] is True, "INT64_MIN / -1 is a value, not SIGFPE", r)
     r = c.call_raw("evaluate", {"expression": "0x8000000000000000%-1", "context": "repl"})
-    check(r["success"] is True and r["body"]["result"].startswith("0"), "INT64_MIN % -1 is 0", r)
+    require(r["success"] is True and r["body"]["result"].startswith("0"), "INT64_MIN % -1 is 0", r)
     expect_error(c, "evaluate", {"expression": "1%0"}, "by zero")
     expect_error(c, "evaluate", {"expression": "(" * 4000 + "1" + ")" * 4000}, "limit")
     expect_error(c, "evaluate", {"expression": "(" * 300 + "1" + ")" * 300}, "deeper than 256")
@@ -37,7 +30,7 @@ def hostile(c):
     expect_error(c, "disassemble", {"memoryReference": "0x401000", "instructionOffset": -1000000,
                                     "instructionCount": 10}, "instructionOffset")
     r = c.call("disassemble", {"memoryReference": "0x401000", "instructionOffset": -65536, "instructionCount": 50})
-    check(len(r["instructions"]) == 50 and time.monotonic() - t0 < 30, "disassemble far back is bounded",
+    require(len(r["instructions"]) == 50 and time.monotonic() - t0 < 30, "disassemble far back is bounded",
           time.monotonic() - t0)
     # A malformed frame is reported with its offset, and the next request is answered.
     glued = b'{"seq":900,"type":"request","command":"threads"}'
@@ -49,9 +42,9 @@ def hostile(c):
         c.drain_events()
         c.send_raw(frame)
         r = c.call("threads", timeout=10)
-        check(r["threads"], "after a %s Content-Length the next request is answered" % what)
+        require(r["threads"], "after a %s Content-Length the next request is answered" % what)
         out = c.event("output", timeout=10)["body"]["output"]
-        check("at byte" in out, "the malformed frame is reported with its offset", out)
+        require("at byte" in out, "the malformed frame is reported with its offset", out)
 
 
 def concurrent_clients(args, trace, program):
@@ -68,11 +61,11 @@ def concurrent_clients(args, trace, program):
         b.event("stopped")
         a.evaluate("seek 7", context="repl")
         a.event("stopped")
-        check(a.evaluate("eid").startswith("EID 7") and b.evaluate("eid").startswith("EID 0"),
+        require(a.evaluate("eid").startswith("EID 7") and b.evaluate("eid").startswith("EID 0"),
               "two concurrent sessions, each at its own position")
         over = DapClient(port=port)
         out = over.event("output", timeout=10)["body"]["output"]
-        check("--max-clients 2" in out, "the client over --max-clients is told why", out)
+        require("--max-clients 2" in out, "the client over --max-clients is told why", out)
         over.event("terminated", timeout=10)
         over.close()
         for c in (a, b):
@@ -90,9 +83,9 @@ def on_a_terminal(args):
     os.close(slave)
     try:
         line = p.stderr.readline()
-        check("--listen" in line and "stdin" in line, "ttd dap on a terminal explains itself", line)
+        require("--listen" in line and "stdin" in line, "ttd dap on a terminal explains itself", line)
         os.write(master, b"\x04")  # end of input, as Ctrl-D
-        check(p.wait(timeout=30) == 0, "ttd dap on a terminal exits 0 at end of input")
+        require(p.wait(timeout=30) == 0, "ttd dap on a terminal exits 0 at end of input")
     finally:
         if p.poll() is None:
             p.kill()
@@ -109,7 +102,7 @@ def listen_addresses(args):
     try:
         line = p.stderr.readline()
         m = re.search(r"listening on 127\.0\.0\.2:(\d+)", line)
-        check(m is not None, "--listen 127.0.0.2:0 names the address it listens on", line)
+        require(m is not None, "--listen 127.0.0.2:0 names the address it listens on", line)
         socket.create_connection(("127.0.0.2", int(m.group(1))), timeout=30).close()
         p.wait(timeout=30)  # --once: the session ends with the client
     finally:
@@ -118,7 +111,7 @@ def listen_addresses(args):
             p.wait()
     for bad in ["127.0.0.1:99999", "127.0.0.1:http", "host:"]:
         r = subprocess.run([args.ttd, "dap", "--listen", bad], capture_output=True, text=True, timeout=30)
-        check(r.returncode == 2 and "--listen" in r.stderr, "--listen " + bad + " is refused naming --listen", r.stderr)
+        require(r.returncode == 2 and "--listen" in r.stderr, "--listen " + bad + " is refused naming --listen", r.stderr)
 
 
 def main():
@@ -129,12 +122,12 @@ def main():
     expect_error(c, "launch", {"trace": trace}, "initialize")
     c.send_body(b"{this is not json")
     e = c.event("output")
-    check("not valid JSON" in e["body"]["output"], "garbage body -> output event", e["body"]["output"])
+    require("not valid JSON" in e["body"]["output"], "garbage body -> output event", e["body"]["output"])
     c.send_raw(b"Content-Length: twelve\r\n\r\n")
     c.event("output")
     c.send_body(b'{"type":"request","command":"initialize"}')
     r = c.response(0)
-    check(r["success"] is False, "request without seq -> error")
+    require(r["success"] is False, "request without seq -> error")
     c.call("initialize", {"clientID": "errors"})
     expect_error(c, "initialize")
     expect_error(c, "stackTrace", {"threadId": 1}, "launch")
@@ -161,30 +154,30 @@ def main():
     expect_error(c, "setDataBreakpoints", {"breakpoints": [{"accessType": "write"}]})
     expect_error(c, "goto", {"threadId": 1, "targetId": 5})
     r = c.call("setBreakpoints", {"source": {"path": "/nowhere/x.c"}, "breakpoints": [{"line": 1}]})
-    check(r["breakpoints"][0]["verified"] is False and r["breakpoints"][0].get("message"), "unknown source -> unverified", r)
+    require(r["breakpoints"][0]["verified"] is False and r["breakpoints"][0].get("message"), "unknown source -> unverified", r)
     dbi = c.call("dataBreakpointInfo", {"name": "no_such_thing"})
-    check(dbi["dataId"] is None, "dataBreakpointInfo for an unknown name -> null dataId", dbi)
+    require(dbi["dataId"] is None, "dataBreakpointInfo for an unknown name -> null dataId", dbi)
     hostile(c)
     # Still healthy after all that.
     c.call("configurationDone")
     stop = c.event("stopped")
-    check(stop["body"]["reason"] == "entry", "entry stop after the errors")
+    require(stop["body"]["reason"] == "entry", "entry stop after the errors")
     c.call("disconnect")
-    check(c.close() == 0, "adapter exits 0")
+    require(c.close() == 0, "adapter exits 0")
 
     # The same over TCP.
     p = subprocess.Popen([args.ttd, "dap", "--listen", "127.0.0.1:0", "--once"], stderr=subprocess.PIPE, text=True)
     line = p.stderr.readline()
     m = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
-    check(m is not None, "--listen prints its port", line)
+    require(m is not None, "--listen prints its port", line)
     t = DapClient(port=int(m.group(1)))
     t.start(trace, program)
     t.call("configurationDone")
     t.event("stopped")
-    check(t.evaluate("eid").startswith("EID 0"), "TCP session works")
+    require(t.evaluate("eid").startswith("EID 0"), "TCP session works")
     t.call("disconnect")
     t.close()
-    check(p.wait(timeout=30) == 0, "--once exits after the session")
+    require(p.wait(timeout=30) == 0, "--once exits after the session")
     concurrent_clients(args, trace, program)
     listen_addresses(args)
     on_a_terminal(args)

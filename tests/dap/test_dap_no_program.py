@@ -10,7 +10,8 @@ import shutil
 import subprocess
 import sys
 
-from dap_test_support import adapter, check, parse_args, recorded
+from dap_test_support import adapter, parse_args, recorded
+from cli_checks import require  # noqa: E402 (on the path through dap_test_support)
 
 
 def recorded_without_program(args):
@@ -40,23 +41,23 @@ def main():
     c.call("evaluate", {"expression": "seek 200", "context": "repl"})
     c.event("stopped", pred=lambda e: e["body"]["reason"] == "goto")
     top, frames = c.top_frame(tid)
-    check(len(frames) == 1 and top["name"].startswith("0x") and "source" not in top, "one frame named by its pc", top)
+    require(len(frames) == 1 and top["name"].startswith("0x") and "source" not in top, "one frame named by its pc", top)
     c.stop_after("next", {"threadId": tid})
-    check(c.evaluate("eid").startswith("EID 201 "), "next without lines steps one instruction")
+    require(c.evaluate("eid").startswith("EID 201 "), "next without lines steps one instruction")
     c.stop_after("stepBack", {"threadId": tid})
-    check(c.evaluate("eid").startswith("EID 200 "), "stepBack without lines steps back one instruction")
+    require(c.evaluate("eid").startswith("EID 200 "), "stepBack without lines steps back one instruction")
     rip = c.evaluate("$rip")
-    check(int(rip, 16) == int(top["instructionPointerReference"], 16), "$rip is the pc", (rip, top["instructionPointerReference"]))
+    require(int(rip, 16) == int(top["instructionPointerReference"], 16), "$rip is the pc", (rip, top["instructionPointerReference"]))
     dis = c.call("disassemble", {"memoryReference": top["instructionPointerReference"], "instructionCount": 3})["instructions"]
-    check(len(dis) == 3 and not dis[0].get("presentationHint") and dis[0]["instruction"], "disassembly from trace bytes", dis[0])
+    require(len(dis) == 3 and not dis[0].get("presentationHint") and dis[0]["instruction"], "disassembly from trace bytes", dis[0])
     r = c.call("setBreakpoints", {"source": {"path": "/x/loop.c"}, "breakpoints": [{"line": 20}]})
-    check(r["breakpoints"][0]["verified"] is False, "line breakpoints need a program", r)
+    require(r["breakpoints"][0]["verified"] is False, "line breakpoints need a program", r)
     ib = c.call("setInstructionBreakpoints", {"breakpoints": [{"instructionReference": top["instructionPointerReference"]}]})
-    check(ib["breakpoints"][0]["verified"], "instruction breakpoint", ib)
+    require(ib["breakpoints"][0]["verified"], "instruction breakpoint", ib)
     stop = c.stop_after("continue", {"threadId": tid})
-    check(stop["body"]["reason"] in ("instruction breakpoint", "end of history"), "continue to the instruction breakpoint", stop)
+    require(stop["body"]["reason"] in ("instruction breakpoint", "end of history"), "continue to the instruction breakpoint", stop)
     c.call("disconnect")
-    check(c.close() == 0, "adapter exits 0")
+    require(c.close() == 0, "adapter exits 0")
     print("no-program session passed")
 
 

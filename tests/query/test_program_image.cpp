@@ -37,10 +37,13 @@ std::vector<uint8_t> call_program_code() {
 
 // A static ELF64 with one PT_LOAD segment; filesz_extra inflates p_filesz
 // past the end of the file.
+// pie: an ET_DYN whose segment and entry sit at vaddr (linked low, run at
+// kMain).
 void write_elf(const std::string& path, uint16_t machine, const std::vector<uint8_t>& code, uint64_t filesz_extra = 0,
-               uint64_t vaddr = test::kMain) {
+               uint64_t vaddr = test::kMain, bool pie = false) {
   Elf64_Ehdr eh = ttd::test_elf::header64(machine);
-  eh.e_entry = test::kMain;
+  eh.e_type = pie ? ET_DYN : ET_EXEC;
+  eh.e_entry = pie ? vaddr : test::kMain;
   eh.e_phnum = 1;
   Elf64_Phdr ph{};
   ph.p_type = PT_LOAD;
@@ -141,5 +144,39 @@ TEST_CASE("a --program that does not fit the trace is refused by name") {
   auto missing = open_with(elf + ".missing");
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.error().to_string().find(".missing") != std::string::npos);
+  std::remove(elf.c_str());
+}
+
+// Issue 18: a PIE linked at 0x1000 that the trace runs at kMain. The
+// program's entry is the trace's first pc, so the image is placed at the
+// bias between them (what `ttd serve` answers qOffsets with, so lldb needs
+// no --slide), and serves the code bytes there. A PIE whose entry the
+// trace does not run stays unplaced and is refused, as before.
+TEST_CASE("a PIE --program is placed where the trace runs its entry") {
+  test::FileFixture file("pie.ucir");
+  REQUIRE(test::write_call_program(file.path, {40, false, 0}).ok());
+  const std::string elf = test::temp_path("pie.elf");
+  write_elf(elf, EM_X86_64, call_program_code(), 0, 0x1000, true);
+  OpenOptions o;
+  o.keyframe_interval = 64;
+  o.program = elf;
+  auto t = Trace::open(file.path, o);
+  REQUIRE_MESSAGE(t.ok(), t.error().to_string());
+  const ProgramImage* img = (*t)->program();
+  REQUIRE(img != nullptr);
+  CHECK(img->position_independent());
+  CHECK(img->bias() == test::kMain - 0x1000);
+  uint8_t first = 0;
+  CHECK(img->read(test::kMain, &first, 1) == 1);
+  CHECK(first == 0xe8);  // main's call, read through the bias
+  CHECK_FALSE(img->executable(0x1000));  // the link address is not where it runs
+  Walk full = walk(*t);
+  CHECK(full.calls == 80);
+  CHECK(full.stats.unclassified_steps == 0);
+
+  write_elf(elf, EM_X86_64, call_program_code(), 0, 0x1080, true);  // entry at no pc's page offset
+  auto unplaced = Trace::open(file.path, o);
+  REQUIRE_FALSE(unplaced.ok());
+  CHECK(unplaced.error().to_string().find("position-independent") != std::string::npos);
   std::remove(elf.c_str());
 }

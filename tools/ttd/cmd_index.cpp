@@ -30,7 +30,7 @@ int run_index(TraceOptions o, bool verify, bool breakdown) {
               st.source_bytes ? double(st.index_bytes) / double(st.source_bytes) : 0.0,
               (unsigned long long)st.source_bytes);
   if (breakdown) {
-    auto parts = index_breakdown(t->index());
+    auto parts = index_breakdown(*t);
     if (!parts) {
       std::cerr << "ttd index: " << parts.error().to_string() << "\n";
       return 1;

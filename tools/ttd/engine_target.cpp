@@ -4,6 +4,8 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "engine/program_image.h"
+#include "state/byte_order.h"
 #include "tools/ttd/query_monitor.h"
 #include "tools/ttd/trace_options.h"
 
@@ -50,9 +52,8 @@ std::optional<std::string> read_initial_auxv(const MachineState& st, uint64_t ti
   auto word = [&](uint64_t addr) -> std::optional<uint64_t> {
     uint8_t bytes[8], known[8];
     if (process->memory.read(addr, bytes, known, w) != w) return std::nullopt;
-    uint64_t v = 0;
-    for (unsigned i = 0; i < w; ++i) v |= uint64_t(bytes[arch.endian == Endian::Little ? i : w - 1 - i]) << (8 * i);
-    return v;
+    if (arch.endian == Endian::Little) return load_le(bytes, w);
+    return w == 8 ? load_be64(bytes) : load_be32(bytes);  // ptr_size is 4 or 8
   };
   auto argc = word(*sp);
   if (!argc || *argc > kMaxStrings) return std::nullopt;
@@ -223,9 +224,10 @@ std::optional<uint64_t> EngineTarget::load_offset() const {
   // With an auxv the debugger's loader places the executable itself
   // (AT_ENTRY, AT_PHDR), PIE or not; a second answer could only disagree.
   if (auxv_) return std::nullopt;
-  // The program image sits at its link addresses and holds pcs the trace
-  // runs (engine/program_image.h): the executable is where its ELF says.
-  if (trace_->program()) return 0;
+  // The program image holds pcs the trace runs: at its link addresses, or
+  // for a PIE at the bias that puts its entry where the trace runs it
+  // (engine/program_image.h). lldb slides the executable by it.
+  if (const ProgramImage* program = trace_->program()) return program->bias();
   return std::nullopt;
 }
 

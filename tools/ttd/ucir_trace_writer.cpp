@@ -11,7 +11,7 @@
 
 #include "engine/cursor.h"
 #include "engine/export/output_stream.h"
-#include "engine/query/chunk_reader.h"
+#include "engine/step_stream.h"
 #include "formats/ucir/uc1_registers.h"
 #include "formats/ucir/ucir_ops.h"
 #include "formats/ucir/ucir_writer.h"
@@ -59,12 +59,12 @@ class UcirConversion {
   UcirConvertResult& result() { return res_; }
 
  private:
-  Status step(const query::StepView& s);
-  Status write_keyframe(const query::StepView& s);
-  Status write_other_threads(const query::StepView& s);
-  void open_frame(const query::StepView& s);
-  Status begin_syscall(const query::StepView& s);
-  Status forward_effects(const query::StepView& s, const char* what);
+  Status step(const StreamStep& s);
+  Status write_keyframe(const StreamStep& s);
+  Status write_other_threads(const StreamStep& s);
+  void open_frame(const StreamStep& s);
+  Status begin_syscall(const StreamStep& s);
+  Status forward_effects(const StreamStep& s, const char* what);
   Status finish_step(bool last);
   Status write_thread_keyframes(uint64_t eid);
   uint32_t number(uint32_t tidx);
@@ -73,7 +73,7 @@ class UcirConversion {
   const ArchDesc& arch_;
   fmt::UcirWriter& w_;
   const UcirConvertOptions& o_;
-  query::ChunkReader reader_;
+  StepStream reader_;
   Cursor cursor_;
   UcirEffectForwarder fwd_;
   std::optional<SyscallRegs> abi_;
@@ -102,12 +102,9 @@ uint32_t UcirConversion::number(uint32_t tidx) {
 }
 
 Status UcirConversion::run() {
-  for (size_t ch = 0; ch < reader_.chunk_count(); ++ch) {
-    if (auto s = reader_.load(ch); !s) return s;
-    while (reader_.next())
-      if (auto s = step(reader_.step()); !s) return s;
-    if (auto s = reader_.status(); !s) return s;
-  }
+  while (reader_.next())
+    if (auto s = step(reader_.step()); !s) return s;
+  if (auto s = reader_.status(); !s) return s;
   if (!pending_)
     return refuse(*t_, "the trace has no instruction steps (all " + std::to_string(res_.events_dropped) +
                            " are events, which carry no machine state UCIR can hold)");
@@ -119,7 +116,7 @@ Status UcirConversion::run() {
   return {};
 }
 
-Status UcirConversion::step(const query::StepView& s) {
+Status UcirConversion::step(const StreamStep& s) {
   if (s.pid != pid_ && keyframe_written_)
     return refuse(*t_, "EID " + std::to_string(s.eid) + " is in another process; UCIR holds one");
   if (is_event(s.kind)) {
@@ -154,7 +151,7 @@ Status UcirConversion::step(const query::StepView& s) {
 // The state before the first step written: the thread's registers, the
 // mappings and every known byte (not zero pages inside a mapping, which
 // UCIR's mappings zero-fill).
-Status UcirConversion::write_keyframe(const query::StepView& s) {
+Status UcirConversion::write_keyframe(const StreamStep& s) {
   if (auto st = cursor_.seek(s.eid); !st) return st;
   auto first = cursor_.current_step();
   if (!first || first->tid != s.tid)
@@ -209,7 +206,7 @@ Status UcirConversion::write_keyframe(const query::StepView& s) {
 // UMTracer's, all begun by events before the first instruction): a thread
 // keyframe each, before any step, which the reader applies to the state
 // before EID 0 (docs/formats/ucir.md, "Threads").
-Status UcirConversion::write_other_threads(const query::StepView& s) {
+Status UcirConversion::write_other_threads(const StreamStep& s) {
   const MachineState& st = cursor_.state();
   const auto& tids = t_->threads();
   for (const auto& [tid, th] : st.threads()) {
@@ -238,7 +235,7 @@ Status UcirConversion::write_other_threads(const query::StepView& s) {
 // A frame names its thread; every switch starts one, with a jump (the
 // reader keeps one pc for the stream, not one per thread), and so does a
 // pc that does not follow on.
-void UcirConversion::open_frame(const query::StepView& s) {
+void UcirConversion::open_frame(const StreamStep& s) {
   const uint32_t n = number(s.tidx);
   if (n != current_) {
     w_.set_thread(n);
@@ -256,7 +253,7 @@ void UcirConversion::open_frame(const query::StepView& s) {
 // OP_STEP and the OP_SYSCALL that holds the step's effects, with the
 // syscall's facts: its attributes, else the ABI registers before the step
 // (the result is not known before it).
-Status UcirConversion::begin_syscall(const query::StepView& s) {
+Status UcirConversion::begin_syscall(const StreamStep& s) {
   std::vector<std::pair<uint32_t, fmt::AttrValue>> attrs;
   if (!reader_.attrs(attrs)) return reader_.status();
   const auto k_sys = reader_.attr_key("syscall"), k_args = reader_.attr_key("args"), k_ret = reader_.attr_key("ret");
@@ -283,7 +280,7 @@ Status UcirConversion::begin_syscall(const query::StepView& s) {
   return {};
 }
 
-Status UcirConversion::forward_effects(const query::StepView& s, const char* what) {
+Status UcirConversion::forward_effects(const StreamStep& s, const char* what) {
   if (!reader_.effects(fwd_)) return reader_.status();
   if (fwd_.unencodable) return unencodable(*t_, *fwd_.unencodable, std::string(what) + " " + std::to_string(s.eid) + " writes the");
   return {};
