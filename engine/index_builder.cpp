@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "engine/blob_writer.h"
+#include "engine/chunk_replay_thread.h"
 #include "engine/chunk_summary_builder.h"
 #include "engine/summary_filter_writer.h"
 #include "engine/dedup_store.h"
@@ -23,6 +24,7 @@
 #include "engine/state_apply.h"
 #include "engine/step_codec.h"
 #include "engine/trace_text.h"
+#include "state/host_cpus.h"
 
 namespace ttd {
 
@@ -46,6 +48,18 @@ struct IndexBuilder::Impl {
   // In place rather than behind pointers: both are used on every effect.
   std::optional<StateApplier> applier;
   std::optional<StepEncoder> enc;
+
+  // Two-thread build (docs/design.md, "Build threads"): from the first
+  // chunk's end on, the live state, keyframes, pages, summaries and every
+  // blob put belong to `replay`; this thread's sink calls skip the applier
+  // (`deferred`) and each closed chunk goes to `replay` as a job. With one
+  // usable CPU none of this starts.
+  std::unique_ptr<ChunkReplayThread> replay;
+  bool deferred = false;
+  size_t slots_sent = 0;       // slots already in a job (or given at the start)
+  ChunkReplayThread::Job job;  // the closed chunk, until the next one opens or the trace ends
+  bool job_held = false;
+  bool replay_used = false;
 
   bool in_step = false;
   uint64_t steps = 0;
@@ -140,7 +154,7 @@ struct IndexBuilder::Impl {
   };
   std::vector<LazyPc> lazy;  // by thread index
   void flush_pc(uint32_t tidx) {
-    if (!lazy[tidx].due) return;
+    if (!lazy[tidx].due || deferred) return;
     lazy[tidx].due = false;
     applier->position(tidx, lazy[tidx].pc);
   }
@@ -167,31 +181,97 @@ struct IndexBuilder::Impl {
     return idx;
   }
 
+  // The live state is at the chunk's first step (positioned by the
+  // caller); with `deferred` the replay thread takes the keyframe.
   void open_chunk() {
-    flush_pcs();
+    if (!deferred) {
+      flush_pcs();
+      take_keyframe();
+      if (chunks.empty()) maybe_start_replay();
+    }
     chunk = ChunkBlobs{};
     chunk_first_eid = steps;
+    enc->reset();
+    chunk_open = true;
+  }
+
+  void take_keyframe() {
     page_lists.update(live);
     keyframe_buf.clear();
     encode_keyframe(
         live, [this](uint64_t pid) -> const std::vector<KeyframeSegment>& { return page_lists.segments_of(pid); },
         keyframe_buf);
     chunk_tickets.push_back({0, blobs->put(keyframe_buf.take(blobs->spare(keyframe_buf.capacity())), BlobKind::Keyframe)});
-    enc->reset();
-    chunk_open = true;
+  }
+
+  // Hands the live state to a replay thread after the first keyframe,
+  // when the process may use two CPUs or more.
+  void maybe_start_replay() {
+    if (replay || usable_cpus() < 2) return;
+    auto r = std::make_unique<ChunkReplayThread>(*arch, live, slots, [this](ChunkReplayThread::Job& j) {
+      after_replay(j);
+    });
+    if (!r->start()) return;  // no thread: this one goes on applying effects
+    replay = std::move(r);
+    slots_sent = slots.size();
+    deferred = true;
+    replay_used = true;
+  }
+
+  // On the replay thread: what close_chunk and open_chunk put, in the
+  // one-thread build's order.
+  void after_replay(ChunkReplayThread::Job& j) {
+    chunk_tickets.back().stream = blobs->put(std::move(j.stream), BlobKind::Steps);
+    add_summary(j.summary);
+    if (j.opens_next) take_keyframe();
+  }
+
+  // Sends the held job; `next_tidx` and `next_pc` name the next chunk's
+  // first step if one opens.
+  void send_job(bool opens_next, uint32_t next_tidx = 0, uint64_t next_pc = 0) {
+    if (!job_held) return;
+    job.opens_next = opens_next;
+    job.next_tidx = next_tidx;
+    job.next_pc = next_pc;
+    job.new_slots.assign(slots.begin() + ptrdiff_t(slots_sent), slots.end());
+    slots_sent = slots.size();
+    replay->submit(std::move(job));
+    job = {};
+    job_held = false;
+  }
+
+  // Waits for the replay thread; afterwards this thread owns everything again.
+  void stop_replay() {
+    if (!replay) return;
+    send_job(false);
+    std::string err = replay->finish();
+    if (!err.empty() && write_error.empty()) write_error = err;
+    replay.reset();
+    deferred = false;
   }
 
   void close_chunk() {
     if (!chunk_open) return;
     enc->end_step();
-    chunk_tickets.back().stream = blobs->put(enc->out().take(blobs->spare(enc->out().capacity())), BlobKind::Steps);
+    ByteBlock stream = enc->out().take(blobs->spare(enc->out().capacity()));
     chunk.steps = uint32_t(steps - chunk_first_eid);
-    summary.take(closed_summary);
-    encode_summary(summary_group, closed_summary);
-    summary_filters.add(closed_summary);
-    if (++summaries_in_group == kGroupEntries[size_t(IndexTable::Summaries)]) flush_summaries();
+    if (deferred) {
+      job.stream = std::move(stream);
+      summary.take(job.summary);
+      job_held = true;
+    } else {
+      chunk_tickets.back().stream = blobs->put(std::move(stream), BlobKind::Steps);
+      summary.take(closed_summary);
+      add_summary(closed_summary);
+    }
     chunks.push_back(chunk);
     chunk_open = false;
+  }
+
+  void add_summary(const ChunkSummary& s) {
+    encode_summary(summary_group, s);
+    summary_filters.add(s);
+    if (++summaries_in_group == kGroupEntries[size_t(IndexTable::Summaries)]) flush_summaries();
   }
 
   void flush_summaries() {
@@ -240,6 +320,7 @@ IndexBuilder::IndexBuilder(std::string index_path, SourceStamp stamp, uint64_t s
 }
 
 IndexBuilder::~IndexBuilder() {
+  if (impl_->replay) impl_->replay->finish();  // before the state and the writer it uses go
   impl_->blobs.reset();  // stops the writer thread before the file goes
   if (impl_->out) std::fclose(impl_->out);
   if (!impl_->finished && !impl_->tmp_path.empty()) {
@@ -248,6 +329,8 @@ IndexBuilder::~IndexBuilder() {
   }
   if (impl_->tmp_fd >= 0) ::close(impl_->tmp_fd);
 }
+
+bool IndexBuilder::used_replay_thread() const { return impl_->replay_used; }
 
 void IndexBuilder::set_source_content_hash(uint64_t h) { impl_->stamp.content_hash = h; }
 
@@ -292,8 +375,12 @@ void IndexBuilder::step(const fmt::StepInfo& s) {
   uint32_t tidx = I.thread_index(s.tid, s.pid);
   if (I.until_chunk == 0) {
     I.close_chunk();
-    I.flush_pcs();
-    I.applier->position(tidx, s.pc);
+    if (I.deferred) {
+      I.send_job(true, tidx, s.pc);
+    } else {
+      I.flush_pcs();
+      I.applier->position(tidx, s.pc);
+    }
     I.open_chunk();
     I.until_chunk = I.chunk_steps;
   }
@@ -307,7 +394,7 @@ void IndexBuilder::step(const fmt::StepInfo& s) {
   I.cur_pc = s.pc;
   I.cur_size = s.size;
   I.cur_pid = I.slots[tidx].pid;
-  if (I.lazy[tidx].stepped) {  // StateApplier::begin_step, deferred
+  if (I.lazy[tidx].stepped || I.deferred) {  // StateApplier::begin_step, deferred
     I.lazy[tidx] = {s.pc, true, true};
   } else {
     I.applier->begin_step(tidx, s.pc, s.size);
@@ -351,7 +438,7 @@ void IndexBuilder::reg(uint64_t tid, uint16_t reg, std::span<const uint8_t> valu
     I.summary.reg(reg);
   }
   if (reg == I.arch->pc_index) I.flush_pc(tidx);
-  I.applier->reg(tidx, reg, value.data(), uint32_t(value.size()));
+  if (!I.deferred) I.applier->reg(tidx, reg, value.data(), uint32_t(value.size()));
 }
 
 void IndexBuilder::reg_unknown(uint64_t tid, uint16_t reg) {
@@ -363,7 +450,7 @@ void IndexBuilder::reg_unknown(uint64_t tid, uint16_t reg) {
     I.summary.reg(reg);
   }
   if (reg == I.arch->pc_index) I.flush_pc(tidx);
-  I.applier->reg_unknown(tidx, reg);
+  if (!I.deferred) I.applier->reg_unknown(tidx, reg);
 }
 
 void IndexBuilder::mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t> bytes) {
@@ -372,7 +459,7 @@ void IndexBuilder::mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_
     I.enc->mem_write(pid, addr, bytes);
     I.summary.write(addr, bytes.size());
   }
-  I.applier->mem_write(pid, addr, bytes.data(), bytes.size());
+  if (!I.deferred) I.applier->mem_write(pid, addr, bytes.data(), bytes.size());
 }
 
 void IndexBuilder::mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::span<const uint8_t> bytes) {
@@ -381,7 +468,7 @@ void IndexBuilder::mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::spa
     I.enc->mem_read(pid, addr, size, bytes);
     I.summary.read(addr, size);
   }
-  I.applier->mem_read(pid, addr, size, bytes.size() == size && size ? bytes.data() : nullptr);
+  if (!I.deferred) I.applier->mem_read(pid, addr, size, bytes.size() == size && size ? bytes.data() : nullptr);
 }
 
 void IndexBuilder::mem_unknown(uint64_t pid, uint64_t addr, uint64_t size) {
@@ -390,7 +477,7 @@ void IndexBuilder::mem_unknown(uint64_t pid, uint64_t addr, uint64_t size) {
     I.enc->mem_unknown(pid, addr, size);
     I.summary.write(addr, size);
   }
-  I.applier->mem_unknown(pid, addr, size);
+  if (!I.deferred) I.applier->mem_unknown(pid, addr, size);
 }
 
 void IndexBuilder::mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot, std::string_view raw_name) {
@@ -402,7 +489,7 @@ void IndexBuilder::mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t p
     I.enc->mem_map(pid, addr, size, prot, name);
     I.summary.write(addr, size);
   }
-  I.applier->mem_map(pid, addr, size, prot, name);
+  if (!I.deferred) I.applier->mem_map(pid, addr, size, prot, name);
 }
 
 void IndexBuilder::mem_unmap(uint64_t pid, uint64_t addr, uint64_t size) {
@@ -411,20 +498,20 @@ void IndexBuilder::mem_unmap(uint64_t pid, uint64_t addr, uint64_t size) {
     I.enc->mem_unmap(pid, addr, size);
     I.summary.write(addr, size);
   }
-  I.applier->mem_unmap(pid, addr, size);
+  if (!I.deferred) I.applier->mem_unmap(pid, addr, size);
 }
 
 void IndexBuilder::mem_protect(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot) {
   auto& I = *impl_;
   if (I.in_step) I.enc->mem_protect(pid, addr, size, prot);
-  I.applier->mem_protect(pid, addr, size, prot);
+  if (!I.deferred) I.applier->mem_protect(pid, addr, size, prot);
 }
 
 void IndexBuilder::thread_begin(uint64_t tid, uint64_t pid) {
   auto& I = *impl_;
   uint32_t tidx = I.thread_index(tid, pid);
   if (I.in_step) I.enc->thread_begin(tidx);
-  I.applier->thread_begin(tidx);
+  if (!I.deferred) I.applier->thread_begin(tidx);
 }
 
 void IndexBuilder::thread_end(uint64_t tid) {
@@ -432,7 +519,7 @@ void IndexBuilder::thread_end(uint64_t tid) {
   auto it = I.tidx_of.find(tid);
   if (it == I.tidx_of.end()) return;
   if (I.in_step) I.enc->thread_end(it->second);
-  I.applier->thread_end(it->second);
+  if (!I.deferred) I.applier->thread_end(it->second);
 }
 
 void IndexBuilder::end() {
@@ -451,6 +538,7 @@ Result<std::unique_ptr<IndexFile>> IndexBuilder::finish(std::chrono::steady_cloc
   auto& I = *impl_;
   if (!I.arch) return make_error(I.path, "the trace reader produced no trace");
   if (I.chunk_open || I.chunks.empty()) end();
+  I.stop_replay();
   I.meta.step_count = I.steps;
   I.meta.unique_pages = I.pages.tickets().size();
   I.flush_summaries();

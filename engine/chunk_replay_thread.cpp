@@ -1,0 +1,106 @@
+#include "engine/chunk_replay_thread.h"
+
+#include <exception>
+#include <system_error>
+
+#include "engine/step_codec.h"
+
+namespace ttd {
+
+namespace {
+constexpr size_t kWakeJobs = 8;     // chunks queued before the thread is woken
+constexpr size_t kMaxQueued = 64;   // submit() waits beyond this many chunks
+}  // namespace
+
+ChunkReplayThread::ChunkReplayThread(const ArchDesc& arch, MachineState& live, std::vector<ThreadSlot> slots,
+                                     AfterReplay after_replay)
+    : arch_(arch), live_(live), slots_(std::move(slots)), applier_(live_, slots_), after_replay_(std::move(after_replay)) {}
+
+ChunkReplayThread::~ChunkReplayThread() { finish(); }
+
+bool ChunkReplayThread::start() {
+  try {
+    thread_ = std::thread(&ChunkReplayThread::run, this);
+    started_ = true;
+  } catch (const std::system_error&) {
+    started_ = false;
+  }
+  return started_;
+}
+
+void ChunkReplayThread::submit(Job&& job) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (queue_.size() >= kMaxQueued) {
+    submitter_waiting_ = true;
+    if (worker_waiting_) work_.notify_one();
+    drained_.wait(lock, [&] { return queue_.size() < kMaxQueued / 2; });
+    submitter_waiting_ = false;
+  }
+  queue_.push_back(std::move(job));
+  if (worker_waiting_ && queue_.size() >= kWakeJobs) work_.notify_one();
+}
+
+void ChunkReplayThread::run() {
+  std::deque<Job> batch;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      worker_waiting_ = true;
+      work_.wait(lock, [&] { return done_ || queue_.size() >= kWakeJobs || (submitter_waiting_ && !queue_.empty()); });
+      worker_waiting_ = false;
+      if (queue_.empty() && done_) return;
+      batch.swap(queue_);
+      if (submitter_waiting_) drained_.notify_one();
+    }
+    for (Job& j : batch) {
+      if (!error_.empty()) continue;  // the build has failed: drain without work
+      try {
+        replay(j);
+        if (error_.empty()) after_replay_(j);
+      } catch (const std::exception& e) {
+        error_ = std::string("replaying a chunk into the live state failed: ") + e.what();
+      }
+    }
+    batch.clear();
+  }
+}
+
+void ChunkReplayThread::replay(Job& job) {
+  slots_.insert(slots_.end(), job.new_slots.begin(), job.new_slots.end());
+  StepDecoder dec(arch_, job.stream.bytes.get(), job.stream.size);
+  DecodedStep s;
+  while (dec.next(s)) {
+    if (s.tidx >= slots_.size()) {
+      error_ = "internal error: a chunk's step stream names thread index " + std::to_string(s.tidx) +
+               " beyond the thread table";
+      return;
+    }
+    applier_.begin_step(s.tidx, s.pc, s.size);
+    if (!dec.effects(s, applier_, slots_[s.tidx].pid)) {
+      error_ = "internal error: a chunk's step stream just encoded does not decode";
+      return;
+    }
+    applier_.end_step(s.tidx, s.pc, s.size);
+  }
+  if (!dec.ok()) {
+    error_ = "internal error: a chunk's step stream just encoded does not decode";
+    return;
+  }
+  if (job.opens_next) applier_.position(job.next_tidx, job.next_pc);
+}
+
+std::string ChunkReplayThread::finish() {
+  if (finished_) return error_;
+  finished_ = true;
+  if (started_) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+    }
+    work_.notify_one();
+    thread_.join();
+  }
+  return error_;
+}
+
+}  // namespace ttd

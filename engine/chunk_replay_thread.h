@@ -1,0 +1,84 @@
+// The live-state half of a two-thread index build. The builder's own
+// thread runs the trace reader, encodes each chunk's step stream and
+// gathers its summary; this thread replays every closed chunk's stream
+// into the live MachineState (StepDecoder + StateApplier, exactly as a
+// seek replays a chunk from its keyframe, so it reaches the state the
+// one-thread build reaches by applying the reader's effects directly),
+// then hands the chunk to `after_replay`, which writes its stream, its
+// summary (and summary filters) and the next chunk's keyframe in the
+// one-thread build's order.
+//
+// Hand-offs go in batches (the thread is woken once per kWakeJobs chunks:
+// waking a sleeping thread costs tens of microseconds on a VM) and the
+// queue is bounded (submit() waits when the thread falls behind), so
+// memory does not grow with the trace.
+//
+// After start(), `live` and everything `after_replay` touches belong to
+// this thread until finish() returns. Exceptions stay inside: an exception
+// or a stream that does not decode becomes finish()'s error.
+#pragma once
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/byte_codec.h"
+#include "engine/index_layout.h"
+#include "engine/state_apply.h"
+#include "state/machine_state.h"
+
+namespace ttd {
+
+class ChunkReplayThread {
+ public:
+  struct Job {
+    ByteBlock stream;                    // the closed chunk's step stream
+    std::vector<ThreadSlot> new_slots;   // threads added to the index's table since the last job
+    ChunkSummary summary;                // the closed chunk's, not yet encoded
+    bool opens_next = false;             // a chunk follows; its first step:
+    uint32_t next_tidx = 0;
+    uint64_t next_pc = 0;
+  };
+  // Called on the thread after each job's stream is replayed (and, if a
+  // chunk follows, the live state positioned at its first step).
+  using AfterReplay = std::function<void(Job& job)>;
+
+  // `slots` are the threads known when the thread takes over.
+  ChunkReplayThread(const ArchDesc& arch, MachineState& live, std::vector<ThreadSlot> slots, AfterReplay after_replay);
+  ~ChunkReplayThread();
+  ChunkReplayThread(const ChunkReplayThread&) = delete;
+  ChunkReplayThread& operator=(const ChunkReplayThread&) = delete;
+
+  // Starts the thread; false if none can be started (then nothing changed
+  // hands and the caller goes on alone).
+  bool start();
+  void submit(Job&& job);
+  // Waits until every job is done and stops the thread. Returns the first
+  // error (empty if none); after an error later jobs are dropped.
+  std::string finish();
+
+ private:
+  void run();
+  void replay(Job& job);
+
+  const ArchDesc& arch_;
+  MachineState& live_;
+  std::vector<ThreadSlot> slots_;  // the thread's copy of the index's thread table
+  StateApplier applier_;
+  AfterReplay after_replay_;
+  std::string error_;  // written by the thread, read after join
+
+  std::mutex mu_;
+  std::condition_variable work_, drained_;
+  std::deque<Job> queue_;  // guarded by mu_
+  bool done_ = false;      // guarded by mu_
+  bool worker_waiting_ = false, submitter_waiting_ = false;  // guarded by mu_
+  bool started_ = false, finished_ = false;
+  std::thread thread_;
+};
+
+}  // namespace ttd
