@@ -3,18 +3,18 @@
 #include <exception>
 #include <system_error>
 
-#include "engine/step_codec.h"
+#include "engine/build_effect_log.h"
 
 namespace ttd {
 
 namespace {
 constexpr size_t kWakeJobs = 8;     // chunks queued before the thread is woken
 constexpr size_t kMaxQueued = 64;   // submit() waits beyond this many chunks
+constexpr size_t kMaxSpareEffects = kMaxQueued + kWakeJobs;  // spent log blocks kept for reuse
 }  // namespace
 
-ChunkReplayThread::ChunkReplayThread(const ArchDesc& arch, MachineState& live, std::vector<ThreadSlot> slots,
-                                     AfterReplay after_replay)
-    : arch_(arch), live_(live), slots_(std::move(slots)), applier_(live_, slots_), after_replay_(std::move(after_replay)) {}
+ChunkReplayThread::ChunkReplayThread(MachineState& live, std::vector<ThreadSlot> slots, AfterReplay after_replay)
+    : live_(live), slots_(std::move(slots)), applier_(live_, slots_), after_replay_(std::move(after_replay)) {}
 
 ChunkReplayThread::~ChunkReplayThread() { finish(); }
 
@@ -61,32 +61,27 @@ void ChunkReplayThread::run() {
         error_ = std::string("replaying a chunk into the live state failed: ") + e.what();
       }
     }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (Job& j : batch)
+        if (j.effects.bytes && spare_effects_.size() < kMaxSpareEffects) spare_effects_.push_back(std::move(j.effects));
+    }
     batch.clear();
   }
 }
 
+ByteBlock ChunkReplayThread::spare_effects() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (spare_effects_.empty()) return {};
+  ByteBlock b = std::move(spare_effects_.back());
+  spare_effects_.pop_back();
+  return b;
+}
+
 void ChunkReplayThread::replay(Job& job) {
   slots_.insert(slots_.end(), job.new_slots.begin(), job.new_slots.end());
-  StepDecoder dec(arch_, job.stream.bytes.get(), job.stream.size);
-  DecodedStep s;
-  while (dec.next(s)) {
-    if (s.tidx >= slots_.size()) {
-      error_ = "internal error: a chunk's step stream names thread index " + std::to_string(s.tidx) +
-               " beyond the thread table";
-      return;
-    }
-    applier_.begin_step(s.tidx, s.pc, s.size);
-    if (!dec.effects(s, applier_, slots_[s.tidx].pid)) {
-      error_ = "internal error: a chunk's step stream just encoded does not decode";
-      return;
-    }
-    applier_.end_step(s.tidx, s.pc, s.size);
-  }
-  if (!dec.ok()) {
-    error_ = "internal error: a chunk's step stream just encoded does not decode";
-    return;
-  }
-  if (job.opens_next) applier_.position(job.next_tidx, job.next_pc);
+  if (!BuildEffectLog::replay(job.effects.bytes.get(), job.effects.size, applier_))
+    error_ = "internal error: a chunk's effect log just recorded does not read back";
 }
 
 std::string ChunkReplayThread::finish() {

@@ -1,12 +1,11 @@
 // The live-state half of a two-thread index build. The builder's own
 // thread runs the trace reader, encodes each chunk's step stream and
-// gathers its summary; this thread replays every closed chunk's stream
-// into the live MachineState (StepDecoder + StateApplier, exactly as a
-// seek replays a chunk from its keyframe, so it reaches the state the
-// one-thread build reaches by applying the reader's effects directly),
-// then hands the chunk to `after_replay`, which writes its stream, its
-// summary (and summary filters) and the next chunk's keyframe in the
-// one-thread build's order.
+// gathers its summary, and records the calls it would make on the live
+// state (engine/build_effect_log.h); this thread makes those calls on the
+// live MachineState, so it reaches the state the one-thread build reaches
+// at every chunk start, then hands the chunk to `after_replay`, which
+// writes its stream, its summary (and summary filters) and the next
+// chunk's keyframe in the one-thread build's order.
 //
 // Hand-offs go in batches (the thread is woken once per kWakeJobs chunks:
 // waking a sleeping thread costs tens of microseconds on a VM) and the
@@ -36,19 +35,18 @@ namespace ttd {
 class ChunkReplayThread {
  public:
   struct Job {
+    ByteBlock effects;                   // BuildEffectLog: up to the next chunk's start
     ByteBlock stream;                    // the closed chunk's step stream
     std::vector<ThreadSlot> new_slots;   // threads added to the index's table since the last job
     ChunkSummary summary;                // the closed chunk's, not yet encoded
-    bool opens_next = false;             // a chunk follows; its first step:
-    uint32_t next_tidx = 0;
-    uint64_t next_pc = 0;
+    bool opens_next = false;             // a chunk follows (its keyframe is due)
   };
-  // Called on the thread after each job's stream is replayed (and, if a
-  // chunk follows, the live state positioned at its first step).
+  // Called on the thread after each job's effects are applied (the live
+  // state is then at the next chunk's first step, if one follows).
   using AfterReplay = std::function<void(Job& job)>;
 
   // `slots` are the threads known when the thread takes over.
-  ChunkReplayThread(const ArchDesc& arch, MachineState& live, std::vector<ThreadSlot> slots, AfterReplay after_replay);
+  ChunkReplayThread(MachineState& live, std::vector<ThreadSlot> slots, AfterReplay after_replay);
   ~ChunkReplayThread();
   ChunkReplayThread(const ChunkReplayThread&) = delete;
   ChunkReplayThread& operator=(const ChunkReplayThread&) = delete;
@@ -57,6 +55,9 @@ class ChunkReplayThread {
   // hands and the caller goes on alone).
   bool start();
   void submit(Job&& job);
+  // An effect log block this thread is done with (empty if none), for the
+  // caller's next log: reusing it spares the allocator a cross-thread free.
+  ByteBlock spare_effects();
   // Waits until every job is done and stops the thread. Returns the first
   // error (empty if none); after an error later jobs are dropped.
   std::string finish();
@@ -65,7 +66,6 @@ class ChunkReplayThread {
   void run();
   void replay(Job& job);
 
-  const ArchDesc& arch_;
   MachineState& live_;
   std::vector<ThreadSlot> slots_;  // the thread's copy of the index's thread table
   StateApplier applier_;
@@ -75,6 +75,7 @@ class ChunkReplayThread {
   std::mutex mu_;
   std::condition_variable work_, drained_;
   std::deque<Job> queue_;  // guarded by mu_
+  std::vector<ByteBlock> spare_effects_;  // guarded by mu_
   bool done_ = false;      // guarded by mu_
   bool worker_waiting_ = false, submitter_waiting_ = false;  // guarded by mu_
   bool started_ = false, finished_ = false;

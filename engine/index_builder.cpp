@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "engine/blob_writer.h"
+#include "engine/build_effect_log.h"
 #include "engine/chunk_replay_thread.h"
 #include "engine/chunk_summary_builder.h"
 #include "engine/summary_filter_writer.h"
@@ -51,15 +52,25 @@ struct IndexBuilder::Impl {
 
   // Two-thread build (docs/design.md, "Build threads"): from the first
   // chunk's end on, the live state, keyframes, pages, summaries and every
-  // blob put belong to `replay`; this thread's sink calls skip the applier
-  // (`deferred`) and each closed chunk goes to `replay` as a job. With one
-  // usable CPU none of this starts.
+  // blob put belong to `replay`; this thread records the calls it would
+  // make on the applier in `effects` (`deferred`) and each closed chunk
+  // goes to `replay` as a job. With one usable CPU none of this starts.
   std::unique_ptr<ChunkReplayThread> replay;
   bool deferred = false;
   size_t slots_sent = 0;       // slots already in a job (or given at the start)
   ChunkReplayThread::Job job;  // the closed chunk, until the next one opens or the trace ends
   bool job_held = false;
   bool replay_used = false;
+  BuildEffectLog effects;
+  // A call on the live state: made at once, or recorded for the replay
+  // thread. `f` is called with the StateApplier or the BuildEffectLog.
+  template <class F>
+  [[gnu::always_inline]] void live_call(F&& f) {
+    if (deferred)
+      f(effects);
+    else
+      f(*applier);
+  }
 
   bool in_step = false;
   uint64_t steps = 0;
@@ -154,9 +165,9 @@ struct IndexBuilder::Impl {
   };
   std::vector<LazyPc> lazy;  // by thread index
   void flush_pc(uint32_t tidx) {
-    if (!lazy[tidx].due || deferred) return;
+    if (!lazy[tidx].due) return;
     lazy[tidx].due = false;
-    applier->position(tidx, lazy[tidx].pc);
+    live_call([&](auto& a) { a.position(tidx, lazy[tidx].pc); });
   }
   void flush_pcs() {
     for (uint32_t t = 0; t < lazy.size(); ++t) flush_pc(t);
@@ -184,8 +195,8 @@ struct IndexBuilder::Impl {
   // The live state is at the chunk's first step (positioned by the
   // caller); with `deferred` the replay thread takes the keyframe.
   void open_chunk() {
+    flush_pcs();
     if (!deferred) {
-      flush_pcs();
       take_keyframe();
       if (chunks.empty()) maybe_start_replay();
     }
@@ -208,7 +219,7 @@ struct IndexBuilder::Impl {
   // when the process may use two CPUs or more.
   void maybe_start_replay() {
     if (replay || usable_cpus() < 2) return;
-    auto r = std::make_unique<ChunkReplayThread>(*arch, live, slots, [this](ChunkReplayThread::Job& j) {
+    auto r = std::make_unique<ChunkReplayThread>(live, slots, [this](ChunkReplayThread::Job& j) {
       after_replay(j);
     });
     if (!r->start()) return;  // no thread: this one goes on applying effects
@@ -226,13 +237,12 @@ struct IndexBuilder::Impl {
     if (j.opens_next) take_keyframe();
   }
 
-  // Sends the held job; `next_tidx` and `next_pc` name the next chunk's
-  // first step if one opens.
-  void send_job(bool opens_next, uint32_t next_tidx = 0, uint64_t next_pc = 0) {
+  // Sends the held job with the effects recorded so far (with
+  // `opens_next`, up to the next chunk's first step).
+  void send_job(bool opens_next) {
     if (!job_held) return;
     job.opens_next = opens_next;
-    job.next_tidx = next_tidx;
-    job.next_pc = next_pc;
+    job.effects = effects.take(replay->spare_effects());
     job.new_slots.assign(slots.begin() + ptrdiff_t(slots_sent), slots.end());
     slots_sent = slots.size();
     replay->submit(std::move(job));
@@ -375,12 +385,9 @@ void IndexBuilder::step(const fmt::StepInfo& s) {
   uint32_t tidx = I.thread_index(s.tid, s.pid);
   if (I.until_chunk == 0) {
     I.close_chunk();
-    if (I.deferred) {
-      I.send_job(true, tidx, s.pc);
-    } else {
-      I.flush_pcs();
-      I.applier->position(tidx, s.pc);
-    }
+    I.flush_pcs();
+    I.live_call([&](auto& a) { a.position(tidx, s.pc); });
+    if (I.deferred) I.send_job(true);
     I.open_chunk();
     I.until_chunk = I.chunk_steps;
   }
@@ -394,10 +401,10 @@ void IndexBuilder::step(const fmt::StepInfo& s) {
   I.cur_pc = s.pc;
   I.cur_size = s.size;
   I.cur_pid = I.slots[tidx].pid;
-  if (I.lazy[tidx].stepped || I.deferred) {  // StateApplier::begin_step, deferred
+  if (I.lazy[tidx].stepped) {  // StateApplier::begin_step, deferred
     I.lazy[tidx] = {s.pc, true, true};
   } else {
-    I.applier->begin_step(tidx, s.pc, s.size);
+    I.live_call([&](auto& a) { a.begin_step(tidx, s.pc, s.size); });
     I.lazy[tidx] = {s.pc, false, true};
   }
   I.enc->begin_step(tidx, I.cur_pid, s.pc, s.size, s.kind);
@@ -438,7 +445,7 @@ void IndexBuilder::reg(uint64_t tid, uint16_t reg, std::span<const uint8_t> valu
     I.summary.reg(reg);
   }
   if (reg == I.arch->pc_index) I.flush_pc(tidx);
-  if (!I.deferred) I.applier->reg(tidx, reg, value.data(), uint32_t(value.size()));
+  I.live_call([&](auto& a) { a.reg(tidx, reg, value.data(), uint32_t(value.size())); });
 }
 
 void IndexBuilder::reg_unknown(uint64_t tid, uint16_t reg) {
@@ -450,7 +457,7 @@ void IndexBuilder::reg_unknown(uint64_t tid, uint16_t reg) {
     I.summary.reg(reg);
   }
   if (reg == I.arch->pc_index) I.flush_pc(tidx);
-  if (!I.deferred) I.applier->reg_unknown(tidx, reg);
+  I.live_call([&](auto& a) { a.reg_unknown(tidx, reg); });
 }
 
 void IndexBuilder::mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t> bytes) {
@@ -459,7 +466,7 @@ void IndexBuilder::mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_
     I.enc->mem_write(pid, addr, bytes);
     I.summary.write(addr, bytes.size());
   }
-  if (!I.deferred) I.applier->mem_write(pid, addr, bytes.data(), bytes.size());
+  I.live_call([&](auto& a) { a.mem_write(pid, addr, bytes.data(), bytes.size()); });
 }
 
 void IndexBuilder::mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::span<const uint8_t> bytes) {
@@ -468,7 +475,11 @@ void IndexBuilder::mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::spa
     I.enc->mem_read(pid, addr, size, bytes);
     I.summary.read(addr, size);
   }
-  if (!I.deferred) I.applier->mem_read(pid, addr, size, bytes.size() == size && size ? bytes.data() : nullptr);
+  const uint8_t* value = bytes.size() == size && size ? bytes.data() : nullptr;
+  if (!I.deferred)
+    I.applier->mem_read(pid, addr, size, value);
+  else if (value)
+    I.effects.mem_write(pid, addr, value, size);  // what the applier does with a read's value
 }
 
 void IndexBuilder::mem_unknown(uint64_t pid, uint64_t addr, uint64_t size) {
@@ -477,7 +488,7 @@ void IndexBuilder::mem_unknown(uint64_t pid, uint64_t addr, uint64_t size) {
     I.enc->mem_unknown(pid, addr, size);
     I.summary.write(addr, size);
   }
-  if (!I.deferred) I.applier->mem_unknown(pid, addr, size);
+  I.live_call([&](auto& a) { a.mem_unknown(pid, addr, size); });
 }
 
 void IndexBuilder::mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot, std::string_view raw_name) {
@@ -489,7 +500,7 @@ void IndexBuilder::mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t p
     I.enc->mem_map(pid, addr, size, prot, name);
     I.summary.write(addr, size);
   }
-  if (!I.deferred) I.applier->mem_map(pid, addr, size, prot, name);
+  I.live_call([&](auto& a) { a.mem_map(pid, addr, size, prot, name); });
 }
 
 void IndexBuilder::mem_unmap(uint64_t pid, uint64_t addr, uint64_t size) {
@@ -498,20 +509,20 @@ void IndexBuilder::mem_unmap(uint64_t pid, uint64_t addr, uint64_t size) {
     I.enc->mem_unmap(pid, addr, size);
     I.summary.write(addr, size);
   }
-  if (!I.deferred) I.applier->mem_unmap(pid, addr, size);
+  I.live_call([&](auto& a) { a.mem_unmap(pid, addr, size); });
 }
 
 void IndexBuilder::mem_protect(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot) {
   auto& I = *impl_;
   if (I.in_step) I.enc->mem_protect(pid, addr, size, prot);
-  if (!I.deferred) I.applier->mem_protect(pid, addr, size, prot);
+  I.live_call([&](auto& a) { a.mem_protect(pid, addr, size, prot); });
 }
 
 void IndexBuilder::thread_begin(uint64_t tid, uint64_t pid) {
   auto& I = *impl_;
   uint32_t tidx = I.thread_index(tid, pid);
   if (I.in_step) I.enc->thread_begin(tidx);
-  if (!I.deferred) I.applier->thread_begin(tidx);
+  I.live_call([&](auto& a) { a.thread_begin(tidx); });
 }
 
 void IndexBuilder::thread_end(uint64_t tid) {
@@ -519,7 +530,7 @@ void IndexBuilder::thread_end(uint64_t tid) {
   auto it = I.tidx_of.find(tid);
   if (it == I.tidx_of.end()) return;
   if (I.in_step) I.enc->thread_end(it->second);
-  if (!I.deferred) I.applier->thread_end(it->second);
+  I.live_call([&](auto& a) { a.thread_end(it->second); });
 }
 
 void IndexBuilder::end() {
