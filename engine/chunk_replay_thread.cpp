@@ -9,8 +9,12 @@ namespace ttd {
 
 namespace {
 constexpr size_t kWakeJobs = 8;     // chunks queued before the thread is woken
-constexpr size_t kMaxQueued = 64;   // submit() waits beyond this many chunks
-constexpr size_t kMaxSpareEffects = kMaxQueued + kWakeJobs;  // spent log blocks kept for reuse
+// submit() waits beyond this many chunks or bytes of logs and streams.
+// Slack, so that neither thread waits for the other when the scheduler
+// runs one of them late (a loaded machine), with bounded memory.
+constexpr size_t kMaxQueued = 256;
+constexpr size_t kMaxQueuedBytes = size_t(128) << 20;
+constexpr size_t kMaxSpares = 64;  // spent log blocks and summary collectors kept for reuse, of each
 }  // namespace
 
 ChunkReplayThread::ChunkReplayThread(MachineState& live, std::vector<ThreadSlot> slots, AfterReplay after_replay)
@@ -30,12 +34,13 @@ bool ChunkReplayThread::start() {
 
 void ChunkReplayThread::submit(Job&& job) {
   std::unique_lock<std::mutex> lock(mu_);
-  if (queue_.size() >= kMaxQueued) {
+  if (queue_.size() >= kMaxQueued || queued_bytes_ >= kMaxQueuedBytes) {
     submitter_waiting_ = true;
     if (worker_waiting_) work_.notify_one();
-    drained_.wait(lock, [&] { return queue_.size() < kMaxQueued / 2; });
+    drained_.wait(lock, [&] { return queue_.size() < kMaxQueued / 2 && queued_bytes_ < kMaxQueuedBytes / 2; });
     submitter_waiting_ = false;
   }
+  queued_bytes_ += job.effects.size + job.stream.size;
   queue_.push_back(std::move(job));
   if (worker_waiting_ && queue_.size() >= kWakeJobs) work_.notify_one();
 }
@@ -50,6 +55,7 @@ void ChunkReplayThread::run() {
       worker_waiting_ = false;
       if (queue_.empty() && done_) return;
       batch.swap(queue_);
+      queued_bytes_ = 0;
       if (submitter_waiting_) drained_.notify_one();
     }
     for (Job& j : batch) {
@@ -63,11 +69,23 @@ void ChunkReplayThread::run() {
     }
     {
       std::lock_guard<std::mutex> lock(mu_);
-      for (Job& j : batch)
-        if (j.effects.bytes && spare_effects_.size() < kMaxSpareEffects) spare_effects_.push_back(std::move(j.effects));
+      for (Job& j : batch) {
+        if (j.effects.bytes && spare_effects_.size() < kMaxSpares) spare_effects_.push_back(std::move(j.effects));
+        // A collector is reusable once its summary was taken (not after an error).
+        if (j.summary && error_.empty() && spare_summaries_.size() < kMaxSpares)
+          spare_summaries_.push_back(std::move(j.summary));
+      }
     }
     batch.clear();
   }
+}
+
+std::unique_ptr<ChunkSummaryBuilder> ChunkReplayThread::spare_summary() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (spare_summaries_.empty()) return nullptr;
+  auto b = std::move(spare_summaries_.back());
+  spare_summaries_.pop_back();
+  return b;
 }
 
 ByteBlock ChunkReplayThread::spare_effects() {

@@ -94,7 +94,10 @@ struct IndexBuilder::Impl {
   uint32_t until_chunk = 0;           // steps left before the next chunk starts
   ChunkBlobs chunk;
   uint64_t chunk_first_eid = 0;
-  ChunkSummaryBuilder summary;
+  // Behind a pointer: on two CPUs a closed chunk's collector goes to the
+  // replay thread whole (its sorting is a tenth of the reader thread's
+  // work) and a spent one comes back.
+  std::unique_ptr<ChunkSummaryBuilder> summary = std::make_unique<ChunkSummaryBuilder>();
   std::vector<ChunkBlobs> chunks;
   // Summaries are encoded as chunks close and written a group at a time,
   // so the builder does not hold them all.
@@ -233,7 +236,8 @@ struct IndexBuilder::Impl {
   // one-thread build's order.
   void after_replay(ChunkReplayThread::Job& j) {
     chunk_tickets.back().stream = blobs->put(std::move(j.stream), BlobKind::Steps);
-    add_summary(j.summary);
+    j.summary->take(closed_summary);
+    add_summary(closed_summary);
     if (j.opens_next) take_keyframe();
   }
 
@@ -267,11 +271,13 @@ struct IndexBuilder::Impl {
     chunk.steps = uint32_t(steps - chunk_first_eid);
     if (deferred) {
       job.stream = std::move(stream);
-      summary.take(job.summary);
+      job.summary = std::move(summary);
+      summary = replay->spare_summary();
+      if (!summary) summary = std::make_unique<ChunkSummaryBuilder>();
       job_held = true;
     } else {
       chunk_tickets.back().stream = blobs->put(std::move(stream), BlobKind::Steps);
-      summary.take(closed_summary);
+      summary->take(closed_summary);
       add_summary(closed_summary);
     }
     chunks.push_back(chunk);
@@ -376,7 +382,7 @@ void IndexBuilder::step(const fmt::StepInfo& s) {
     I.cur_pc = s.pc;
     I.cur_size = s.size;
     I.enc->begin_step(I.cur_tidx, I.cur_pid, s.pc, s.size, s.kind);
-    I.summary.pc(s.pc);
+    I.summary->pc(s.pc);
     ++I.steps;
     return;
   }
@@ -408,8 +414,8 @@ void IndexBuilder::step(const fmt::StepInfo& s) {
     I.lazy[tidx] = {s.pc, false, true};
   }
   I.enc->begin_step(tidx, I.cur_pid, s.pc, s.size, s.kind);
-  I.summary.pc(s.pc);
-  I.summary.thread(tidx);
+  I.summary->pc(s.pc);
+  I.summary->thread(tidx);
   I.in_step = true;
   ++I.steps;
 }
@@ -442,7 +448,7 @@ void IndexBuilder::reg(uint64_t tid, uint16_t reg, std::span<const uint8_t> valu
   uint32_t tidx = I.thread_index(tid, I.in_step ? I.cur_pid : 1);
   if (I.in_step) {
     I.enc->reg(tidx, reg, value);
-    I.summary.reg(reg);
+    I.summary->reg(reg);
   }
   if (reg == I.arch->pc_index) I.flush_pc(tidx);
   I.live_call([&](auto& a) { a.reg(tidx, reg, value.data(), uint32_t(value.size())); });
@@ -454,7 +460,7 @@ void IndexBuilder::reg_unknown(uint64_t tid, uint16_t reg) {
   uint32_t tidx = I.thread_index(tid, I.in_step ? I.cur_pid : 1);
   if (I.in_step) {
     I.enc->reg_unknown(tidx, reg);
-    I.summary.reg(reg);
+    I.summary->reg(reg);
   }
   if (reg == I.arch->pc_index) I.flush_pc(tidx);
   I.live_call([&](auto& a) { a.reg_unknown(tidx, reg); });
@@ -464,7 +470,7 @@ void IndexBuilder::mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_
   auto& I = *impl_;
   if (I.in_step) {
     I.enc->mem_write(pid, addr, bytes);
-    I.summary.write(addr, bytes.size());
+    I.summary->write(addr, bytes.size());
   }
   I.live_call([&](auto& a) { a.mem_write(pid, addr, bytes.data(), bytes.size()); });
 }
@@ -473,7 +479,7 @@ void IndexBuilder::mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::spa
   auto& I = *impl_;
   if (I.in_step) {
     I.enc->mem_read(pid, addr, size, bytes);
-    I.summary.read(addr, size);
+    I.summary->read(addr, size);
   }
   const uint8_t* value = bytes.size() == size && size ? bytes.data() : nullptr;
   if (!I.deferred)
@@ -486,7 +492,7 @@ void IndexBuilder::mem_unknown(uint64_t pid, uint64_t addr, uint64_t size) {
   auto& I = *impl_;
   if (I.in_step) {
     I.enc->mem_unknown(pid, addr, size);
-    I.summary.write(addr, size);
+    I.summary->write(addr, size);
   }
   I.live_call([&](auto& a) { a.mem_unknown(pid, addr, size); });
 }
@@ -498,7 +504,7 @@ void IndexBuilder::mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t p
   if (!is_valid_utf8(raw_name)) name = escaped = text_from_trace(raw_name);
   if (I.in_step) {
     I.enc->mem_map(pid, addr, size, prot, name);
-    I.summary.write(addr, size);
+    I.summary->write(addr, size);
   }
   I.live_call([&](auto& a) { a.mem_map(pid, addr, size, prot, name); });
 }
@@ -507,7 +513,7 @@ void IndexBuilder::mem_unmap(uint64_t pid, uint64_t addr, uint64_t size) {
   auto& I = *impl_;
   if (I.in_step) {
     I.enc->mem_unmap(pid, addr, size);
-    I.summary.write(addr, size);
+    I.summary->write(addr, size);
   }
   I.live_call([&](auto& a) { a.mem_unmap(pid, addr, size); });
 }
