@@ -12,6 +12,8 @@
 #include <unordered_map>
 
 #include "engine/blob_writer.h"
+#include "engine/build_effect_log.h"
+#include "engine/chunk_replay_thread.h"
 #include "engine/chunk_summary_builder.h"
 #include "engine/summary_filter_writer.h"
 #include "engine/dedup_store.h"
@@ -23,6 +25,7 @@
 #include "engine/state_apply.h"
 #include "engine/step_codec.h"
 #include "engine/trace_text.h"
+#include "state/host_cpus.h"
 
 namespace ttd {
 
@@ -47,6 +50,28 @@ struct IndexBuilder::Impl {
   std::optional<StateApplier> applier;
   std::optional<StepEncoder> enc;
 
+  // Two-thread build (docs/design.md, "Build threads"): from the first
+  // chunk's end on, the live state, keyframes, pages, summaries and every
+  // blob put belong to `replay`; this thread records the calls it would
+  // make on the applier in `effects` (`deferred`) and each closed chunk
+  // goes to `replay` as a job. With one usable CPU none of this starts.
+  std::unique_ptr<ChunkReplayThread> replay;
+  bool deferred = false;
+  size_t slots_sent = 0;       // slots already in a job (or given at the start)
+  ChunkReplayThread::Job job;  // the closed chunk, until the next one opens or the trace ends
+  bool job_held = false;
+  bool replay_used = false;
+  BuildEffectLog effects;
+  // A call on the live state: made at once, or recorded for the replay
+  // thread. `f` is called with the StateApplier or the BuildEffectLog.
+  template <class F>
+  [[gnu::always_inline]] void live_call(F&& f) {
+    if (deferred)
+      f(effects);
+    else
+      f(*applier);
+  }
+
   bool in_step = false;
   uint64_t steps = 0;
   uint64_t cur_tid = ~0ull;  // of the open step
@@ -69,7 +94,10 @@ struct IndexBuilder::Impl {
   uint32_t until_chunk = 0;           // steps left before the next chunk starts
   ChunkBlobs chunk;
   uint64_t chunk_first_eid = 0;
-  ChunkSummaryBuilder summary;
+  // Behind a pointer: on two CPUs a closed chunk's collector goes to the
+  // replay thread whole (its sorting is a tenth of the reader thread's
+  // work) and a spent one comes back.
+  std::unique_ptr<ChunkSummaryBuilder> summary = std::make_unique<ChunkSummaryBuilder>();
   std::vector<ChunkBlobs> chunks;
   // Summaries are encoded as chunks close and written a group at a time,
   // so the builder does not hold them all.
@@ -142,7 +170,7 @@ struct IndexBuilder::Impl {
   void flush_pc(uint32_t tidx) {
     if (!lazy[tidx].due) return;
     lazy[tidx].due = false;
-    applier->position(tidx, lazy[tidx].pc);
+    live_call([&](auto& a) { a.position(tidx, lazy[tidx].pc); });
   }
   void flush_pcs() {
     for (uint32_t t = 0; t < lazy.size(); ++t) flush_pc(t);
@@ -167,31 +195,99 @@ struct IndexBuilder::Impl {
     return idx;
   }
 
+  // The live state is at the chunk's first step (positioned by the
+  // caller); with `deferred` the replay thread takes the keyframe.
   void open_chunk() {
     flush_pcs();
+    if (!deferred) {
+      take_keyframe();
+      if (chunks.empty()) maybe_start_replay();
+    }
     chunk = ChunkBlobs{};
     chunk_first_eid = steps;
+    enc->reset();
+    chunk_open = true;
+  }
+
+  void take_keyframe() {
     page_lists.update(live);
     keyframe_buf.clear();
     encode_keyframe(
         live, [this](uint64_t pid) -> const std::vector<KeyframeSegment>& { return page_lists.segments_of(pid); },
         keyframe_buf);
     chunk_tickets.push_back({0, blobs->put(keyframe_buf.take(blobs->spare(keyframe_buf.capacity())), BlobKind::Keyframe)});
-    enc->reset();
-    chunk_open = true;
+  }
+
+  // Hands the live state to a replay thread after the first keyframe,
+  // when the process may use two CPUs or more.
+  void maybe_start_replay() {
+    if (replay || usable_cpus() < 2) return;
+    auto r = std::make_unique<ChunkReplayThread>(live, slots, [this](ChunkReplayThread::Job& j) {
+      after_replay(j);
+    });
+    if (!r->start()) return;  // no thread: this one goes on applying effects
+    replay = std::move(r);
+    slots_sent = slots.size();
+    deferred = true;
+    replay_used = true;
+  }
+
+  // On the replay thread: what close_chunk and open_chunk put, in the
+  // one-thread build's order.
+  void after_replay(ChunkReplayThread::Job& j) {
+    chunk_tickets.back().stream = blobs->put(std::move(j.stream), BlobKind::Steps);
+    j.summary->take(closed_summary);
+    add_summary(closed_summary);
+    if (j.opens_next) take_keyframe();
+  }
+
+  // Sends the held job with the effects recorded so far (with
+  // `opens_next`, up to the next chunk's first step).
+  void send_job(bool opens_next) {
+    if (!job_held) return;
+    job.opens_next = opens_next;
+    job.effects = effects.take(replay->spare_effects());
+    job.new_slots.assign(slots.begin() + ptrdiff_t(slots_sent), slots.end());
+    slots_sent = slots.size();
+    replay->submit(std::move(job));
+    job = {};
+    job_held = false;
+  }
+
+  // Waits for the replay thread; afterwards this thread owns everything again.
+  void stop_replay() {
+    if (!replay) return;
+    send_job(false);
+    std::string err = replay->finish();
+    if (!err.empty() && write_error.empty()) write_error = err;
+    replay.reset();
+    deferred = false;
   }
 
   void close_chunk() {
     if (!chunk_open) return;
     enc->end_step();
-    chunk_tickets.back().stream = blobs->put(enc->out().take(blobs->spare(enc->out().capacity())), BlobKind::Steps);
+    ByteBlock stream = enc->out().take(blobs->spare(enc->out().capacity()));
     chunk.steps = uint32_t(steps - chunk_first_eid);
-    summary.take(closed_summary);
-    encode_summary(summary_group, closed_summary);
-    summary_filters.add(closed_summary);
-    if (++summaries_in_group == kGroupEntries[size_t(IndexTable::Summaries)]) flush_summaries();
+    if (deferred) {
+      job.stream = std::move(stream);
+      job.summary = std::move(summary);
+      summary = replay->spare_summary();
+      if (!summary) summary = std::make_unique<ChunkSummaryBuilder>();
+      job_held = true;
+    } else {
+      chunk_tickets.back().stream = blobs->put(std::move(stream), BlobKind::Steps);
+      summary->take(closed_summary);
+      add_summary(closed_summary);
+    }
     chunks.push_back(chunk);
     chunk_open = false;
+  }
+
+  void add_summary(const ChunkSummary& s) {
+    encode_summary(summary_group, s);
+    summary_filters.add(s);
+    if (++summaries_in_group == kGroupEntries[size_t(IndexTable::Summaries)]) flush_summaries();
   }
 
   void flush_summaries() {
@@ -240,6 +336,7 @@ IndexBuilder::IndexBuilder(std::string index_path, SourceStamp stamp, uint64_t s
 }
 
 IndexBuilder::~IndexBuilder() {
+  if (impl_->replay) impl_->replay->finish();  // before the state and the writer it uses go
   impl_->blobs.reset();  // stops the writer thread before the file goes
   if (impl_->out) std::fclose(impl_->out);
   if (!impl_->finished && !impl_->tmp_path.empty()) {
@@ -248,6 +345,8 @@ IndexBuilder::~IndexBuilder() {
   }
   if (impl_->tmp_fd >= 0) ::close(impl_->tmp_fd);
 }
+
+bool IndexBuilder::used_replay_thread() const { return impl_->replay_used; }
 
 void IndexBuilder::set_source_content_hash(uint64_t h) { impl_->stamp.content_hash = h; }
 
@@ -283,7 +382,7 @@ void IndexBuilder::step(const fmt::StepInfo& s) {
     I.cur_pc = s.pc;
     I.cur_size = s.size;
     I.enc->begin_step(I.cur_tidx, I.cur_pid, s.pc, s.size, s.kind);
-    I.summary.pc(s.pc);
+    I.summary->pc(s.pc);
     ++I.steps;
     return;
   }
@@ -293,7 +392,8 @@ void IndexBuilder::step(const fmt::StepInfo& s) {
   if (I.until_chunk == 0) {
     I.close_chunk();
     I.flush_pcs();
-    I.applier->position(tidx, s.pc);
+    I.live_call([&](auto& a) { a.position(tidx, s.pc); });
+    if (I.deferred) I.send_job(true);
     I.open_chunk();
     I.until_chunk = I.chunk_steps;
   }
@@ -310,12 +410,12 @@ void IndexBuilder::step(const fmt::StepInfo& s) {
   if (I.lazy[tidx].stepped) {  // StateApplier::begin_step, deferred
     I.lazy[tidx] = {s.pc, true, true};
   } else {
-    I.applier->begin_step(tidx, s.pc, s.size);
+    I.live_call([&](auto& a) { a.begin_step(tidx, s.pc, s.size); });
     I.lazy[tidx] = {s.pc, false, true};
   }
   I.enc->begin_step(tidx, I.cur_pid, s.pc, s.size, s.kind);
-  I.summary.pc(s.pc);
-  I.summary.thread(tidx);
+  I.summary->pc(s.pc);
+  I.summary->thread(tidx);
   I.in_step = true;
   ++I.steps;
 }
@@ -348,10 +448,10 @@ void IndexBuilder::reg(uint64_t tid, uint16_t reg, std::span<const uint8_t> valu
   uint32_t tidx = I.thread_index(tid, I.in_step ? I.cur_pid : 1);
   if (I.in_step) {
     I.enc->reg(tidx, reg, value);
-    I.summary.reg(reg);
+    I.summary->reg(reg);
   }
   if (reg == I.arch->pc_index) I.flush_pc(tidx);
-  I.applier->reg(tidx, reg, value.data(), uint32_t(value.size()));
+  I.live_call([&](auto& a) { a.reg(tidx, reg, value.data(), uint32_t(value.size())); });
 }
 
 void IndexBuilder::reg_unknown(uint64_t tid, uint16_t reg) {
@@ -360,37 +460,41 @@ void IndexBuilder::reg_unknown(uint64_t tid, uint16_t reg) {
   uint32_t tidx = I.thread_index(tid, I.in_step ? I.cur_pid : 1);
   if (I.in_step) {
     I.enc->reg_unknown(tidx, reg);
-    I.summary.reg(reg);
+    I.summary->reg(reg);
   }
   if (reg == I.arch->pc_index) I.flush_pc(tidx);
-  I.applier->reg_unknown(tidx, reg);
+  I.live_call([&](auto& a) { a.reg_unknown(tidx, reg); });
 }
 
 void IndexBuilder::mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t> bytes) {
   auto& I = *impl_;
   if (I.in_step) {
     I.enc->mem_write(pid, addr, bytes);
-    I.summary.write(addr, bytes.size());
+    I.summary->write(addr, bytes.size());
   }
-  I.applier->mem_write(pid, addr, bytes.data(), bytes.size());
+  I.live_call([&](auto& a) { a.mem_write(pid, addr, bytes.data(), bytes.size()); });
 }
 
 void IndexBuilder::mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::span<const uint8_t> bytes) {
   auto& I = *impl_;
   if (I.in_step) {
     I.enc->mem_read(pid, addr, size, bytes);
-    I.summary.read(addr, size);
+    I.summary->read(addr, size);
   }
-  I.applier->mem_read(pid, addr, size, bytes.size() == size && size ? bytes.data() : nullptr);
+  const uint8_t* value = bytes.size() == size && size ? bytes.data() : nullptr;
+  if (!I.deferred)
+    I.applier->mem_read(pid, addr, size, value);
+  else if (value)
+    I.effects.mem_write(pid, addr, value, size);  // what the applier does with a read's value
 }
 
 void IndexBuilder::mem_unknown(uint64_t pid, uint64_t addr, uint64_t size) {
   auto& I = *impl_;
   if (I.in_step) {
     I.enc->mem_unknown(pid, addr, size);
-    I.summary.write(addr, size);
+    I.summary->write(addr, size);
   }
-  I.applier->mem_unknown(pid, addr, size);
+  I.live_call([&](auto& a) { a.mem_unknown(pid, addr, size); });
 }
 
 void IndexBuilder::mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot, std::string_view raw_name) {
@@ -400,31 +504,31 @@ void IndexBuilder::mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t p
   if (!is_valid_utf8(raw_name)) name = escaped = text_from_trace(raw_name);
   if (I.in_step) {
     I.enc->mem_map(pid, addr, size, prot, name);
-    I.summary.write(addr, size);
+    I.summary->write(addr, size);
   }
-  I.applier->mem_map(pid, addr, size, prot, name);
+  I.live_call([&](auto& a) { a.mem_map(pid, addr, size, prot, name); });
 }
 
 void IndexBuilder::mem_unmap(uint64_t pid, uint64_t addr, uint64_t size) {
   auto& I = *impl_;
   if (I.in_step) {
     I.enc->mem_unmap(pid, addr, size);
-    I.summary.write(addr, size);
+    I.summary->write(addr, size);
   }
-  I.applier->mem_unmap(pid, addr, size);
+  I.live_call([&](auto& a) { a.mem_unmap(pid, addr, size); });
 }
 
 void IndexBuilder::mem_protect(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot) {
   auto& I = *impl_;
   if (I.in_step) I.enc->mem_protect(pid, addr, size, prot);
-  I.applier->mem_protect(pid, addr, size, prot);
+  I.live_call([&](auto& a) { a.mem_protect(pid, addr, size, prot); });
 }
 
 void IndexBuilder::thread_begin(uint64_t tid, uint64_t pid) {
   auto& I = *impl_;
   uint32_t tidx = I.thread_index(tid, pid);
   if (I.in_step) I.enc->thread_begin(tidx);
-  I.applier->thread_begin(tidx);
+  I.live_call([&](auto& a) { a.thread_begin(tidx); });
 }
 
 void IndexBuilder::thread_end(uint64_t tid) {
@@ -432,7 +536,7 @@ void IndexBuilder::thread_end(uint64_t tid) {
   auto it = I.tidx_of.find(tid);
   if (it == I.tidx_of.end()) return;
   if (I.in_step) I.enc->thread_end(it->second);
-  I.applier->thread_end(it->second);
+  I.live_call([&](auto& a) { a.thread_end(it->second); });
 }
 
 void IndexBuilder::end() {
@@ -451,6 +555,7 @@ Result<std::unique_ptr<IndexFile>> IndexBuilder::finish(std::chrono::steady_cloc
   auto& I = *impl_;
   if (!I.arch) return make_error(I.path, "the trace reader produced no trace");
   if (I.chunk_open || I.chunks.empty()) end();
+  I.stop_replay();
   I.meta.step_count = I.steps;
   I.meta.unique_pages = I.pages.tickets().size();
   I.flush_summaries();

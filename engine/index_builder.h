@@ -57,6 +57,10 @@ class IndexBuilder : public fmt::TraceSink {
   Result<std::unique_ptr<IndexFile>> finish(std::chrono::steady_clock::time_point started,
                                             const std::function<Status()>& may_replace = {});
 
+  // Whether the live state was replayed on a thread of its own (two or
+  // more usable CPUs; docs/design.md, "Build threads"). For tests.
+  bool used_replay_thread() const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

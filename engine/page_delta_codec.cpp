@@ -1,6 +1,11 @@
 #include "engine/page_delta_codec.h"
 
+#include <algorithm>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace ttd {
 
@@ -10,9 +15,24 @@ constexpr size_t kPageBytes = sizeof(Page);
 // two header varints. Gaps shorter than this are kept inside the run.
 constexpr size_t kMergeGap = 3;
 
-// The first differing byte at or after i (kPageBytes if none), whole
-// words at a time.
+// The first differing byte at or after i (kPageBytes if none). Most of a
+// page is unchanged, so this scan is most of a delta's cost: 16 bytes a
+// step where SSE2 is at hand (every x86-64), whole words otherwise.
 size_t next_diff(const uint8_t* a, const uint8_t* b, size_t i) {
+#if defined(__SSE2__)
+  static_assert(kPageBytes % 16 == 0);
+  while (i < kPageBytes && (i & 15)) {
+    if (a[i] != b[i]) return i;
+    ++i;
+  }
+  for (; i < kPageBytes; i += 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i));
+    const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i));
+    const unsigned same = unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)));
+    if (same != 0xffffu) return i + size_t(__builtin_ctz(~same));
+  }
+  return kPageBytes;
+#else
   while (i < kPageBytes && (i & 7)) {
     if (a[i] != b[i]) return i;
     ++i;
@@ -25,10 +45,12 @@ size_t next_diff(const uint8_t* a, const uint8_t* b, size_t i) {
   }
   while (i < kPageBytes && a[i] == b[i]) ++i;
   return i;
+#endif
 }
 }  // namespace
 
-bool encode_page_delta(const Page& page, const Page* base, uint64_t base_field, ByteWriter& out) {
+bool encode_page_delta(const Page& page, const Page* base, uint64_t base_field, ByteWriter& out, size_t limit) {
+  limit = std::min(limit, kPageBytes);
   static const Page zero{};
   const auto* a = reinterpret_cast<const uint8_t*>(&page);
   const auto* b = reinterpret_cast<const uint8_t*>(base ? base : &zero);
@@ -52,11 +74,11 @@ bool encode_page_delta(const Page& page, const Page* base, uint64_t base_field, 
     out.var(i - end);
     out.var(j - i - 1);
     out.bytes(a + i, j - i);
-    if (out.size() - start >= kPageBytes) return false;
+    if (out.size() - start >= limit) return false;
     end = j;
     i = next_diff(a, b, j);
   }
-  return out.size() - start < kPageBytes;
+  return out.size() - start < limit;
 }
 
 const char* parse_page_delta(const uint8_t* data, size_t size, uint64_t own_id, PageDeltaHead& out) {

@@ -29,8 +29,11 @@ constexpr uint32_t kMaxPageDeltaChain = 16;
 
 // Appends the delta that turns `base` (nullptr: the zero page) into `page`,
 // base field `base_field` (0 or base id + 1). False when it would not be
-// shorter than a page (then store the page whole; out is unspecified).
-bool encode_page_delta(const Page& page, const Page* base, uint64_t base_field, ByteWriter& out);
+// shorter than `limit` bytes, at most a page (then store the page whole or
+// try another base; out is unspecified). A small limit stops the scan
+// early: a second base is tried only while it is cheap.
+bool encode_page_delta(const Page& page, const Page* base, uint64_t base_field, ByteWriter& out,
+                       size_t limit = sizeof(Page));
 
 struct PageDeltaHead {
   bool zero_base = false;

@@ -78,7 +78,7 @@ class PageVersionStore {
       base = it->second.get();
     }
     delta_.clear();
-    return encode_page_delta(page, base, base ? anchor + 1 : 0, delta_) && delta_.size() < kMaxAnchoredDelta;
+    return encode_page_delta(page, base, base ? anchor + 1 : 0, delta_, kMaxAnchoredDelta);
   }
   void keep_anchor(uint64_t id, const std::shared_ptr<Page>& page) {
     if (anchor_order_.size() == kMaxAnchors) {
