@@ -57,8 +57,11 @@ Bytes busy_chunk(StepEncoder& enc, uint64_t seed) {
   const uint16_t rax = reg_no("rax"), rbx = reg_no("rbx");
   for (uint64_t i = 0; i < 200; ++i) {
     const uint32_t tidx = uint32_t((i / 7 + seed) % 3);
-    const uint64_t pc = 0x401000 + (i % 13) * 4;
-    enc.begin_step(tidx, 1, pc, 4, fmt::StepKind::Instruction);
+    // The same pcs in every chunk, with another size per chunk: a pc
+    // memo left over from the chunk before would predict the wrong one.
+    const uint32_t size = uint32_t(2 + seed);
+    const uint64_t pc = 0x401000 + (i % 13) * 8;
+    enc.begin_step(tidx, 1, pc, size, fmt::StepKind::Instruction);
     put(enc, tidx, rax, 0x7fff00000000 + seed * 0x1000 + i);
     if (i % 3 == 0) put(enc, tidx, rbx, seed << 40 | i);
     const uint8_t data[4] = {uint8_t(i), uint8_t(seed), 3, 4};
