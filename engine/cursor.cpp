@@ -29,12 +29,16 @@ struct Cursor::Impl {
   bool has_pending = false;
   uint32_t last_tidx = 0;    // thread of the last applied step
   bool any_applied = false;
+  const ArchDesc* arch = nullptr;
+  // Points the decoder (made once, reset per chunk) at buf's stream.
+  void start_stream();
 };
 
 Cursor::Cursor(std::shared_ptr<const Trace> trace, PageLoading loading) : trace_(std::move(trace)), impl_(new Impl) {
   impl_->loading = loading;
   impl_->index = &trace_->index();
   impl_->pages = &trace_->pages();
+  impl_->arch = &trace_->arch();
   state_ = MachineState(trace_->arch());
   Status s = seek(0);
   (void)s;  // an empty or corrupt trace leaves an empty state; seek reports later
@@ -67,6 +71,59 @@ size_t resident_pages(const MachineState& st) {
   return n;
 }
 }  // namespace
+
+void Cursor::Impl::start_stream() {
+  const auto* data = reinterpret_cast<const uint8_t*>(buf.data());
+  if (!dec) {
+    dec = std::make_unique<StepDecoder>(*arch, data, buf.size());
+  } else {
+    dec->reset(data, buf.size());
+  }
+  dec->defer_registers(arch->pc_index);
+}
+
+Status Cursor::replay_to(uint64_t target) {
+  Impl& I = *impl_;
+  const IndexFile& idx = *I.index;
+  const auto& slots = idx.thread_slots();
+  // Register writes wait in the decoder (StepDecoder::defer_registers);
+  // they reach the state on every way out, the error paths included.
+  struct Flush {
+    Impl& I;
+    ~Flush() {
+      if (I.dec && I.applier) I.dec->flush_registers(*I.applier);
+    }
+  } flush{I};
+  // The chunk's end, without a table look-up per step.
+  uint64_t chunk_end = std::min<uint64_t>(uint64_t(I.chunk + 1) * idx.chunk_steps(), idx.meta().step_count);
+  while (eid_ < target) {
+    // Apply the pending step. Its pc is set before its effects only when
+    // the step has no size: otherwise end_step() sets it after them, and
+    // nothing between reads it (the effects may only overwrite it).
+    const DecodedStep& s = I.pending;
+    if (s.size == 0) I.applier->begin_step(s.tidx, s.pc, s.size);
+    if (!I.dec->effects(s, *I.applier, slots[s.tidx].pid)) return corrupt(*trace_, I.chunk);
+    I.applier->end_step(s.tidx, s.pc, s.size);
+    I.last_tidx = s.tidx;
+    I.any_applied = true;
+    ++eid_;
+    I.has_pending = false;
+    if (eid_ == chunk_end) {
+      if (I.chunk + 1 >= idx.chunk_count()) break;  // end of trace
+      // Continue into the next chunk with the same state (the decoder
+      // starts over: chunk encodings are self-contained).
+      I.dec->flush_registers(*I.applier);
+      ++I.chunk;
+      I.buf_chunk = SIZE_MAX;
+      if (!idx.read_blob(idx.chunk(I.chunk).stream, I.buf)) return corrupt(*trace_, I.chunk);
+      I.buf_chunk = I.chunk;
+      I.start_stream();
+      chunk_end = std::min<uint64_t>(uint64_t(I.chunk + 1) * idx.chunk_steps(), idx.meta().step_count);
+    }
+    if (!(I.has_pending = I.dec->next(I.pending)) || I.pending.tidx >= slots.size()) return corrupt(*trace_, I.chunk);
+  }
+  return {};
+}
 
 Status Cursor::seek(uint64_t target) {
   Impl& I = *impl_;
@@ -109,7 +166,7 @@ Status Cursor::seek(uint64_t target) {
       I.buf_chunk = c;
     }
     I.chunk = c;
-    I.dec = std::make_unique<StepDecoder>(trace_->arch(), reinterpret_cast<const uint8_t*>(I.buf.data()), I.buf.size());
+    I.start_stream();
     I.applier = std::make_unique<StateApplier>(state_, slots);
     eid_ = ch.first_eid;
     I.has_pending = false;
@@ -117,29 +174,7 @@ Status Cursor::seek(uint64_t target) {
     if (ch.steps && !(I.has_pending = I.dec->next(I.pending))) return corrupt(*trace_, c);
     if (I.has_pending && I.pending.tidx >= slots.size()) return corrupt(*trace_, c);
   }
-  while (eid_ < target) {
-    // Apply the pending step.
-    const DecodedStep& s = I.pending;
-    I.applier->begin_step(s.tidx, s.pc, s.size);
-    if (!I.dec->effects(s, *I.applier, slots[s.tidx].pid)) return corrupt(*trace_, I.chunk);
-    I.applier->end_step(s.tidx, s.pc, s.size);
-    I.last_tidx = s.tidx;
-    I.any_applied = true;
-    ++eid_;
-    I.has_pending = false;
-    // The chunk's end, without a table look-up per step.
-    if (eid_ == std::min<uint64_t>(uint64_t(I.chunk + 1) * idx.chunk_steps(), count)) {
-      if (I.chunk + 1 >= idx.chunk_count()) break;  // end of trace
-      // Continue into the next chunk with the same state (a fresh decoder:
-      // chunk encodings are self-contained).
-      ++I.chunk;
-      I.buf_chunk = SIZE_MAX;
-      if (!idx.read_blob(idx.chunk(I.chunk).stream, I.buf)) return corrupt(*trace_, I.chunk);
-      I.buf_chunk = I.chunk;
-      I.dec = std::make_unique<StepDecoder>(trace_->arch(), reinterpret_cast<const uint8_t*>(I.buf.data()), I.buf.size());
-    }
-    if (!(I.has_pending = I.dec->next(I.pending)) || I.pending.tidx >= slots.size()) return corrupt(*trace_, I.chunk);
-  }
+  if (Status s = replay_to(target); !s) return s;
   if (I.has_pending) I.applier->position(I.pending.tidx, I.pending.pc);
   // A page the replay wrote but could not read: its other bytes are
   // unknown, so the seek fails and the next one restores from a keyframe.

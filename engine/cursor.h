@@ -55,6 +55,9 @@ class Cursor {
 
  private:
   struct Impl;
+  // Applies the pending step and those after it until eid() == target
+  // (within reach: the chunk at hand, then the next ones).
+  Status replay_to(uint64_t target);
   std::shared_ptr<const Trace> trace_;
   uint64_t eid_ = 0;
   MachineState state_;

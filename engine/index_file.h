@@ -110,7 +110,8 @@ class IndexFile {
   // Group g of table t, decompressed and checked; false (failure noted) if not.
   bool read_group(IndexTable t, uint64_t g, std::string& raw) const;
   std::shared_ptr<const std::vector<ChunkBlobs>> chunk_group(uint64_t g) const;
-  bool decode_chunk_group(uint64_t g, std::vector<ChunkBlobs>& v) const;
+  // Entries [0, last] of chunk group g (all of them by default).
+  bool decode_chunk_group(uint64_t g, std::vector<ChunkBlobs>& v, size_t last = SIZE_MAX) const;
   // Chunk c's first EID and steps, with the blobs when given (else empty).
   ChunkEntry chunk_entry(size_t c, const ChunkBlobs* blobs) const;
   std::shared_ptr<const std::vector<ChunkSummary>> summary_group(uint64_t g) const;

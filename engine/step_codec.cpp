@@ -196,6 +196,52 @@ StepDecoder::StepDecoder(const ArchDesc& arch, const uint8_t* data, size_t size)
   prev_size_ = ~0u;
 }
 
+void StepDecoder::reset(const uint8_t* data, size_t size) {
+  in_ = ByteReader(data, size);
+  history_.reset();
+  ends_.reset();
+  memo_.reset();
+  attr_last_.fill(0);
+  step_u64_.clear();
+  if (value_blocks_.size() > 1) value_blocks_.resize(1);
+  value_used_ = 0;
+  ok_ = true;
+  prev_tidx_ = ~0u;
+  prev_next_pc_ = 0;
+  prev_size_ = ~0u;
+  prev_addr_ = 0;
+  deferred_.clear();
+  deferred_tidx_ = ~0u;
+}
+
+void StepDecoder::defer_registers(uint16_t immediate) {
+  defer_ = true;
+  immediate_reg_ = immediate;
+}
+
+uint64_t* StepDecoder::other_deferred_mask(uint32_t tidx) {
+  size_t i = 0;
+  while (i < deferred_.size() && deferred_[i].first != tidx) ++i;
+  if (i == deferred_.size()) deferred_.emplace_back(tidx, std::array<uint64_t, 4>{});
+  deferred_tidx_ = tidx;
+  deferred_at_ = i;
+  return deferred_[i].second.data();
+}
+
+void StepDecoder::flush_registers(EffectVisitor& v) {
+  for (const auto& [tidx, mask] : deferred_)
+    for (uint32_t w = 0; w < mask.size(); ++w)
+      for (uint64_t bits = mask[w]; bits; bits &= bits - 1) {
+        const auto reg = uint16_t(w * 64 + uint32_t(std::countr_zero(bits)));
+        const uint32_t size = arch_->regs[reg].bytes();
+        uint8_t value[8];
+        u64_to_value(*arch_, history_.slot(tidx, reg), value, size);
+        v.reg(tidx, reg, value, size);
+      }
+  deferred_.clear();
+  deferred_tidx_ = ~0u;
+}
+
 bool StepDecoder::next(DecodedStep& s) {
   if (!ok_ || in_.at_end()) return false;
   uint8_t h = in_.u8();
@@ -208,17 +254,28 @@ bool StepDecoder::next(DecodedStep& s) {
   s.attrs = ByteReader();
   s.effects = ByteReader();
   if (const uint32_t n = h >> kStepShortRegsShift) {
-    // Short register effects without a length byte: find where they end.
-    ByteReader probe = in_;
-    for (uint32_t i = 0; i < n; ++i) {
-      if (probe.u8() < kRegTag || (h & kStepHasEffects)) probe = ByteReader();  // makes probe fail
-      probe.var();
+    // Short register effects without a length byte: find where they end
+    // (n tags of kRegTag and up, each followed by a varint of at most 10
+    // bytes), on the bytes themselves: this runs for most steps.
+    const uint8_t* p = in_.pos();
+    const size_t avail = in_.remaining();
+    size_t len = 0;
+    bool bad = (h & kStepHasEffects) != 0;
+    for (uint32_t i = 0; i < n && !bad; ++i) {
+      if (len >= avail || p[len] < kRegTag) {
+        bad = true;
+        break;
+      }
+      ++len;
+      const size_t start = len;
+      while (len < avail && (p[len] & 0x80) && len - start < 9) ++len;
+      if (len >= avail || (p[len] & 0x80)) bad = true;
+      ++len;
     }
-    if (!probe.ok()) {
+    if (bad) {
       ok_ = false;
       return false;
     }
-    const size_t len = in_.remaining() - probe.remaining();
     s.effects = ByteReader(in_.take(len), len);
   }
   if (h & kStepHasEffects) {
@@ -286,6 +343,7 @@ bool StepDecoder::effects(const DecodedStep& s, EffectVisitor& v, uint64_t step_
         uint64_t reg = r.var();
         if (reg >= arch_->regs.size()) return ok_ = false;
         history_.slot(tidx, uint16_t(reg)) = 0;
+        if (defer_ && reg < 256) deferred_mask(tidx)[reg >> 6] &= ~(1ull << (reg & 63));
         v.reg_unknown(tidx, uint16_t(reg));
         break;
       }
@@ -330,6 +388,10 @@ void StepDecoder::reg_delta(ByteReader& r, uint32_t tidx, uint16_t reg, EffectVi
   const uint32_t size = arch_->regs[reg].bytes();
   uint64_t& last = history_.slot(tidx, reg);
   RegisterHistory::note(last, (from_prior ? (&last)[RegisterHistory::kPrior] : last) + uint64_t(r.svar()));
+  if (defer_ && reg != immediate_reg_ && reg < 256) [[likely]] {
+    deferred_mask(tidx)[reg >> 6] |= 1ull << (reg & 63);
+    return;
+  }
   uint8_t value[8];
   u64_to_value(*arch_, last, value, size);
   v.reg(tidx, reg, value, size);

@@ -411,6 +411,21 @@ struct DecodedStep {
 class StepDecoder {
  public:
   StepDecoder(const ArchDesc& arch, const uint8_t* data, size_t size);
+  // Starts over on another chunk's stream, exactly as a fresh decoder
+  // would, keeping its tables allocated (a seek decodes a chunk after
+  // another; a fresh decoder zeroes and frees ~30 KB each time). Deferred
+  // registers not flushed are dropped.
+  void reset(const uint8_t* data, size_t size);
+  // Seek replay (engine/cursor.cpp): from now on, writes of registers of at
+  // most 8 bytes other than `immediate` (the pc, which the replay also
+  // sets per step) are not handed to the visitor as they are decoded; the
+  // decoder notes which registers of which threads were written, and
+  // flush_registers() hands each one's last value over once. The state
+  // reached is the same: the last write of a register wins, and an unknown
+  // marker goes to the visitor at once and cancels the deferred writes
+  // before it. Flush before reset() and before the state is read.
+  void defer_registers(uint16_t immediate);
+  void flush_registers(EffectVisitor& v);
   // Decodes the next step's header; false at the end or on corrupt data
   // (then ok() is false).
   bool next(DecodedStep& s);
@@ -436,9 +451,22 @@ class StepDecoder {
   // are added, not grown), so pointers handed out stay valid.
   uint8_t* value_room(size_t n);
 
+  // Registers written since the last flush, per thread (defer_registers).
+  uint64_t* deferred_mask(uint32_t tidx) {
+    if (tidx == deferred_tidx_) [[likely]]
+      return deferred_[deferred_at_].second.data();
+    return other_deferred_mask(tidx);
+  }
+  uint64_t* other_deferred_mask(uint32_t tidx);
+
   RegisterHistory history_;
   AccessEnds ends_;
   StepPcMemo memo_;
+  bool defer_ = false;
+  uint16_t immediate_reg_ = 0;
+  std::vector<std::pair<uint32_t, std::array<uint64_t, 4>>> deferred_;
+  size_t deferred_at_ = 0;
+  uint32_t deferred_tidx_ = ~0u;  // deferred_[deferred_at_]'s thread, found without a search
   std::vector<std::unique_ptr<uint8_t[]>> value_blocks_;
   size_t value_used_ = 0;
   std::array<uint64_t, kMaxDeltaAttrKeys> attr_last_{};  // per attribute key: its last unsigned value
