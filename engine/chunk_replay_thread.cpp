@@ -13,8 +13,8 @@ constexpr size_t kWakeJobs = 8;     // chunks queued before the thread is woken
 // Slack, so that neither thread waits for the other when the scheduler
 // runs one of them late (a loaded machine), with bounded memory.
 constexpr size_t kMaxQueued = 256;
-constexpr size_t kMaxQueuedBytes = size_t(128) << 20;
-constexpr size_t kMaxSpares = 64;  // spent log blocks and summary collectors kept for reuse, of each
+constexpr size_t kMaxQueuedBytes = size_t(32) << 20;
+constexpr size_t kMaxSpares = 16;  // spent log blocks and summary collectors kept for reuse, of each
 }  // namespace
 
 ChunkReplayThread::ChunkReplayThread(MachineState& live, std::vector<ThreadSlot> slots, AfterReplay after_replay)

@@ -9,7 +9,7 @@
 //
 // Hand-offs go in batches (the thread is woken once per kWakeJobs chunks:
 // waking a sleeping thread costs tens of microseconds on a VM) and the
-// queue is bounded (submit() waits beyond 256 chunks or 128 MB of logs
+// queue is bounded (submit() waits beyond 256 chunks or 32 MB of logs
 // and streams), so memory does not grow with the trace.
 //
 // After start(), `live` and everything `after_replay` touches belong to
