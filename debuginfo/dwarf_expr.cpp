@@ -1,3 +1,4 @@
+#include "state/byte_order.h"
 #include "debuginfo/dwarf_expr.h"
 
 #include <dwarf.h>
@@ -29,9 +30,7 @@ struct Machine {
     if (!ctx.mem) return make_error("DWARF expression", "memory is not available here");
     uint8_t buf[8] = {};
     if (size > 8 || !ctx.mem(addr, buf, size)) return make_error("DWARF expression", "memory the location depends on is unknown");
-    uint64_t v = 0;
-    for (size_t i = 0; i < size; ++i) v |= uint64_t(buf[i]) << (8 * i);  // little-endian targets
-    return v;
+    return load_le(buf, size);  // little-endian targets
   }
   Result<uint64_t> frame_base() {
     if (!ctx.frame_base || ctx.frame_base->empty()) return make_error("DWARF expression", "the function has no frame base");

@@ -1,3 +1,4 @@
+#include "state/byte_order.h"
 #include "debuginfo/frame_unwinder.h"
 
 #include <cstdlib>
@@ -19,8 +20,7 @@ DwarfExpr copy_ops(const Dwarf_Op* ops, size_t n) {
 bool load_word(const MemoryReader& mem, uint64_t addr, uint8_t size, uint64_t& out) {
   uint8_t b[8] = {};
   if (!mem || !mem(addr, b, size)) return false;
-  out = 0;
-  for (int i = 0; i < size; ++i) out |= uint64_t(b[i]) << (8 * i);
+  out = load_le(b, size);
   return true;
 }
 

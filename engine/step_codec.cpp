@@ -1,4 +1,5 @@
 #include "engine/step_codec.h"
+#include "state/target_value.h"
 
 #include <algorithm>
 #include <bit>
@@ -10,9 +11,7 @@ namespace {
 uint64_t value_to_u64(const ArchDesc& a, std::span<const uint8_t> v, uint32_t size) {
   const size_t n = std::min<size_t>(v.size(), size);
   if (a.endian == Endian::Little) return load_le(v.data(), n);
-  uint64_t x = 0;  // short big-endian values hold the low-order bytes
-  for (size_t i = 0; i < n; ++i) x |= uint64_t(v[v.size() - 1 - i]) << (8 * i);
-  return x;
+  return target_value_u64(Endian::Big, v.data() + v.size() - n, n);  // short big-endian values hold the low-order bytes
 }
 void u64_to_value(const ArchDesc& a, uint64_t x, uint8_t* out, uint32_t size) {
   for (uint32_t i = 0; i < size; ++i) {

@@ -1,4 +1,5 @@
 #include "state/register_file.h"
+#include "state/target_value.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -53,14 +54,7 @@ std::optional<uint64_t> RegisterFile::get_u64(uint16_t reg) const {
   if (!valid(reg)) return std::nullopt;
   const auto& d = arch_->regs[reg];
   const uint8_t* src = bytes_.data() + d.offset;
-  uint32_t n = d.bytes(), m = std::min<uint32_t>(n, 8);
-  uint64_t v = 0;
-  if (arch_->endian == Endian::Little) {
-    for (uint32_t i = 0; i < m; ++i) v |= uint64_t(src[i]) << (8 * i);
-  } else {
-    for (uint32_t i = 0; i < m; ++i) v |= uint64_t(src[n - 1 - i]) << (8 * i);
-  }
-  return v;
+  return target_value_u64(arch_->endian, src, d.bytes());
 }
 
 void RegisterFile::invalidate(uint16_t reg) {

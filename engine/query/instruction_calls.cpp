@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "state/target_value.h"
 #include "engine/index_file.h"
 #include "engine/keyframe_codec.h"
 #include "engine/query/call_book.h"
@@ -30,10 +31,7 @@ struct ThreadTrack {
 };
 
 uint64_t to_u64(const ArchDesc& a, const uint8_t* v, uint64_t len) {
-  uint64_t x = 0;
-  size_t n = std::min<uint64_t>(len, 8);
-  for (size_t i = 0; i < n; ++i) x |= uint64_t(a.endian == Endian::Little ? v[i] : v[len - 1 - i]) << (8 * i);
-  return x;
+  return target_value_u64(a.endian, v, size_t(len));
 }
 
 std::optional<uint16_t> return_register(const ArchDesc& a) {

@@ -3,16 +3,14 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/query/query_text.h"
+#include "state/target_value.h"
 
 namespace ttd::query {
 
 std::string origin_value_text(const Trace& t, const std::optional<std::vector<uint8_t>>& v) {
   if (!v) return "??";
   if (v->empty() || v->size() > 8) return v->empty() ? "??" : hex_bytes(v->data(), v->size());
-  uint64_t x = 0;
-  const bool le = t.arch().endian == Endian::Little;
-  for (size_t i = 0; i < v->size(); ++i) x |= uint64_t(le ? (*v)[i] : (*v)[v->size() - 1 - i]) << (8 * i);
-  return hex(x);
+  return hex(target_value_u64(t.arch().endian, v->data(), v->size()));
 }
 
 namespace {

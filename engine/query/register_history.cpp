@@ -1,6 +1,7 @@
 #include "engine/query/register_history.h"
 
 #include "engine/summary_filter_gate.h"
+#include "state/target_value.h"
 
 namespace ttd::query {
 
@@ -125,11 +126,7 @@ RegisterChanges register_changes(std::shared_ptr<const Trace> t, RegisterQuery q
 
 std::optional<uint64_t> register_value_u64(const Trace& t, const RegisterWrite& w) {
   if (!w.value || w.value->empty() || w.value->size() > 8) return std::nullopt;
-  uint64_t x = 0;
-  const auto& v = *w.value;
-  bool le = t.arch().endian == Endian::Little;
-  for (size_t i = 0; i < v.size(); ++i) x |= uint64_t(le ? v[i] : v[v.size() - 1 - i]) << (8 * i);
-  return x;
+  return target_value_u64(t.arch().endian, w.value->data(), w.value->size());
 }
 
 }  // namespace ttd::query

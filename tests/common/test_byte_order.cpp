@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "state/byte_order.h"
+#include "state/target_value.h"
 
 using namespace ttd;
 
@@ -42,4 +43,17 @@ TEST_CASE("stores are the loads' inverse; big-endian is most significant byte fi
   store_be64(b, 0x0102030405060708ull);
   CHECK(b[7] == 0x08);
   CHECK(load_be64(b) == 0x0102030405060708ull);
+}
+
+TEST_CASE("target_value_u64: a register value in its target's byte order, the low-order 8 bytes of wider ones") {
+  const uint8_t v[10] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a};
+  CHECK(target_value_u64(Endian::Little, v, 2) == 0x0201u);
+  CHECK(target_value_u64(Endian::Big, v, 2) == 0x0102u);
+  CHECK(target_value_u64(Endian::Big, v, 4) == 0x01020304u);
+  CHECK(target_value_u64(Endian::Little, v, 8) == 0x0807060504030201ull);
+  CHECK(target_value_u64(Endian::Big, v, 8) == 0x0102030405060708ull);
+  // Wider than 8 bytes: the low-order ones, which big-endian keeps at the end.
+  CHECK(target_value_u64(Endian::Little, v, 10) == 0x0807060504030201ull);
+  CHECK(target_value_u64(Endian::Big, v, 10) == 0x030405060708090aull);
+  CHECK(target_value_u64(Endian::Big, v, 0) == 0u);
 }

@@ -1,4 +1,5 @@
 #include "tools/ttd/ucir_effect_forwarder.h"
+#include "state/target_value.h"
 
 #include <algorithm>
 
@@ -11,10 +12,7 @@ std::vector<uint8_t> register_value_le(const ArchDesc& arch, std::span<const uin
 }
 
 uint64_t register_u64(const ArchDesc& arch, std::span<const uint8_t> v) {
-  const size_t n = std::min<size_t>(v.size(), 8);
-  uint64_t x = 0;
-  for (size_t i = 0; i < n; ++i) x |= uint64_t(v[arch.endian == Endian::Little ? i : v.size() - 1 - i]) << (8 * i);
-  return x;
+  return target_value_u64(arch.endian, v.data(), v.size());
 }
 
 UcirEffectForwarder::UcirEffectForwarder(fmt::UcirWriter& w, const ArchDesc& arch) : w_(w), arch_(arch), numbers_(arch) {}

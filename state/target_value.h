@@ -1,0 +1,23 @@
+// A register value held in its target's byte order, as a number: the one
+// place that knows big-endian targets keep the low-order bytes at the end.
+// Kept out of state/byte_order.h (which nearly every file includes) so that
+// only its users depend on it.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "state/arch.h"
+#include "state/byte_order.h"
+
+namespace ttd {
+
+// The low-order (at most 8) bytes of a size-byte value stored in `order`.
+inline uint64_t target_value_u64(Endian order, const uint8_t* p, size_t size) {
+  const size_t n = size < 8 ? size : 8;
+  if (order == Endian::Little) return load_le(p, n);
+  uint64_t x = 0;
+  for (size_t i = 0; i < n; ++i) x |= uint64_t(p[size - 1 - i]) << (8 * i);
+  return x;
+}
+
+}  // namespace ttd
