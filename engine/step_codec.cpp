@@ -14,13 +14,7 @@ uint64_t value_to_u64(const ArchDesc& a, std::span<const uint8_t> v, uint32_t si
   return target_value_u64(Endian::Big, v.data() + v.size() - n, n);  // short big-endian values hold the low-order bytes
 }
 void u64_to_value(const ArchDesc& a, uint64_t x, uint8_t* out, uint32_t size) {
-  for (uint32_t i = 0; i < size; ++i) {
-    uint8_t b = uint8_t(x >> (8 * i));
-    if (a.endian == Endian::Little)
-      out[i] = b;
-    else
-      out[size - 1 - i] = b;
-  }
+  store_target_value(a.endian, out, size, x);
 }
 }  // namespace
 

@@ -40,13 +40,7 @@ void RegisterFile::set_u64(uint16_t reg, uint64_t value) {
     std::memcpy(dst, &value, 8);
     return;
   }
-  std::memset(dst, 0, n);
-  uint32_t m = std::min<uint32_t>(n, 8);
-  if (arch_->endian == Endian::Little) {
-    for (uint32_t i = 0; i < m; ++i) dst[i] = uint8_t(value >> (8 * i));
-  } else {
-    for (uint32_t i = 0; i < m; ++i) dst[n - 1 - i] = uint8_t(value >> (8 * i));
-  }
+  store_target_value(arch_->endian, dst, n, value);
   valid_[reg >> 6] |= (1ull << (reg & 63));
 }
 

@@ -20,4 +20,13 @@ inline uint64_t target_value_u64(Endian order, const uint8_t* p, size_t size) {
   return x;
 }
 
+// Stores v as a size-byte value in `order`: its low-order (at most 8)
+// bytes, the rest zero.
+inline void store_target_value(Endian order, uint8_t* p, size_t size, uint64_t v) {
+  const size_t n = size < 8 ? size : 8;
+  for (size_t i = n; i < size; ++i) p[order == Endian::Little ? i : size - 1 - i] = 0;
+  if (order == Endian::Little) return store_le(p, v, n);
+  for (size_t i = 0; i < n; ++i) p[size - 1 - i] = uint8_t(v >> (8 * i));
+}
+
 }  // namespace ttd

@@ -7,6 +7,7 @@
 #include "engine/query/origin_steps.h"
 #include "engine/query/query_text.h"
 #include "engine/query/register_history.h"
+#include "state/target_value.h"
 
 namespace ttd::query {
 
@@ -294,8 +295,7 @@ class OriginWalk {
         c.kind = OriginKind::Constant;
         c.constant = in.name;
         std::vector<uint8_t> v(bytes);
-        for (size_t i = 0; i < bytes; ++i)
-          v[t_.arch().endian == Endian::Little ? i : bytes - 1 - i] = uint8_t(in.value >> (8 * i));
+        store_target_value(t_.arch().endian, v.data(), bytes, in.value);
         c.value = std::move(v);
         out.push_back(std::move(c));
       } else if (in.kind == InstructionInput::Kind::Unmapped) {

@@ -1,7 +1,9 @@
 // state/byte_order.h: the one set of fixed-width loads and stores.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 
 #include "state/byte_order.h"
 #include "state/target_value.h"
@@ -56,4 +58,22 @@ TEST_CASE("target_value_u64: a register value in its target's byte order, the lo
   CHECK(target_value_u64(Endian::Little, v, 10) == 0x0807060504030201ull);
   CHECK(target_value_u64(Endian::Big, v, 10) == 0x030405060708090aull);
   CHECK(target_value_u64(Endian::Big, v, 0) == 0u);
+}
+
+TEST_CASE("store_target_value writes what target_value_u64 reads, the rest of a wide value zero") {
+  for (Endian e : {Endian::Little, Endian::Big}) {
+    for (size_t size : {1, 2, 4, 8, 10, 16}) {
+      uint8_t b[16];
+      std::fill(std::begin(b), std::end(b), uint8_t(0xaa));
+      store_target_value(e, b, size, 0x0102030405060708ull);
+      const uint64_t mask = size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;
+      CHECK(target_value_u64(e, b, size) == (0x0102030405060708ull & mask));
+      if (size > 8) CHECK(b[e == Endian::Little ? size - 1 : 0] == 0);
+      if (size < 16) CHECK(b[size] == 0xaa);  // nothing past size
+    }
+  }
+  uint8_t be[2];
+  store_target_value(Endian::Big, be, 2, 0x1234);
+  CHECK(be[0] == 0x12);
+  CHECK(be[1] == 0x34);
 }
