@@ -11,6 +11,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "engine/attr_key_table.h"
 #include "engine/blob_writer.h"
 #include "engine/build_effect_log.h"
 #include "engine/chunk_replay_thread.h"
@@ -45,7 +46,6 @@ struct IndexBuilder::Impl {
   MachineState live;
   std::vector<ThreadSlot> slots;
   std::unordered_map<uint64_t, uint32_t> tidx_of;
-  std::unordered_map<std::string, uint32_t> attr_ids;
   // In place rather than behind pointers: both are used on every effect.
   std::optional<StateApplier> applier;
   std::optional<StepEncoder> enc;
@@ -126,34 +126,8 @@ struct IndexBuilder::Impl {
         return segments.id_of(d, n, [&] { return blobs->put(ByteBlock::copy_of(d, n), BlobKind::Segment); });
       }};
 
-  // Attribute keys -> ids. Readers pass the same few keys for every step,
-  // so a small table compared by content answers without hashing or
-  // allocating a string.
-  struct AttrSlot {
-    std::string key;
-    uint32_t id = 0;
-  };
-  std::array<AttrSlot, 16> attr_slots;
-  // Keys are short: compared here rather than through a memcmp call.
-  static bool same_key(const std::string& a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < b.size(); ++i)
-      if (a[i] != b[i]) return false;
-    return true;
-  }
-  uint32_t attr_id(std::string_view key) {
-    AttrSlot& slot = attr_slots[(key.size() * 31 + (key.empty() ? 0 : uint8_t(key.back()))) & 15];
-    if (!slot.key.empty() && same_key(slot.key, key)) return slot.id;
-    std::string k(key);
-    auto it = attr_ids.find(k);
-    if (it == attr_ids.end()) {
-      it = attr_ids.emplace(k, uint32_t(meta.attr_keys.size())).first;
-      meta.attr_keys.push_back(text_from_trace(k));
-    }
-    slot.key = std::move(k);
-    slot.id = it->second;
-    return slot.id;
-  }
+  AttrKeyTable attr_keys{meta.attr_keys};
+  uint32_t attr_id(std::string_view key) { return attr_keys.id(key); }
 
   uint64_t last_tid = ~0ull;
   uint32_t last_tidx = 0;
