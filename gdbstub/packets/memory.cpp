@@ -1,9 +1,14 @@
 // m (hex) and x (raw binary) memory reads; M / X writes are refused.
 //
 // Unknown bytes cannot be sent in either form (gdb rejects 'x' digits in an
-// m reply), so both return the known prefix of the range: a short reply is a
-// legal partial read, and the client's follow-up read of the unknown byte
-// gets E14 ("Cannot access memory at address ...").
+// m reply). m returns the known prefix of the range: a short reply is a legal
+// partial read, and the client's follow-up read of the unknown byte gets E14
+// ("Cannot access memory at address ...").
+//
+// x answers all of the range or E14, never a prefix: lldb 16 fills its
+// 512-byte memory-cache lines with x, and its MemoryCache::Read mishandles a
+// short line (fixed in LLVM 17, D145624): it copied past the bytes it got and
+// crashed on a Tenet trace whose stack line was only partly known.
 //
 // x: only lldb sends it to us. lldb < 21 probes "x0,0" and, on OK, uses x
 // with a raw reply (no 'b' prefix); LLDB 21+ does the same when the stub does
@@ -23,8 +28,10 @@ namespace ttd::gdb::packets {
 namespace {
 
 // Reads up to `length` bytes (capped by `max`) and returns the known
-// prefix; sends the error and returns nullopt when there is none.
-std::optional<std::vector<uint8_t>> read_known_prefix(HandlerContext& ctx, std::string_view args, uint64_t max) {
+// prefix; sends the error and returns nullopt when there is none, or, with
+// `whole`, when any byte of the (capped) range is unknown.
+std::optional<std::vector<uint8_t>> read_known_prefix(HandlerContext& ctx, std::string_view args, uint64_t max,
+                                                      bool whole = false) {
   SuffixSplit split = split_thread_suffix(args);
   auto range = parse_hex_pair(split.body);
   if (!range) {
@@ -47,7 +54,7 @@ std::optional<std::vector<uint8_t>> read_known_prefix(HandlerContext& ctx, std::
   if (st) {
     while (n < length && known[n]) ++n;
   }
-  if (n == 0) {
+  if (n == 0 || (whole && n < length)) {
     ctx.error(ErrorCode::MemoryUnreadable);
     return std::nullopt;
   }
@@ -88,7 +95,7 @@ void read_memory_hex(HandlerContext& ctx, std::string_view args) {
 void read_memory_binary(HandlerContext& ctx, std::string_view args) {
   auto range = parse_hex_pair(split_thread_suffix(args).body);
   if (range && range->second == 0) return ctx.ok();  // lldb's capability probe
-  auto data = read_known_prefix(ctx, args, (ctx.state.packet_size - 4) / 2);
+  auto data = read_known_prefix(ctx, args, (ctx.state.packet_size - 4) / 2, /*whole=*/true);
   if (!data) return;
   size_t n = unambiguous_length(*data);
   if (n == 0) return ctx.error(ErrorCode::MemoryUnreadable);

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """`ttd serve` prints the lldb command that exists on this machine: with only
 `lldb-16` and `lldb-14` on PATH it must say `lldb-16 ... -o 'gdb-remote ...'`,
-and with a plain `lldb` it must say `lldb`. Usage: serve_banner.py TTD TRACE"""
+and with a plain `lldb` it must say `lldb`. For lldb 16 (and a plain `lldb`,
+whose version is unknown) it adds the memory-cache hint; for lldb-22 it does
+not. Usage: serve_banner.py TTD TRACE"""
 import os
 import subprocess
 import sys
@@ -23,17 +25,25 @@ def banner(names):
         try:
             lines = []
             for line in proc.stdout:
+                if line.startswith("Reverse:"):
+                    break
                 lines.append(line)
-                if "lldb:" in line:
-                    return line.strip()
-            raise SystemExit("no lldb line in: " + "".join(lines))
+            found = [l.strip() for l in lines if "lldb:" in l]
+            if not found:
+                raise SystemExit("no lldb line in: " + "".join(lines))
+            return found[0], "disable-memory-cache true" in "".join(lines)
         finally:
             proc.kill()
             proc.wait()
 
 
-got = banner(["lldb-14", "lldb-16", "lldb-server-16"])
+got, hint = banner(["lldb-14", "lldb-16", "lldb-server-16"])
 assert got.startswith("lldb: lldb-16 ") and "gdb-remote 127.0.0.1:" in got, got
-got = banner(["lldb-16", "lldb"])
+assert hint, "no memory-cache hint for lldb-16"
+got, hint = banner(["lldb-16", "lldb"])
 assert got.startswith("lldb: lldb ") or got.startswith("lldb: lldb -o"), got
+assert hint, "no memory-cache hint for a plain lldb"
+got, hint = banner(["lldb-16", "lldb-22"])
+assert got.startswith("lldb: lldb-22 "), got
+assert not hint, "memory-cache hint for lldb-22"
 print("1 passed, 0 failed")

@@ -75,8 +75,13 @@ TEST_CASE("x: lldb's x0,0 probe gets OK, then raw escaped bytes") {
   CHECK(h.one("x10b3,1") == "}\x03");  // 0x23 '#' is escaped
   CHECK(h.one("x0,4") == "E14");
   CHECK(h.one("xzz,4") == "E03");
-  std::string big = h.one("x1000,ffffff");
-  CHECK(unescape_binary(big)->size() == 0x100);
+  // All of the range or nothing: lldb 16's memory cache crashes on a short
+  // reply to its 512-byte line reads (LLVM D145624).
+  CHECK(h.one("m10fe,4").size() == 2 * 2);  // m: the known prefix, 0x1100 on is unknown
+  CHECK(h.one("x10fe,4") == "E14");
+  CHECK(unescape_binary(h.one("x10fe,2"))->size() == 2);
+  CHECK(h.one("x1000,ffffff") == "E14");  // capped to a packet, still past the code
+  CHECK(unescape_binary(h.one("x1000,100"))->size() == 0x100);
 }
 
 TEST_CASE("x: data that lldb would read as OK / Exx is shortened") {

@@ -116,6 +116,12 @@ std::string lldb_on_path() {
   return best;
 }
 
+// lldb-NN with NN < 17, or plain "lldb", whose version the name does not say.
+bool lldb_before_17(const std::string& name) {
+  if (name.rfind("lldb-", 0) != 0) return true;
+  return std::stoi(name.substr(5)) < 17;
+}
+
 // What a user types to attach; printed on start.
 void print_attach_help(const Trace& trace, const net::TcpListener& listener) {
   const std::string where = listener.address();
@@ -124,15 +130,19 @@ void print_attach_help(const Trace& trace, const net::TcpListener& listener) {
   std::string gdb = x86 ? "gdb" : "gdb-multiarch";
   const std::string& exe = trace.info().exec_path;
   std::string gdb_cmd = gdb + " -q";
+  const std::string lldb = lldb_on_path();
   if (!exe.empty()) gdb_cmd += " " + exe;
   if (arch.endian == Endian::Big) gdb_cmd += " -ex 'set endian big'";
   gdb_cmd += " -ex 'target remote " + where + "'";
   std::cout << "ttd serve: " << trace.path() << " (" << arch.name << ", " << trace.step_count()
             << " steps) listening on " << where << "\n"
             << "  gdb:  " << gdb_cmd << "\n"
-            << "  lldb: " << lldb_on_path() << (exe.empty() ? "" : " " + exe) << " -o 'gdb-remote " << where
+            << "  lldb: " << lldb << (exe.empty() ? "" : " " + exe) << " -o 'gdb-remote " << where
             << "'\n";
   if (exe.empty()) std::cout << "  (the trace does not name its program: put its path after gdb / lldb for symbols)\n";
+  if (lldb_before_17(lldb))
+    std::cout << "  lldb 16: add -O 'settings set target.process.disable-memory-cache true' to read memory\n"
+              << "  the trace knows only in part (its cache reads 512-byte lines, all or nothing).\n";
   std::cout << "Reverse: gdb reverse-stepi / reverse-continue; LLDB 21+ process continue --reverse;\n"
             << "  lldb-16: process plugin packet monitor reverse on (continue/step then run backwards).\n"
             << "Position commands: monitor help (gdb), process plugin packet monitor help (lldb)." << std::endl;
