@@ -20,13 +20,8 @@ import shutil
 import subprocess
 import sys
 
-FAILS = []
-
-
-def check(ok, what):
-    print(("ok:   " if ok else "FAIL: ") + what)
-    if not ok:
-        FAILS.append(what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from cli_checks import check, finish  # noqa: E402
 
 
 def run(cmd, **kw):
@@ -47,8 +42,9 @@ def main():
         check_consumers(cmake, source, cxx, prefix, work, trace)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"install: {len(FAILS)} failures")
-    return 1 if FAILS else 0
+    finish()
+    print("install: 0 failures")
+    return 0
 
 
 def check_runtime(prefix, work):

@@ -17,18 +17,14 @@ import shutil
 import subprocess
 import sys
 
-from ppc_guest_files import branch_sites, make_guest_files, read_image
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from cli_checks import require as check  # noqa: E402  (stops at the first failure)
+from ppc_guest_files import branch_sites, make_guest_files, read_image  # noqa: E402
 
 
 def run(ttd, *args):
     r = subprocess.run([ttd, *args], capture_output=True, text=True, timeout=300)
     return r.returncode, r.stdout, r.stderr
-
-
-def check(cond, what, detail=""):
-    if not cond:
-        raise AssertionError(what + (": " + str(detail)[:2000] if detail else ""))
-    print("ok - " + what)
 
 
 def json_lines(out):
@@ -135,8 +131,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except AssertionError as e:
-        print("FAIL: %s" % e)
-        sys.exit(1)
+    sys.exit(main())

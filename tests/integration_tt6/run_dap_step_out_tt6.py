@@ -18,15 +18,11 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "dap"))
+sys.path.insert(0, os.path.join(HERE, "..", "support"))
 
+from cli_checks import require as check  # noqa: E402  (stops at the first failure)
 from dap_client import DapClient  # noqa: E402
 from ppc_guest_files import branch_sites, make_guest_files, read_image  # noqa: E402
-
-
-def check(cond, what, detail=""):
-    if not cond:
-        raise AssertionError(what + (": " + str(detail)[:2000] if detail else ""))
-    print("ok - " + what)
 
 
 def step_out(ttd, trace, start, program=None):
@@ -79,8 +75,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except AssertionError as e:
-        print("FAIL: %s" % e)
-        sys.exit(1)
+    sys.exit(main())

@@ -1,5 +1,5 @@
 """The one set of check helpers of the Python tests (tests/cli, tests/dap,
-tests/export, tests/diff):
+tests/export, tests/diff, tests/integration_tt6, tests/install):
 - check() prints "ok" or "FAIL" per condition and remembers the failures,
   finish() reports them and exits 1 (tests that go on after a failure);
 - require() is check() that stops the script at once with exit 1 (tests
