@@ -4,7 +4,7 @@
 // A Trace is immutable after open and safe to share between threads; each
 // debugger client gets its own Cursor over it.
 //
-// Front-facing headers: the front ends (tools/, dap/) include only these
+// Front-facing headers: the front ends (tools/, dap/, python/) include only these
 // engine headers; every other one (the index, step codec, chunk decoders,
 // summaries, keyframes) is internal. tests/cli/front_includes.py checks it.
 //   engine/trace.h engine/cursor.h engine/motion_types.h

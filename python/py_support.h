@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "engine/query/chunk_walk.h"
+#include "engine/motion_types.h"
 #include "engine/trace.h"
 #include "state/error.h"
 
@@ -31,7 +31,7 @@ inline void check(const Status& s) {
 }
 
 // Polls Python's signal handlers (takes the GIL for the check).
-query::CancelCheck python_cancel();
+InterruptCheck python_cancel();
 
 using TraceClass = pyb::class_<Trace, std::shared_ptr<Trace>>;
 

@@ -25,7 +25,7 @@ pyb::object& error_type() {
   throw pyb::error_already_set();
 }
 
-query::CancelCheck python_cancel() {
+InterruptCheck python_cancel() {
   return [] {
     pyb::gil_scoped_acquire gil;
     return PyErr_CheckSignals() != 0;

@@ -1,5 +1,5 @@
 """The front ends include only the engine's front-facing headers (issue 18):
-every `#include "engine/..."` in tools/ and dap/ must name a header that
+every `#include "engine/..."` in tools/, dap/ and python/ must name a header that
 engine/trace.h lists as front-facing; the rest of engine/ (index, step
 codec, chunk decoders) is internal. Also the issue's own check: no
 step_codec.h or index_file.h there at all.
@@ -12,7 +12,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from cli_checks import check, finish  # noqa: E402
 
-FRONT_ENDS = ("tools", "dap")
+FRONT_ENDS = ("tools", "dap", "python")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"(engine/[^"]+)"')
 
 
