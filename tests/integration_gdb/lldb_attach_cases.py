@@ -136,5 +136,9 @@ def lldb16_pie_without_auxv(ctx):
     return _pie_without_auxv(ctx, ctx.lldb16())
 
 
+def lldb22_pie_without_auxv(ctx):
+    return _pie_without_auxv(ctx, ctx.lldb22())
+
+
 CASES = {f.__name__: f for f in [lldb16_musl_attach_then_break, lldb22_musl_attach_then_break,
-                                 lldb16_pie_without_auxv]}
+                                 lldb16_pie_without_auxv, lldb22_pie_without_auxv]}

@@ -116,12 +116,6 @@ std::string lldb_on_path() {
   return best;
 }
 
-// lldb-NN with NN < 17, or plain "lldb", whose version the name does not say.
-bool lldb_before_17(const std::string& name) {
-  if (name.rfind("lldb-", 0) != 0) return true;
-  return std::stoi(name.substr(5)) < 17;
-}
-
 // What a user types to attach; printed on start.
 void print_attach_help(const Trace& trace, const net::TcpListener& listener) {
   const std::string where = listener.address();
@@ -140,9 +134,10 @@ void print_attach_help(const Trace& trace, const net::TcpListener& listener) {
             << "  lldb: " << lldb << (exe.empty() ? "" : " " + exe) << " -o 'gdb-remote " << where
             << "'\n";
   if (exe.empty()) std::cout << "  (the trace does not name its program: put its path after gdb / lldb for symbols)\n";
-  if (lldb_before_17(lldb))
-    std::cout << "  lldb 16: add -O 'settings set target.process.disable-memory-cache true' to read memory\n"
-              << "  the trace knows only in part (its cache reads 512-byte lines, all or nothing).\n";
+  // lldb fills a 512-byte cache line per read; the server answers it all
+  // or nothing (docs/debugging.md), so a half-known line hides known bytes.
+  std::cout << "  (memory known only in part, as in Tenet traces: add -O 'settings set\n"
+            << "   target.process.disable-memory-cache true' to lldb, so it reads only what it needs)\n";
   std::cout << "Reverse: gdb reverse-stepi / reverse-continue; LLDB 21+ process continue --reverse;\n"
             << "  lldb-16: process plugin packet monitor reverse on (continue/step then run backwards).\n"
             << "Position commands: monitor help (gdb), process plugin packet monitor help (lldb)." << std::endl;
