@@ -40,12 +40,16 @@ void q_watchpoint_support_info(HandlerContext& ctx, std::string_view) {
   ctx.reply("num:" + std::to_string(caps.watchpoint_slots) + ";");
 }
 
-// "Text=xxx;Data=xxx" (GDB manual, General Query Packets: qOffsets): one
-// offset for every section, as for a program loaded in one piece.
+// "Text=xxx;Data=xxx;Bss=xxx" (GDB manual, General Query Packets: qOffsets):
+// one offset for every section, as for a program loaded in one piece. The
+// manual calls Bss optional, but gdb 13 (remote.c get_offsets) rejects a
+// reply without it as "Malformed response to offset query" and drops the
+// connection; lldb reads all three.
 void q_offsets(HandlerContext& ctx, std::string_view) {
   auto offset = ctx.target.load_offset();
   if (!offset) return ctx.unsupported();
-  ctx.reply("Text=" + hex_number(*offset) + ";Data=" + hex_number(*offset));
+  std::string hex = hex_number(*offset);
+  ctx.reply("Text=" + hex + ";Data=" + hex + ";Bss=" + hex);
 }
 
 // "1": we are attached to an existing process, so gdb detaches on quit

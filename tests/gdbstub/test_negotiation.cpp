@@ -128,9 +128,9 @@ TEST_CASE("qOffsets: the target's load offset for text and data, else empty") {
   Harness h;
   CHECK(h.one("qOffsets") == "");  // not known: the debugger keeps its own placement
   h.target.offset = 0;
-  CHECK(h.one("qOffsets") == "Text=0;Data=0");
+  CHECK(h.one("qOffsets") == "Text=0;Data=0;Bss=0");
   h.target.offset = 0x555555554000ull;
-  CHECK(h.one("qOffsets") == "Text=555555554000;Data=555555554000");
+  CHECK(h.one("qOffsets") == "Text=555555554000;Data=555555554000;Bss=555555554000");
 }
 
 TEST_CASE("thread listing and selection, gdb style") {

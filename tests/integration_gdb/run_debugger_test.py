@@ -25,6 +25,7 @@ import threading
 
 import gdb_mi_cases
 import lldb_attach_cases
+import pie_tenet_cases
 import query_monitor_cases
 import serve_limits_cases
 from harness import SKIP, Context, expect_in_order, gdb, lldb, run
@@ -311,6 +312,7 @@ CASES = {f.__name__: f for f in [gdb_connect_registers, gdb_step_reverse_step, g
                                  gdb_recorded_threads]}
 CASES.update(query_monitor_cases.CASES)
 CASES.update(lldb_attach_cases.CASES)
+CASES.update(pie_tenet_cases.CASES)
 CASES.update(gdb_mi_cases.CASES)
 CASES.update(serve_limits_cases.CASES)
 

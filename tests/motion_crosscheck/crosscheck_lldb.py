@@ -22,7 +22,7 @@ Not on ppc32: UCIR has no PowerPC registers to unwind with.
 The fixture's trace does not start at a process entry, so `ttd serve`
 serves no auxv (AT_ENTRY) and lldb's Linux loader cannot place the ELF.
 The server is given the ELF (--program), whose segments hold the pcs the
-trace runs, so it answers qOffsets "Text=0;Data=0" and lldb places the
+trace runs, so it answers qOffsets "Text=0;Data=0;Bss=0" and lldb places the
 executable where the static ELF says (ProcessGDBRemote's
 MaybeLoadExecutableModule), with no `target modules load`. Without that
 answer lldb leaves the ELF unplaced: no symbol, no unwind plan for any
