@@ -14,7 +14,7 @@
 //   engine/query/calls.h engine/query/executions.h engine/query/memory_history.h
 //   engine/query/register_history.h engine/query/value_search.h
 //   engine/query/origin.h engine/query/origin_render.h engine/query/query_json.h
-//   engine/query/query_text.h engine/query/query_types.h
+//   engine/query/query_text.h engine/query/query_types.h engine/query/program_code_fill.h
 //   engine/export/trace_export.h engine/export/output_stream.h
 //   engine/diff/run_diff.h
 #pragma once

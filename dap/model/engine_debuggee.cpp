@@ -4,6 +4,7 @@
 
 #include "dap/model/frame_scope.h"
 #include "engine/program_image.h"
+#include "engine/query/program_code_fill.h"
 
 namespace ttd::dap {
 
@@ -64,7 +65,12 @@ Status EngineDebuggee::read_process(uint64_t tid, uint64_t addr, uint8_t* dst, u
 
 Status EngineDebuggee::read_memory(uint64_t tid, uint64_t addr, std::span<uint8_t> data, std::span<uint8_t> known) {
   if (data.size() != known.size()) return make_error("readMemory", "buffer sizes differ");
-  return read_process(thread_or_current(tid), addr, data.data(), known.data(), data.size());
+  uint64_t t = thread_or_current(tid);
+  Status st = read_process(t, addr, data.data(), known.data(), data.size());
+  const ThreadState* th = timeline_.state().find_thread(t);
+  if (st && th)
+    query::fill_code_from_program(*trace_, timeline_.eid(), th->pid, addr, data.data(), known.data(), data.size());
+  return st;
 }
 
 size_t EngineDebuggee::read_code(uint64_t tid, uint64_t addr, uint8_t* dst, size_t len) const {

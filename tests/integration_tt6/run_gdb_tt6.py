@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """gdb-multiarch attaches to `ttd serve` on a FULL PowerPC trace and steps
-forwards and backwards.
+forwards and backwards; then to the TT6 trace, which holds no code bytes,
+served with `--program` (an ELF of the guest image): gdb disassembles at a
+breakpoint and steps there (gdb reads the instruction before a PowerPC
+single step and gives the step up when it cannot; the server fills code
+bytes the trace lacks from the ELF's executable segments).
 
 The trace is the Unicorn-traced guest of tests/formats_tt6 (make_tt6_fixtures
 writes it): _start is `lis r1,1` at 0x10000, then `addi r1,r1,0x1780` at
@@ -17,12 +21,14 @@ import subprocess
 import sys
 import threading
 
+from ppc_guest_files import make_guest_files
+
 SKIP = 77
 TIMEOUT = 90
 
 
-def start_server(ttd, trace):
-    proc = subprocess.Popen([ttd, "serve", trace], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+def start_server(ttd, trace, extra=()):
+    proc = subprocess.Popen([ttd, "serve", *extra, trace], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     lines, got = [], threading.Event()
     port = []
 
@@ -48,19 +54,16 @@ def stop_server(proc, thread):
     thread.join(5)
 
 
-def run_gdb(port):
+FULL_COMMANDS = ["info registers pc", "stepi", "info registers pc", "p/x $r1", "reverse-stepi",
+                 "info registers pc", "x/i $pc", "p/x $msr"]
+
+
+def run_gdb(port, commands, pre=()):
     cmd = ["gdb-multiarch", "-batch", "-nx",
            "-ex", "set pagination off", "-ex", "set confirm off",
-           "-ex", "set architecture powerpc:common", "-ex", "set endian big",
-           "-ex", f"target remote 127.0.0.1:{port}",
-           "-ex", "info registers pc",
-           "-ex", "stepi",
-           "-ex", "info registers pc",
-           "-ex", "p/x $r1",
-           "-ex", "reverse-stepi",
-           "-ex", "info registers pc",
-           "-ex", "x/i $pc",
-           "-ex", "p/x $msr"]
+           "-ex", "set architecture powerpc:common", "-ex", "set endian big"]
+    for c in [*pre, f"target remote 127.0.0.1:{port}", *commands]:
+        cmd += ["-ex", c]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                             text=True, start_new_session=True)
     try:
@@ -82,6 +85,18 @@ def expect_in_order(output, patterns):
     return None
 
 
+def serve_and_run(ttd, trace, commands, extra=(), pre=()):
+    """(gdb output, server output), or (None, reason) when the server did
+    not start."""
+    proc, thread, port, server_lines = start_server(ttd, trace, extra)
+    try:
+        if port is None:
+            return None, "ttd serve did not print its port:\n" + "".join(server_lines)
+        return run_gdb(port, commands, pre), "".join(server_lines)
+    finally:
+        stop_server(proc, thread)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ttd", required=True)
@@ -92,22 +107,14 @@ def main():
         print("gdb-multiarch is not installed: skipped")
         return SKIP
     os.makedirs(a.work, exist_ok=True)
-    made = subprocess.run([a.make_fixtures, a.work], capture_output=True, text=True, timeout=120)
-    if made.returncode != 0:
-        print(made.stdout + made.stderr)
-        return 1
-    trace = os.path.join(a.work, "guest.full")
-    for stale in os.listdir(a.work):  # a fresh index for the fresh trace
+    for stale in os.listdir(a.work):  # fresh indexes for the fresh traces
         if stale.endswith(".ttdidx"):
             os.remove(os.path.join(a.work, stale))
-    proc, thread, port, server_lines = start_server(a.ttd, trace)
-    try:
-        if port is None:
-            print("ttd serve did not print its port:\n" + "".join(server_lines))
-            return 1
-        out = run_gdb(port)
-    finally:
-        stop_server(proc, thread)
+    files, syms = make_guest_files(a.make_fixtures, a.work)
+    out, server = serve_and_run(a.ttd, files["full"], FULL_COMMANDS)
+    if out is None:
+        print(server)
+        return 1
     problem = expect_in_order(out, [
         r"^pc\s+0x10000\b",                 # attached at EID 0: _start
         r"^pc\s+0x10004\b",                 # stepi
@@ -117,7 +124,29 @@ def main():
         r"^\$2 = 0x2002040$",               # msr (srr1): FP, VEC, IP
     ])
     if problem:
-        print("FAIL: " + problem + "\n--- gdb ---\n" + out + "\n--- ttd serve ---\n" + "".join(server_lines))
+        print("FAIL: " + problem + "\n--- gdb ---\n" + out + "\n--- ttd serve ---\n" + server)
+        return 1
+    print(out)
+
+    # TT6: no code bytes in the trace. The first stop in guest_mutex_unlock
+    # is a marker step before its first instruction ran, so even the trace's
+    # own opcode record for that pc lies ahead.
+    unlock = syms["kSymGuestMutexUnlock"]
+    out, server = serve_and_run(a.ttd, files["tt6"], [f"break *{unlock:#x}", "continue", "x/3i $pc", "stepi",
+                                                      "stepi", "info registers pc", "monitor eid"],
+                                extra=["--program", files["elf"]], pre=[f"file {files['elf']}"])
+    if out is None:
+        print(server)
+        return 1
+    problem = expect_in_order(out, [
+        rf"Breakpoint 1, 0x0*{unlock:x} in",
+        rf"=> 0x{unlock:x}:\s+li\s+r9,0", rf"0x{unlock + 4:x}:\s+stw\s+r9,0\(r3\)", rf"0x{unlock + 8:x}:\s+blr",
+        rf"^pc\s+0x{unlock + 4:x}\b",
+        r"^eid \d+$",
+    ])
+    if problem or "Cannot access memory" in out:
+        print("FAIL: " + (problem or "a memory read failed") + "\n--- gdb ---\n" + out + "\n--- ttd serve ---\n" +
+              server)
         return 1
     print(out)
     return 0

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "engine/program_image.h"
+#include "engine/query/program_code_fill.h"
 #include "state/byte_order.h"
 #include "tools/ttd/query_monitor.h"
 #include "tools/ttd/trace_options.h"
@@ -141,7 +142,10 @@ Status EngineTarget::read_memory(uint64_t tid, uint64_t addr, std::span<uint8_t>
   uint64_t pid_of_thread = t ? t->pid : pid();
   const ProcessState* p = cursor_now().state().find_process(pid_of_thread);
   if (!p) return {};  // nothing known about this process's memory
-  return p->memory.read_checked(addr, data.data(), known.data(), data.size());
+  Status st = p->memory.read_checked(addr, data.data(), known.data(), data.size());
+  if (st) query::fill_code_from_program(*trace_, cursor_now().eid(), pid_of_thread, addr, data.data(), known.data(),
+                                        data.size());
+  return st;
 }
 
 std::optional<gdb::MemoryRegionDesc> EngineTarget::memory_region(uint64_t tid, uint64_t addr) const {
