@@ -30,6 +30,7 @@ namespace {
 using namespace sqlite_file;
 
 constexpr uint32_t kSqliteVersionNumber = 3040001;  // written into the header; informational
+constexpr uint32_t kMaxPages = 0xfffffffe;          // SQLite's largest page number
 
 class SqliteFileWriter final : public RowWriter, private PageSink {
  public:
@@ -113,7 +114,7 @@ class SqliteFileWriter final : public RowWriter, private PageSink {
     ++rows_;
     rec_.clear();
     col_ = 0;
-    return out_->status();
+    return status();
   }
 
   Status finish(const ExportSummary& s) override {
@@ -128,6 +129,7 @@ class SqliteFileWriter final : public RowWriter, private PageSink {
     }
     if (auto st = write_export_info(s, schema); !st) return st;
     if (auto st = write_first_page(schema); !st) return st;
+    if (auto st = status(); !st) return st;
     return out_->commit();
   }
 
@@ -141,8 +143,17 @@ class SqliteFileWriter final : public RowWriter, private PageSink {
   uint32_t page_size() const override { return opt_.page_size; }
   uint32_t next_page_number() const override { return pages_ + 1; }
   uint32_t write_page(const uint8_t* page) override {
+    if (pages_ >= kMaxPages) {  // page numbers are 32-bit; writing on would wrap them
+      too_many_pages_ = true;
+      return pages_;
+    }
     out_->append(std::string_view(reinterpret_cast<const char*>(page), opt_.page_size));
     return ++pages_;
+  }
+  Status status() const {
+    if (too_many_pages_)
+      return make_error(out_->name(), "the database would exceed SQLite's " + std::to_string(kMaxPages) + " pages");
+    return out_->status();
   }
 
   std::string create_table_sql() const {
@@ -269,6 +280,7 @@ class SqliteFileWriter final : public RowWriter, private PageSink {
   SqliteFileOptions opt_;
   std::vector<uint8_t> page_;
   uint32_t pages_ = 0;
+  bool too_many_pages_ = false;
   Table table_;
   size_t cols_ = 0, key_col_ = 0, col_ = 0;
   std::vector<int> index_col_;  // per column: its index's number, or -1

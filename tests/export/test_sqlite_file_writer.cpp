@@ -5,8 +5,10 @@
 // index exactly what a scan without the index answers.
 #include <doctest/doctest.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -226,6 +228,30 @@ TEST_CASE("sqlite file writer: index entries spilled in sorted runs and merged")
   check_db(path, kMem, rows);
   // The spill files were unlinked: only the database is left.
   CHECK(std::distance(fs::directory_iterator(d.path), fs::directory_iterator{}) == 1);
+}
+
+TEST_CASE("sqlite file writer: a spill file that cannot grow stops the export naming it, nothing left") {
+  TempDir d;
+  const auto rows = mem_rows(20000, 5, 24);
+  const std::string path = (d.path / "full.db").string();
+  // RLIMIT_FSIZE stands in for a full disk (EFBIG as ENOSPC): the spill
+  // file's small runs pass 64 KiB long before the database's 1 MiB buffer
+  // is first written.
+  struct rlimit old {};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &old) == 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit low = old;
+  low.rlim_cur = 64 * 1024;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &low) == 0);
+  const auto s = write_db(path, kMem, rows, {4096, 4096});
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  REQUIRE_FALSE(s);
+  const std::string msg = s.error().to_string();
+  INFO(msg);
+  CHECK(msg.find(path + ".tmp.") == 0);
+  CHECK(msg.find("of the index sort") != std::string::npos);
+  CHECK(fs::is_empty(d.path));
 }
 
 TEST_CASE("sqlite file writer: a rowid that does not increase is an error, and no file is left") {
