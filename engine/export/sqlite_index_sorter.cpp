@@ -83,7 +83,11 @@ bool IndexSorter::less(const Entry& a, const Entry& b) const {
 
 void IndexSorter::sort_entries() {
   if (sorted_) return;
-  std::sort(entries_, entries_ + count_, [this](const Entry& a, const Entry& b) { return less(a, b); });
+  std::sort(entries_, entries_ + count_, [this](const Entry& a, const Entry& b) {
+    if (a.len_kind == IndexKey::Int && b.len_kind == IndexKey::Int)  // both integers: inline, the common case
+      return a.i != b.i ? a.i < b.i : a.rowid < b.rowid;
+    return less(a, b);
+  });
 }
 
 Status IndexSorter::write_spill(const std::string& bytes) {

@@ -129,7 +129,7 @@ const Table kMem{"mem",
 const Table kSteps{"steps", {{"eid", ColumnType::Unsigned}, {"pc", ColumnType::Unsigned}, {"attrs", ColumnType::Text}}, {"pc"}, "eid"};
 
 // Rows like an export's: EIDs in order, addresses scattered (some above
-// 2^63, stored negative), values from absent to longer than a page.
+// 2^63, stored negative, some NULL), values from absent to longer than a page.
 std::vector<Row> mem_rows(size_t n, uint64_t seed, size_t max_value) {
   std::mt19937_64 rng(seed);
   std::vector<Row> rows;
@@ -139,7 +139,9 @@ std::vector<Row> mem_rows(size_t n, uint64_t seed, size_t max_value) {
     const uint64_t addr = rng() % 4 == 0 ? rng() : 0x400000 + rng() % 4096;
     Value value;
     if (rng() % 5) value = std::string(size_t(rng() % (max_value + 1)), "0123456789abcdef"[rng() % 16]);
-    rows.push_back({eid, std::string(rng() % 2 ? "r" : "w"), int64_t(addr), value});
+    Value a = int64_t(addr);
+    if (rng() % 11 == 0) a = std::monostate{};  // NULLs in an integer index sort first
+    rows.push_back({eid, std::string(rng() % 2 ? "r" : "w"), a, value});
   }
   return rows;
 }
