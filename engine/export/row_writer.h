@@ -57,7 +57,7 @@ class RowWriter {
   virtual void null() = 0;
   // Ends the row; an error (a failed write) stops the export.
   virtual Status end_row() = 0;
-  // Completes the output (rename into place, commit the transaction).
+  // Completes the output (indexes, header; rename into place).
   virtual Status finish(const ExportSummary& s) = 0;
 };
 
