@@ -11,7 +11,8 @@
 # same load. The machine's load changes wall time; CPU time (user + sys)
 # is what the export costs. WHAT="steps mem" limits the tables,
 # FORMATS="sqlite" the formats; REPEAT=3 runs each row three times (old
-# and new alternated: pairs under the same load).
+# and new alternated: pairs under the same load). The load average is
+# printed before and after (the machine is shared: say it with the figures).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-1000000}
@@ -30,6 +31,7 @@ BINS=("new:$TTD")
 [ -n "${OLD:-}" ] && BINS=("old:$OLD" "new:$TTD")
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-4s %-8s %-6s %12s %8s %8s %10s %10s %8s\n' bin what format bytes wall_s cpu_s MB/s_wall MB/s_cpu rss_MB
 for what in ${WHAT:-steps mem regs calls syscalls}; do
   for fmt in ${FORMATS:-jsonl csv sqlite}; do
@@ -48,3 +50,4 @@ for what in ${WHAT:-steps mem regs calls syscalls}; do
     done
   done
 done
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -67,6 +67,28 @@ void OutputStream::flush_buffer() {
   buf_.clear();
 }
 
+void OutputStream::write_at(uint64_t offset, std::string_view data) {
+  flush_buffer();
+  if (failed_) return;
+  if (!is_file_) {
+    failed_ = true;
+    error_ = "cannot write at an offset of a stream";
+    return;
+  }
+  while (!data.empty()) {
+    const ssize_t w = ::pwrite(fd_, data.data(), data.size(), off_t(offset));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      failed_ = true;
+      error_ = std::string("write failed at byte ") + std::to_string(offset) + ": " +
+               (w < 0 ? std::strerror(errno) : "no progress");
+      return;
+    }
+    data.remove_prefix(size_t(w));
+    offset += uint64_t(w);
+  }
+}
+
 Status OutputStream::status() const {
   if (failed_) return make_error(name_, error_ + (is_file_ ? " (the partial file was removed)" : ""));
   return {};

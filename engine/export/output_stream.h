@@ -7,6 +7,7 @@
 // error (EPIPE from `| head -1`, ENOSPC) is reported naming "stdout".
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -30,6 +31,9 @@ class OutputStream {
     if (buf_.size() >= kFlushAt) flush_buffer();
     buf_.push_back(c);
   }
+  // A file only: writes data at offset, after what is buffered (a header
+  // known only at the end). An error sticks as append's do.
+  void write_at(uint64_t offset, std::string_view data);
   // The error that stopped writing, if any.
   Status status() const;
   // Flushes, closes and (for a file) renames into place.

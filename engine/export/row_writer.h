@@ -34,6 +34,11 @@ struct Table {
   // SQLite makes it the rowid (INTEGER PRIMARY KEY), so a lookup by it needs
   // no index and the value is not stored twice. "" = none.
   std::string key = {};
+  // Indexed integer columns whose values never decrease from one row to
+  // the next (the eid of mem and regs: rows come in EID order). SQLite's
+  // writer builds their indexes as the rows come, without sorting; a row
+  // that breaks the order is an error.
+  std::vector<std::string> in_row_order = {};
 };
 
 // Facts about the export, stored by SQLite in the table export_info.
@@ -52,7 +57,7 @@ class RowWriter {
   virtual void null() = 0;
   // Ends the row; an error (a failed write) stops the export.
   virtual Status end_row() = 0;
-  // Completes the output (rename into place, commit the transaction).
+  // Completes the output (indexes, header; rename into place).
   virtual Status finish(const ExportSummary& s) = 0;
 };
 

@@ -2,6 +2,7 @@
 #include <charconv>
 
 #include "engine/export/row_writer.h"
+#include "engine/export/sqlite_file_writer.h"
 
 namespace ttd::exporting {
 
@@ -118,7 +119,6 @@ class CsvWriter : public TextRowWriter {
 
 }  // namespace
 
-std::unique_ptr<RowWriter> make_sqlite_row_writer_at(const std::string& path, const std::string& temp, Error& err);
 
 bool parse_output_format(std::string_view s, OutputFormat& out) {
   if (s == "jsonl") return out = OutputFormat::Jsonl, true;
@@ -130,10 +130,7 @@ bool parse_output_format(std::string_view s, OutputFormat& out) {
 Result<std::unique_ptr<RowWriter>> make_row_writer(OutputFormat f, const std::string& path) {
   if (f == OutputFormat::Sqlite) {
     if (path.empty() || path == "-") return make_error("-o", "SQLite output needs a file (-o FILE), not stdout");
-    Error err;
-    auto w = make_sqlite_row_writer_at(path, temp_name_beside(path), err);
-    if (!w) return err;
-    return w;
+    return make_sqlite_file_writer(path);
   }
   auto out = OutputStream::open(path);
   if (!out) return out.error();

@@ -247,9 +247,9 @@ Table table_of(ExportWhat w) {
     case ExportWhat::Steps:
       return {"steps", {{"eid", U}, {"thread", U}, {"pid", U}, {"kind", T}, {"pc", U}, {"size", U}, {"attrs", T}}, {"pc"}, "eid"};
     case ExportWhat::Mem:
-      return {"mem", {{"eid", U}, {"thread", U}, {"pid", U}, {"op", T}, {"addr", U}, {"size", U}, {"value", T}}, {"eid", "addr"}};
+      return {"mem", {{"eid", U}, {"thread", U}, {"pid", U}, {"op", T}, {"addr", U}, {"size", U}, {"value", T}}, {"eid", "addr"}, "", {"eid"}};
     case ExportWhat::Regs:
-      return {"regs", {{"eid", U}, {"thread", U}, {"reg", T}, {"value", T}}, {"eid", "reg"}};
+      return {"regs", {{"eid", U}, {"thread", U}, {"reg", T}, {"value", T}}, {"eid", "reg"}, "", {"eid"}};
     case ExportWhat::Calls:
       return {"calls",
               {{"call", U}, {"thread", U}, {"depth", U}, {"function", U}, {"function_pc", U}, {"call_site", U},
