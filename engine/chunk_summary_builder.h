@@ -27,6 +27,11 @@ class ChunkSummaryBuilder {
   [[gnu::always_inline]] void write(uint64_t addr, uint64_t len) { access(slots_w_, coarse_w_, addr, len); }
   // Fills `out` with what was collected since the last take() and starts over.
   void take(ChunkSummary& out);
+  // Memory held, this object's included (a hand-off bound counts it).
+  size_t bytes() const {
+    return sizeof(*this) + pcs_.heap_bytes() + threads_.heap_bytes() + slots_r_.heap_bytes() +
+           slots_w_.heap_bytes() + coarse_r_.heap_bytes() + coarse_w_.heap_bytes();
+  }
 
  private:
   // Slots for short accesses, coarse pages for long ones.
