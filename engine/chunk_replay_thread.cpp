@@ -9,11 +9,11 @@ namespace ttd {
 
 namespace {
 constexpr size_t kWakeJobs = 8;     // chunks queued before the thread is woken
-// submit() waits beyond this many chunks or bytes of logs and streams.
-// Slack, so that neither thread waits for the other when the scheduler
-// runs one of them late (a loaded machine), with bounded memory.
+// submit() waits beyond this many chunks not yet done (and beyond
+// kMaxBytesInFlight). Slack, so that neither thread waits for the other
+// when the scheduler runs one of them late (a loaded machine), with
+// bounded memory.
 constexpr size_t kMaxQueued = 256;
-constexpr size_t kMaxQueuedBytes = size_t(32) << 20;
 constexpr size_t kMaxSpares = 16;  // spent log blocks and summary collectors kept for reuse, of each
 }  // namespace
 
@@ -32,15 +32,27 @@ bool ChunkReplayThread::start() {
   return started_;
 }
 
+size_t ChunkReplayThread::job_bytes(const Job& job) {
+  return sizeof(Job) + job.effects.capacity + job.stream.capacity + (job.summary ? job.summary->bytes() : 0) +
+         job.new_slots.capacity() * sizeof(ThreadSlot);
+}
+
+size_t ChunkReplayThread::bytes_in_flight() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return bytes_in_flight_;
+}
+
 void ChunkReplayThread::submit(Job&& job) {
+  job.bytes_counted = job_bytes(job);
   std::unique_lock<std::mutex> lock(mu_);
-  if (queue_.size() >= kMaxQueued || queued_bytes_ >= kMaxQueuedBytes) {
+  if (jobs_in_flight_ >= kMaxQueued || bytes_in_flight_ >= kMaxBytesInFlight) {
     submitter_waiting_ = true;
-    if (worker_waiting_) work_.notify_one();
-    drained_.wait(lock, [&] { return queue_.size() < kMaxQueued / 2 && queued_bytes_ < kMaxQueuedBytes / 2; });
+    if (worker_waiting_ && !queue_.empty()) work_.notify_one();
+    drained_.wait(lock, [&] { return jobs_in_flight_ < kMaxQueued / 2 && bytes_in_flight_ < kMaxBytesInFlight / 2; });
     submitter_waiting_ = false;
   }
-  queued_bytes_ += job.effects.size + job.stream.size;
+  ++jobs_in_flight_;
+  bytes_in_flight_ += job.bytes_counted;
   queue_.push_back(std::move(job));
   if (worker_waiting_ && queue_.size() >= kWakeJobs) work_.notify_one();
 }
@@ -55,29 +67,33 @@ void ChunkReplayThread::run() {
       worker_waiting_ = false;
       if (queue_.empty() && done_) return;
       batch.swap(queue_);
-      queued_bytes_ = 0;
-      if (submitter_waiting_) drained_.notify_one();
     }
     for (Job& j : batch) {
-      if (!error_.empty()) continue;  // the build has failed: drain without work
-      try {
-        replay(j);
-        if (error_.empty()) after_replay_(j);
-      } catch (const std::exception& e) {
-        error_ = std::string("replaying a chunk into the live state failed: ") + e.what();
+      if (error_.empty()) {  // after a failure: drain without work
+        try {
+          replay(j);
+          if (error_.empty()) after_replay_(j);
+        } catch (const std::exception& e) {
+          error_ = std::string("replaying a chunk into the live state failed: ") + e.what();
+        }
       }
-    }
-    {
+      j.stream = {};
       std::lock_guard<std::mutex> lock(mu_);
-      for (Job& j : batch) {
-        if (j.effects.bytes && spare_effects_.size() < kMaxSpares) spare_effects_.push_back(std::move(j.effects));
-        // A collector is reusable once its summary was taken (not after an error).
-        if (j.summary && error_.empty() && spare_summaries_.size() < kMaxSpares)
-          spare_summaries_.push_back(std::move(j.summary));
-      }
+      retire(j);
     }
     batch.clear();
   }
+}
+
+void ChunkReplayThread::retire(Job& j) {
+  if (j.effects.bytes && spare_effects_.size() < kMaxSpares) spare_effects_.push_back(std::move(j.effects));
+  // A collector is reusable once its summary was taken (not after an error).
+  if (j.summary && error_.empty() && spare_summaries_.size() < kMaxSpares)
+    spare_summaries_.push_back(std::move(j.summary));
+  --jobs_in_flight_;
+  bytes_in_flight_ -= j.bytes_counted;
+  if (submitter_waiting_ && jobs_in_flight_ < kMaxQueued / 2 && bytes_in_flight_ < kMaxBytesInFlight / 2)
+    drained_.notify_one();
 }
 
 std::unique_ptr<ChunkSummaryBuilder> ChunkReplayThread::spare_summary() {

@@ -8,9 +8,12 @@
 // chunk's keyframe in the one-thread build's order.
 //
 // Hand-offs go in batches (the thread is woken once per kWakeJobs chunks:
-// waking a sleeping thread costs tens of microseconds on a VM) and the
-// queue is bounded (submit() waits beyond 256 chunks or 32 MB of logs
-// and streams), so memory does not grow with the trace.
+// waking a sleeping thread costs tens of microseconds on a VM) and memory
+// is bounded: submit() waits while the jobs not yet done (queued or being
+// replayed) hold kMaxBytesInFlight bytes (logs, streams and summary
+// collectors; job_bytes()) or 256 chunks, so it does not grow with the
+// trace. Each job's bytes are released, and its log block and collector
+// offered for reuse, as soon as that job is done, not when its batch is.
 //
 // After start(), `live` and everything `after_replay` touches belong to
 // this thread until finish() returns. Exceptions stay inside: an exception
@@ -42,6 +45,7 @@ class ChunkReplayThread {
     std::vector<ThreadSlot> new_slots;   // threads added to the index's table since the last job
     std::unique_ptr<ChunkSummaryBuilder> summary;  // the closed chunk's, not yet taken
     bool opens_next = false;             // a chunk follows (its keyframe is due)
+    size_t bytes_counted = 0;            // job_bytes() when submitted; set by submit()
   };
   // Called on the thread after each job's effects are applied (the live
   // state is then at the next chunk's first step, if one follows).
@@ -66,9 +70,20 @@ class ChunkReplayThread {
   // error (empty if none); after an error later jobs are dropped.
   std::string finish();
 
+  // submit() waits while jobs not yet done hold this many bytes or more
+  // (until they hold less than half), or 256 chunks.
+  static constexpr size_t kMaxBytesInFlight = size_t(16) << 20;
+  // What a job holds in memory, as counted against kMaxBytesInFlight.
+  static size_t job_bytes(const Job& job);
+  // Bytes held by jobs submitted and not yet done. For tests.
+  size_t bytes_in_flight();
+
  private:
   void run();
   void replay(Job& job);
+  // With mu_ held: the job is done; releases its bytes and keeps its
+  // log block and collector for reuse.
+  void retire(Job& job);
 
   MachineState& live_;
   std::vector<ThreadSlot> slots_;  // the thread's copy of the index's thread table
@@ -79,7 +94,8 @@ class ChunkReplayThread {
   std::mutex mu_;
   std::condition_variable work_, drained_;
   std::deque<Job> queue_;  // guarded by mu_
-  size_t queued_bytes_ = 0;  // effect logs and streams in queue_; guarded by mu_
+  size_t jobs_in_flight_ = 0;   // submitted, not yet done; guarded by mu_
+  size_t bytes_in_flight_ = 0;  // their job_bytes(); guarded by mu_
   std::vector<ByteBlock> spare_effects_;  // guarded by mu_
   std::vector<std::unique_ptr<ChunkSummaryBuilder>> spare_summaries_;  // guarded by mu_
   bool done_ = false;      // guarded by mu_

@@ -27,14 +27,24 @@ class ChunkSummaryBuilder {
   [[gnu::always_inline]] void write(uint64_t addr, uint64_t len) { access(slots_w_, coarse_w_, addr, len); }
   // Fills `out` with what was collected since the last take() and starts over.
   void take(ChunkSummary& out);
+  // Memory held, this object's included (a hand-off bound counts it).
+  size_t bytes() const {
+    return sizeof(*this) + pcs_.heap_bytes() + threads_.heap_bytes() + slots_r_.heap_bytes() +
+           slots_w_.heap_bytes() + coarse_r_.heap_bytes() + coarse_w_.heap_bytes();
+  }
 
  private:
   // Slots for short accesses, coarse pages for long ones.
+  // An access within one slot (most are) is added here, inline: units()
+  // was a call per access (4 % of a loop build's reader thread).
   [[gnu::always_inline]] static void access(UniqueCollector& slots, UniqueCollector& coarse, uint64_t addr, uint64_t len) {
-    if (len > ChunkSummary::kLineAccessMax)
+    if (len > ChunkSummary::kLineAccessMax) {
       units(coarse, addr, len, kPageShift);
-    else
+    } else if (len != 0 && addr >> ChunkSummary::kSlotShift == (addr + len - 1) >> ChunkSummary::kSlotShift) {
+      slots.add(addr >> ChunkSummary::kSlotShift);
+    } else {
       units(slots, addr, len, ChunkSummary::kSlotShift);
+    }
   }
   // Adds the numbers of the 2^shift-byte units [addr, addr+len) touches.
   static void units(UniqueCollector& c, uint64_t addr, uint64_t len, uint64_t shift) {

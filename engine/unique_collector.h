@@ -33,6 +33,8 @@ class UniqueCollector {
     values_.clear();
     return out;
   }
+  // Heap bytes held beyond sizeof(UniqueCollector).
+  size_t heap_bytes() const { return values_.capacity() * sizeof(uint64_t); }
 
  private:
   static constexpr uint64_t kEmpty = ~0ull;
