@@ -37,6 +37,7 @@ Status GuestMemory::map(uint64_t addr, uint64_t size, uint8_t prot, std::string 
   if (size == 0) return {};
   if (auto st = unmap(addr, size); !st) return st;
   if (auto st = uc_status(uc_mem_map(uc_, addr, size, prot), "cannot map", addr, size); !st) return st;
+  if (!first_mapped_) first_mapped_ = addr;
   regions_.map({addr, size, prot, std::move(name)});
   return {};
 }

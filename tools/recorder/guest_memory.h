@@ -43,11 +43,16 @@ class GuestMemory {
   bool write(uint64_t addr, std::span<const uint8_t> bytes);
 
   const MemoryRegions& regions() const { return regions_; }
+  // Start of the first range ever mapped: Unicorn gave it RAM offset 0
+  // (offsets follow the order of uc_mem_map calls; process_loader.cpp maps
+  // the stack first for that reason). Empty before any mapping.
+  std::optional<uint64_t> first_mapped() const { return first_mapped_; }
 
  private:
   uc_engine* uc_;
   uint64_t page_;
   MemoryRegions regions_;
+  std::optional<uint64_t> first_mapped_;
 };
 
 }  // namespace ttd::rec

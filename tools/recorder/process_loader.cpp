@@ -72,6 +72,15 @@ Result<LoadedProcess> load_process(uc_engine* uc, GuestMemory& mem, const GuestA
                                    const ElfImage& elf, const std::vector<std::string>& argv,
                                    const std::vector<std::string>& env, const std::string& exe_path,
                                    const std::string& sysroot) {
+  // The stack is mapped first, before any code: Unicorn 2.0.1 sends every
+  // guest store through notdirty_write (docs/performance.md, "Recorder
+  // speed, session 13"), which is cheaper when the store's page shares no
+  // 4 MiB window of Unicorn's RAM offsets with translated code (no PageDesc
+  // there). RAM offsets follow the order of uc_mem_map calls, so the stack
+  // mapped first fills offsets [0, 8 MiB) on its own. Addresses, and so
+  // the trace, do not depend on this order.
+  const uint64_t top = arch.stack_top();
+  if (auto st = mem.map(top - kStackSize, kStackSize, kProtRead | kProtWrite, "[stack]"); !st) return st.error();
   if (auto st = map_segments(mem, elf); !st) return st.error();
   std::optional<ElfImage> interp;
   if (!elf.interp.empty()) {
@@ -100,10 +109,8 @@ Result<LoadedProcess> load_process(uc_engine* uc, GuestMemory& mem, const GuestA
   // derived from them, and a trace should not change between recordings.
   for (int i = 0; i < 16; ++i) aux.random[i] = uint8_t(0x5a ^ (i * 29));
 
-  uint64_t top = arch.stack_top();
   InitialStack stack = build_initial_stack(top, argv, env, aux);
   if (stack.bytes.size() > kStackSize / 2) return make_error("record", "arguments and environment are too large");
-  if (auto st = mem.map(top - kStackSize, kStackSize, kProtRead | kProtWrite, "[stack]"); !st) return st.error();
   if (!mem.write(stack.sp, stack.bytes)) return make_error("record", "cannot write the initial stack");
 
   const ArchDesc& desc = arch_desc(arch.id());

@@ -38,6 +38,13 @@ Status RegisterTracker::init(uc_engine* uc, const ArchDesc& arch, const GuestArc
   }
   // 8 bytes of slack: compare_value loads 8 bytes for any register up to 8 wide.
   shadow_.assign(offset + 8, 0);
+  all_rows_.resize(regs_.size());
+  all_ptrs_.resize(regs_.size());
+  all_ids_.resize(regs_.size());
+  for (size_t s = 0; s < regs_.size(); ++s) {
+    all_ptrs_[s] = all_rows_[s].bytes;
+    all_ids_[s] = regs_[s].uc_id;
+  }
   if (cs_open(cs_arch(arch.cs_arch), cs_mode(arch.cs_mode), &cs_) != CS_ERR_OK)
     return make_error("record", "cannot open Capstone for " + arch.name);
   cs_option(cs_, CS_OPT_DETAIL, CS_OPT_ON);
@@ -52,12 +59,25 @@ void RegisterTracker::load_all() {
   }
 }
 
+void RegisterTracker::read_all() {
+  for (size_t s = 0; s < regs_.size(); ++s) clear_row(all_rows_[s].bytes, uint16_t(s));
+  // Each register was readable on its own (init()); a batch reads them in
+  // the same order with the same code, so a failure here is not expected,
+  // and the one-by-one reads stay as the fallback.
+  if (read_batch_(uc_, all_ids_.data(), all_ptrs_.data(), int(regs_.size())) == UC_ERR_OK) return;
+  for (size_t s = 0; s < regs_.size(); ++s) {
+    clear_row(all_rows_[s].bytes, uint16_t(s));
+    uc_reg_read(uc_, regs_[s].uc_id, all_rows_[s].bytes);
+  }
+}
+
 uint64_t RegisterTracker::diff_all(InsnInfo* info, const Emit& emit) {
   uint64_t misses = 0;
   auto note = [&](uint16_t index, std::span<const uint8_t> v) { emit(index, v); };
+  read_all();
   for (uint16_t s = 0; s < regs_.size(); ++s) {
-    if (!compare_slot(s, note) || !info || info->compare_all) continue;
-    if (std::find(info->slots.begin(), info->slots.end(), s) != info->slots.end()) continue;
+    if (!compare_value(s, all_rows_[s].bytes, note) || !info || info->compare_all) continue;
+    if (info->slots.contains(s)) continue;
     // Not predicted: remember it for this pc from now on.
     add_slot(*info, s);
     if (info->learned) ++misses;
@@ -65,7 +85,7 @@ uint64_t RegisterTracker::diff_all(InsnInfo* info, const Emit& emit) {
   return misses;
 }
 
-InsnInfo& RegisterTracker::lookup_slow(uint64_t pc, uint32_t size, Front& f) {
+InsnInfo& RegisterTracker::lookup_slow(uint64_t pc, uint32_t size, InsnInfo*& f) {
   auto& slot = cache_[pc];
   if (!slot) {
     slot = std::make_unique<InsnInfo>();
@@ -73,8 +93,7 @@ InsnInfo& RegisterTracker::lookup_slow(uint64_t pc, uint32_t size, Front& f) {
     decode(*slot, size);
     code_pages_.insert(pc >> kPageShift);
   }
-  f.pc = pc;
-  f.info = slot.get();
+  f = slot.get();
   return *slot;
 }
 
@@ -108,15 +127,14 @@ void RegisterTracker::decode(InsnInfo& info, uint32_t size) {
   for (const auto& n : names) {
     auto it = slot_by_name_.find(n);
     if (it == slot_by_name_.end()) continue;  // pc, zero registers, untracked
-    if (std::find(info.slots.begin(), info.slots.end(), it->second) == info.slots.end())
-      add_slot(info, it->second);
+    if (!info.slots.contains(it->second)) add_slot(info, it->second);
   }
 }
 
 void RegisterTracker::invalidate_cache() {
   cache_.clear();
   code_pages_.clear();
-  std::fill(front_.begin(), front_.end(), Front{});
+  std::fill(front_.begin(), front_.end(), nullptr);
 }
 
 void RegisterTracker::invalidate(uint64_t begin, uint64_t end) {
@@ -127,8 +145,8 @@ void RegisterTracker::invalidate(uint64_t begin, uint64_t end) {
   auto page = code_pages_.lower_bound(first_page);
   if (page == code_pages_.end() || *page > last_page) return;  // no decoded code there
   code_pages_.erase(page, code_pages_.upper_bound(last_page));
-  for (Front& f : front_)
-    if (f.pc >= begin && f.pc < end) f = Front{};
+  for (InsnInfo*& f : front_)
+    if (f && f->pc >= begin && f->pc < end) f = nullptr;
   for (auto it = cache_.begin(); it != cache_.end();) {
     if (it->first >= begin && it->first < end) {
       it = cache_.erase(it);

@@ -34,16 +34,61 @@ struct TrackedReg {
   uint32_t offset = 0;  // into the shadow
 };
 
-struct InsnInfo {
+// The registers an instruction may write (slots into RegisterTracker::regs(),
+// in the order they were found) with their Unicorn ids, for one
+// uc_reg_read_batch per step. Most instructions write one to three
+// registers: up to kInline live inside the InsnInfo, so a step reads one
+// cache line for its whole entry (a heap vector each for slots and ids
+// was two more cache misses a step on python3's and sqlite3's large
+// code); longer sets (cpuid, xrstor, syscall ...) move to the heap.
+class SlotSet {
+ public:
+  static constexpr size_t kInline = 6;
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  const uint16_t* begin() const { return heap_ ? heap_->slots.data() : slots_; }
+  const uint16_t* end() const { return begin() + n_; }
+  uint16_t operator[](size_t i) const { return begin()[i]; }
+  const int* uc_ids() const { return heap_ ? heap_->ids.data() : ids_; }
+  bool contains(uint16_t slot) const {
+    for (uint16_t s : *this)
+      if (s == slot) return true;
+    return false;
+  }
+  void push_back(uint16_t slot, int uc_id) {
+    if (!heap_ && n_ < kInline) {
+      slots_[n_] = slot;
+      ids_[n_] = uc_id;
+    } else {
+      if (!heap_) heap_ = std::make_unique<Heap>(Heap{{slots_, slots_ + n_}, {ids_, ids_ + n_}});
+      heap_->slots.push_back(slot);
+      heap_->ids.push_back(uc_id);
+    }
+    ++n_;
+  }
+
+ private:
+  struct Heap {
+    std::vector<uint16_t> slots;
+    std::vector<int> ids;
+  };
+  uint16_t n_ = 0;
+  uint16_t slots_[kInline] = {};
+  int ids_[kInline] = {};
+  std::unique_ptr<Heap> heap_;
+};
+
+// One decoded instruction: 64 bytes, one cache line (see SlotSet).
+struct alignas(64) InsnInfo {
   uint64_t pc = 0;
   bool learned = false;         // first execution (full compare) done
   bool compare_all = false;     // Capstone could not decode it: compare everything
-  std::vector<uint16_t> slots;  // into RegisterTracker::regs()
-  std::vector<int> uc_ids;      // the slots' Unicorn ids, for one uc_reg_read_batch per step
-  SseNanOp sse;                 // x86-64 SSE arithmetic whose NaN result is corrected
   bool x87_env_store = false;   // fnsave / fnstenv: image corrected (x87_image_fixup.h)
   uint8_t tsc = 0;              // 1 rdtsc, 2 rdtscp: the result is made virtual (recording_session.cpp)
+  SseNanOp sse;                 // x86-64 SSE arithmetic whose NaN result is corrected
+  SlotSet slots;
 };
+static_assert(sizeof(InsnInfo) == 64, "InsnInfo is meant to fill one cache line");
 
 class RegisterTracker {
  public:
@@ -73,8 +118,8 @@ class RegisterTracker {
 
   // The cached entry for the instruction at pc (decoded on first sight).
   InsnInfo& lookup(uint64_t pc, uint32_t size) {
-    Front& f = front_[(pc >> 1) & (kFrontSize - 1)];
-    if (f.pc == pc && f.info) return *f.info;
+    InsnInfo*& f = front_[(pc >> 1) & (kFrontSize - 1)];
+    if (f && f->pc == pc) return *f;
     return lookup_slow(pc, size, f);
   }
 
@@ -90,9 +135,10 @@ class RegisterTracker {
     }
     // One call into Unicorn for all of them (each uc_reg_read is two calls
     // and a dispatch of its own).
-    for (size_t i = 0; i < n; ++i) clear_row(batch_[i].bytes, info.slots[i]);
-    read_batch_(uc_, info.uc_ids.data(), batch_ptrs_, int(n));
-    for (size_t i = 0; i < n; ++i) compare_value(info.slots[i], batch_[i].bytes, emit);
+    const uint16_t* slots = info.slots.begin();  // inline or heap: asked once
+    for (size_t i = 0; i < n; ++i) clear_row(batch_[i].bytes, slots[i]);
+    read_batch_(uc_, const_cast<int*>(info.slots.uc_ids()), batch_ptrs_, int(n));
+    for (size_t i = 0; i < n; ++i) compare_value(slots[i], batch_[i].bytes, emit);
   }
   // Compares every register; returns how many changed registers were not
   // in `info`'s set (0 when the fast path would have been exact).
@@ -108,13 +154,12 @@ class RegisterTracker {
  private:
   // Direct-mapped in front of cache_: a large interpreter's working set
   // (python3, sqlite3) thrashed 16 Ki entries, and the hash map behind
-  // them cost more than any other part of the hooks. 256 Ki entries, 4 MiB.
-  static constexpr size_t kFrontSize = 1 << 18;
+  // them cost more than any other part of the hooks. An entry is only the
+  // pointer (the pc is in the InsnInfo, which a hit reads anyway): 512 Ki
+  // entries in 4 MiB, pcs alias 1 MiB apart (python3's interpreter alone
+  // is 3 MiB of code).
+  static constexpr size_t kFrontSize = 1 << 19;
   static constexpr unsigned kPageShift = 12;
-  struct Front {
-    uint64_t pc = ~0ull;
-    InsnInfo* info = nullptr;
-  };
 
   // Every read of a register lands in a row of this many bytes.
   static constexpr size_t kRowBytes = 64;
@@ -162,16 +207,17 @@ class RegisterTracker {
   static void store_low(uint8_t* p, uint64_t v, uint16_t n) {
     for (uint16_t i = 0; i < n; ++i) p[i] = uint8_t(v >> (8 * i));
   }
-  void add_slot(InsnInfo& info, uint16_t s) {
-    info.slots.push_back(s);
-    info.uc_ids.push_back(regs_[s].uc_id);
-  }
+  void add_slot(InsnInfo& info, uint16_t s) { info.slots.push_back(s, regs_[s].uc_id); }
+  // Reads every tracked register with one uc_reg_read_batch into all_rows_
+  // (diff_all: a pc's first execution and every syscall; one uc_reg_read
+  // per register was ~110 instructions each, 60 registers a call).
+  void read_all();
   template <class F>
   void learn(InsnInfo& info, F& emit) {
     diff_all(&info, Emit(std::ref(emit)));
     info.learned = true;
   }
-  InsnInfo& lookup_slow(uint64_t pc, uint32_t size, Front& f);
+  InsnInfo& lookup_slow(uint64_t pc, uint32_t size, InsnInfo*& f);
   void decode(InsnInfo& info, uint32_t size);
 
   uc_engine* uc_ = nullptr;
@@ -183,7 +229,7 @@ class RegisterTracker {
   std::unordered_map<std::string, uint16_t> slot_by_name_;
   std::unordered_map<uint64_t, std::unique_ptr<InsnInfo>> cache_;
   std::set<uint64_t> code_pages_;  // pages (pc >> kPageShift) holding an entry of cache_
-  std::vector<Front> front_ = std::vector<Front>(kFrontSize);
+  std::vector<InsnInfo*> front_ = std::vector<InsnInfo*>(kFrontSize, nullptr);
   // diff()'s batch: where uc_reg_read_batch stores each register.
   static constexpr size_t kMaxBatch = 32;
   struct alignas(16) BatchRow {
@@ -191,6 +237,10 @@ class RegisterTracker {
   };
   BatchRow batch_[kMaxBatch];
   void* batch_ptrs_[kMaxBatch];
+  // read_all()'s rows, one per tracked register (init()).
+  std::vector<BatchRow> all_rows_;
+  std::vector<void*> all_ptrs_;
+  std::vector<int> all_ids_;
   // Unicorn's own uc_reg_read_batch (init()): ttd's forwarding definition
   // of it (state/unicorn_library.cpp) cost ~40 instructions a call, and
   // diff() calls it once per step.
