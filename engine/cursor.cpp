@@ -34,14 +34,25 @@ struct Cursor::Impl {
   void start_stream();
 };
 
-Cursor::Cursor(std::shared_ptr<const Trace> trace, PageLoading loading) : trace_(std::move(trace)), impl_(new Impl) {
+Cursor::Cursor(std::shared_ptr<const Trace> trace, PageLoading loading, Unpositioned)
+    : trace_(std::move(trace)), impl_(new Impl) {
   impl_->loading = loading;
   impl_->index = &trace_->index();
   impl_->pages = &trace_->pages();
   impl_->arch = &trace_->arch();
   state_ = MachineState(trace_->arch());
+}
+
+Cursor::Cursor(std::shared_ptr<const Trace> trace, PageLoading loading)
+    : Cursor(std::move(trace), loading, Unpositioned{}) {
   Status s = seek(0);
   (void)s;  // an empty or corrupt trace leaves an empty state; seek reports later
+}
+
+Result<Cursor> Cursor::at(std::shared_ptr<const Trace> trace, uint64_t eid, PageLoading loading) {
+  Cursor c(std::move(trace), loading, Unpositioned{});
+  if (Status s = c.seek(eid); !s) return s.error();
+  return c;
 }
 Cursor::~Cursor() = default;
 Cursor::Cursor(Cursor&&) noexcept = default;
