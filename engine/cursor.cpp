@@ -97,29 +97,38 @@ Status Cursor::replay_to(uint64_t target) {
   Impl& I = *impl_;
   const IndexFile& idx = *I.index;
   const auto& slots = idx.thread_slots();
-  // Register writes wait in the decoder (StepDecoder::defer_registers);
-  // they reach the state on every way out, the error paths included.
+  // Register writes wait in the decoder (StepDecoder::defer_registers),
+  // the pcs in the applier (StateApplier::defer_pcs); they reach the state
+  // on every way out, the error paths included.
   struct Flush {
     Impl& I;
     ~Flush() {
       if (I.dec && I.applier) I.dec->flush_registers(*I.applier);
+      if (I.applier) I.applier->flush_pcs();
     }
   } flush{I};
-  // The chunk's end, without a table look-up per step.
-  uint64_t chunk_end = std::min<uint64_t>(uint64_t(I.chunk + 1) * idx.chunk_steps(), idx.meta().step_count);
   while (eid_ < target) {
-    // Apply the pending step. Its pc is set before its effects only when
-    // the step has no size: otherwise end_step() sets it after them, and
-    // nothing between reads it (the effects may only overwrite it).
-    const DecodedStep& s = I.pending;
-    if (s.size == 0) I.applier->begin_step(s.tidx, s.pc, s.size);
-    if (!I.dec->effects(s, *I.applier, slots[s.tidx].pid)) return corrupt(*trace_, I.chunk);
-    I.applier->end_step(s.tidx, s.pc, s.size);
-    I.last_tidx = s.tidx;
-    I.any_applied = true;
-    ++eid_;
-    I.has_pending = false;
+    // The chunk's end, without a table look-up per step.
+    const uint64_t chunk_end = std::min<uint64_t>(uint64_t(I.chunk + 1) * idx.chunk_steps(), idx.meta().step_count);
+    const uint64_t until = std::min(target, chunk_end);
+    // Past the last step of the trace's last chunk there is no header to read.
+    const bool read_after_last = until < chunk_end;
+    StepDecoder::ReplayDone done;
+    const bool ok = until > eid_ && I.dec->replay(I.pending, until - eid_, read_after_last, *I.applier, slots, done);
+    eid_ += done.steps;
+    if (done.steps) {
+      I.last_tidx = done.last_tidx;
+      I.any_applied = true;
+    }
+    if (!ok) {
+      // The decoder stopped mid-chunk: the next seek starts from a keyframe.
+      Error e = corrupt(*trace_, I.chunk);
+      I.has_pending = false;
+      I.chunk = SIZE_MAX;
+      return e;
+    }
     if (eid_ == chunk_end) {
+      I.has_pending = false;
       if (I.chunk + 1 >= idx.chunk_count()) break;  // end of trace
       // Continue into the next chunk with the same state (the decoder
       // starts over: chunk encodings are self-contained).
@@ -129,9 +138,8 @@ Status Cursor::replay_to(uint64_t target) {
       if (!idx.read_blob(idx.chunk(I.chunk).stream, I.buf)) return corrupt(*trace_, I.chunk);
       I.buf_chunk = I.chunk;
       I.start_stream();
-      chunk_end = std::min<uint64_t>(uint64_t(I.chunk + 1) * idx.chunk_steps(), idx.meta().step_count);
+      if (!(I.has_pending = I.dec->next(I.pending)) || I.pending.tidx >= slots.size()) return corrupt(*trace_, I.chunk);
     }
-    if (!(I.has_pending = I.dec->next(I.pending)) || I.pending.tidx >= slots.size()) return corrupt(*trace_, I.chunk);
   }
   return {};
 }
@@ -179,6 +187,7 @@ Status Cursor::seek(uint64_t target) {
     I.chunk = c;
     I.start_stream();
     I.applier = std::make_unique<StateApplier>(state_, slots);
+    I.applier->defer_pcs();
     eid_ = ch.first_eid;
     I.has_pending = false;
     I.any_applied = false;
