@@ -55,7 +55,15 @@ Result<Cursor> Cursor::at(std::shared_ptr<const Trace> trace, uint64_t eid, Page
   return c;
 }
 Cursor::~Cursor() = default;
-Cursor::Cursor(Cursor&&) noexcept = default;
+// Not defaulted: the applier writes into the state it was made for, which
+// is this object's member; a moved cursor makes it again for its own.
+Cursor::Cursor(Cursor&& o) noexcept
+    : trace_(std::move(o.trace_)), eid_(o.eid_), state_(std::move(o.state_)), impl_(std::move(o.impl_)) {
+  if (impl_ && impl_->applier) {
+    impl_->applier = std::make_unique<StateApplier>(state_, impl_->index->thread_slots());
+    impl_->applier->defer_pcs();
+  }
+}
 
 uint64_t Cursor::current_tid() const {
   const auto& slots = impl_->index->thread_slots();
