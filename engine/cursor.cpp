@@ -34,17 +34,36 @@ struct Cursor::Impl {
   void start_stream();
 };
 
-Cursor::Cursor(std::shared_ptr<const Trace> trace, PageLoading loading) : trace_(std::move(trace)), impl_(new Impl) {
+Cursor::Cursor(std::shared_ptr<const Trace> trace, PageLoading loading, Unpositioned)
+    : trace_(std::move(trace)), impl_(new Impl) {
   impl_->loading = loading;
   impl_->index = &trace_->index();
   impl_->pages = &trace_->pages();
   impl_->arch = &trace_->arch();
   state_ = MachineState(trace_->arch());
+}
+
+Cursor::Cursor(std::shared_ptr<const Trace> trace, PageLoading loading)
+    : Cursor(std::move(trace), loading, Unpositioned{}) {
   Status s = seek(0);
   (void)s;  // an empty or corrupt trace leaves an empty state; seek reports later
 }
+
+Result<Cursor> Cursor::at(std::shared_ptr<const Trace> trace, uint64_t eid, PageLoading loading) {
+  Cursor c(std::move(trace), loading, Unpositioned{});
+  if (Status s = c.seek(eid); !s) return s.error();
+  return c;
+}
 Cursor::~Cursor() = default;
-Cursor::Cursor(Cursor&&) noexcept = default;
+// Not defaulted: the applier writes into the state it was made for, which
+// is this object's member; a moved cursor makes it again for its own.
+Cursor::Cursor(Cursor&& o) noexcept
+    : trace_(std::move(o.trace_)), eid_(o.eid_), state_(std::move(o.state_)), impl_(std::move(o.impl_)) {
+  if (impl_ && impl_->applier) {
+    impl_->applier = std::make_unique<StateApplier>(state_, impl_->index->thread_slots());
+    impl_->applier->defer_pcs();
+  }
+}
 
 uint64_t Cursor::current_tid() const {
   const auto& slots = impl_->index->thread_slots();
@@ -86,29 +105,38 @@ Status Cursor::replay_to(uint64_t target) {
   Impl& I = *impl_;
   const IndexFile& idx = *I.index;
   const auto& slots = idx.thread_slots();
-  // Register writes wait in the decoder (StepDecoder::defer_registers);
-  // they reach the state on every way out, the error paths included.
+  // Register writes wait in the decoder (StepDecoder::defer_registers),
+  // the pcs in the applier (StateApplier::defer_pcs); they reach the state
+  // on every way out, the error paths included.
   struct Flush {
     Impl& I;
     ~Flush() {
       if (I.dec && I.applier) I.dec->flush_registers(*I.applier);
+      if (I.applier) I.applier->flush_pcs();
     }
   } flush{I};
-  // The chunk's end, without a table look-up per step.
-  uint64_t chunk_end = std::min<uint64_t>(uint64_t(I.chunk + 1) * idx.chunk_steps(), idx.meta().step_count);
   while (eid_ < target) {
-    // Apply the pending step. Its pc is set before its effects only when
-    // the step has no size: otherwise end_step() sets it after them, and
-    // nothing between reads it (the effects may only overwrite it).
-    const DecodedStep& s = I.pending;
-    if (s.size == 0) I.applier->begin_step(s.tidx, s.pc, s.size);
-    if (!I.dec->effects(s, *I.applier, slots[s.tidx].pid)) return corrupt(*trace_, I.chunk);
-    I.applier->end_step(s.tidx, s.pc, s.size);
-    I.last_tidx = s.tidx;
-    I.any_applied = true;
-    ++eid_;
-    I.has_pending = false;
+    // The chunk's end, without a table look-up per step.
+    const uint64_t chunk_end = std::min<uint64_t>(uint64_t(I.chunk + 1) * idx.chunk_steps(), idx.meta().step_count);
+    const uint64_t until = std::min(target, chunk_end);
+    // Past the last step of the trace's last chunk there is no header to read.
+    const bool read_after_last = until < chunk_end;
+    StepDecoder::ReplayDone done;
+    const bool ok = until > eid_ && I.dec->replay(I.pending, until - eid_, read_after_last, *I.applier, slots, done);
+    eid_ += done.steps;
+    if (done.steps) {
+      I.last_tidx = done.last_tidx;
+      I.any_applied = true;
+    }
+    if (!ok) {
+      // The decoder stopped mid-chunk: the next seek starts from a keyframe.
+      Error e = corrupt(*trace_, I.chunk);
+      I.has_pending = false;
+      I.chunk = SIZE_MAX;
+      return e;
+    }
     if (eid_ == chunk_end) {
+      I.has_pending = false;
       if (I.chunk + 1 >= idx.chunk_count()) break;  // end of trace
       // Continue into the next chunk with the same state (the decoder
       // starts over: chunk encodings are self-contained).
@@ -118,9 +146,8 @@ Status Cursor::replay_to(uint64_t target) {
       if (!idx.read_blob(idx.chunk(I.chunk).stream, I.buf)) return corrupt(*trace_, I.chunk);
       I.buf_chunk = I.chunk;
       I.start_stream();
-      chunk_end = std::min<uint64_t>(uint64_t(I.chunk + 1) * idx.chunk_steps(), idx.meta().step_count);
+      if (!(I.has_pending = I.dec->next(I.pending)) || I.pending.tidx >= slots.size()) return corrupt(*trace_, I.chunk);
     }
-    if (!(I.has_pending = I.dec->next(I.pending)) || I.pending.tidx >= slots.size()) return corrupt(*trace_, I.chunk);
   }
   return {};
 }
@@ -168,6 +195,7 @@ Status Cursor::seek(uint64_t target) {
     I.chunk = c;
     I.start_stream();
     I.applier = std::make_unique<StateApplier>(state_, slots);
+    I.applier->defer_pcs();
     eid_ = ch.first_eid;
     I.has_pending = false;
     I.any_applied = false;

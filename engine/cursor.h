@@ -30,6 +30,10 @@ class Cursor {
   static constexpr size_t kMaxResidentPages = 16384;
 
   explicit Cursor(std::shared_ptr<const Trace> trace, PageLoading loading = PageLoading::Lazy);
+  // A cursor at eid, without the seek to 0 the constructor makes (a
+  // one-shot query reads no keyframe, stream or chunk-table group it does
+  // not need). Errors as seek()'s.
+  static Result<Cursor> at(std::shared_ptr<const Trace> trace, uint64_t eid, PageLoading loading = PageLoading::Lazy);
   ~Cursor();
   Cursor(Cursor&&) noexcept;
 
@@ -55,6 +59,8 @@ class Cursor {
 
  private:
   struct Impl;
+  struct Unpositioned {};
+  Cursor(std::shared_ptr<const Trace> trace, PageLoading loading, Unpositioned);
   // Applies the pending step and those after it until eid() == target
   // (within reach: the chunk at hand, then the next ones).
   Status replay_to(uint64_t target);

@@ -9,6 +9,7 @@
 
 #include "engine/index_builder_impl.h"
 #include "engine/index_temp_files.h"
+#include "engine/mapped_files_at_build.h"
 
 namespace ttd {
 
@@ -30,6 +31,7 @@ Result<std::unique_ptr<IndexFile>> IndexBuilder::finish(std::chrono::steady_cloc
     I.chunks[i].stream = refs[I.chunk_tickets[i].stream];
     I.chunks[i].keyframe = refs[I.chunk_tickets[i].keyframe];
   }
+  I.meta.mapped_files = mapped_files_at_build(I.out, I.tmp_fd, I.chunks, I.meta.info.arch);
 
   std::vector<BlobRef> page_refs, segment_refs, summary_refs;  // by page, segment and summary group id
   for (uint64_t t : I.pages.tickets()) page_refs.push_back(refs[t]);

@@ -6,7 +6,9 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,10 @@ struct IndexMeta {
   uint64_t step_count = 0;
   uint64_t unique_pages = 0;
   double build_seconds = 0;
+  // Files the trace maps (engine/mapped_files.h), as the builder sampled
+  // them; nullopt in an index without the table (the JSON key is
+  // optional): then the symbolizer samples the keyframes itself.
+  std::optional<std::map<std::string, uint64_t>> mapped_files;
 };
 
 class IndexFile {

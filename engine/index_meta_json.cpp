@@ -26,6 +26,10 @@ std::string meta_to_json(const IndexMeta& m) {
   j["step_count"] = m.step_count;
   j["unique_pages"] = m.unique_pages;
   j["build_seconds"] = m.build_seconds;
+  if (m.mapped_files) {
+    j["mapped_files"] = json::array();
+    for (auto& [path, start] : *m.mapped_files) j["mapped_files"].push_back({path, start});
+  }
   // Text is valid UTF-8 already (IndexBuilder, engine/trace_text.h);
   // `replace` keeps a string that slipped past it from throwing here.
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -58,7 +62,21 @@ bool meta_from_json(const std::string& text, IndexMeta& m) {
   } catch (const json::exception&) {
     return false;  // contained here: malformed metadata means "rebuild"
   }
+  m.mapped_files = mapped_files_from_json(j);
   return true;
+}
+
+std::optional<std::map<std::string, uint64_t>> mapped_files_from_json(const nlohmann::json& j) {
+  auto it = j.find("mapped_files");
+  if (it == j.end() || !it->is_array()) return std::nullopt;
+  std::map<std::string, uint64_t> out;
+  for (const json& e : *it) {
+    // [absolute path, lowest start]: what discovery records, nothing else.
+    if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_number_unsigned()) return std::nullopt;
+    const std::string& path = e[0].get_ref<const std::string&>();
+    if (path.empty() || path[0] != '/' || !out.emplace(path, e[1].get<uint64_t>()).second) return std::nullopt;
+  }
+  return out;
 }
 
 }  // namespace ttd

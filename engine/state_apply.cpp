@@ -17,19 +17,34 @@ ProcessState& StateApplier::other_process(uint64_t pid) {
   return *last_process_;
 }
 
-void StateApplier::begin_step(uint32_t tidx, uint64_t pc, uint32_t size) {
+uint64_t& StateApplier::other_due_pc(ThreadState& t) {
+  size_t i = 0;
+  while (i < due_pcs_.size() && due_pcs_[i].first != &t) ++i;
+  if (i == due_pcs_.size()) due_pcs_.emplace_back(&t, 0);
+  due_at_ = i;
+  return due_pcs_[i].second;
+}
+
+void StateApplier::drop_due_pc(ThreadState& t) {
+  for (size_t i = 0; i < due_pcs_.size(); ++i)
+    if (due_pcs_[i].first == &t) {
+      due_pcs_.erase(due_pcs_.begin() + ptrdiff_t(i));
+      due_at_ = SIZE_MAX;
+      return;
+    }
+}
+
+void StateApplier::flush_pcs() {
+  for (const auto& [t, pc] : due_pcs_) t->regs.set_u64(pc_index_, pc);
+  due_pcs_.clear();
+  due_at_ = SIZE_MAX;
+}
+
+void StateApplier::reg_unknown(uint32_t tidx, uint16_t reg) {
   ThreadState& t = thread(tidx);
-  t.regs.set_u64(st_.arch().pc_index, pc);
+  if (reg == pc_index_ && defer_pcs_) drop_due_pc(t);
+  t.regs.invalidate(reg);
 }
-
-void StateApplier::end_step(uint32_t tidx, uint64_t pc, uint32_t size) {
-  if (size == 0) return;
-  thread(tidx).regs.set_u64(st_.arch().pc_index, pc + size);
-}
-
-void StateApplier::position(uint32_t tidx, uint64_t pc) { thread(tidx).regs.set_u64(st_.arch().pc_index, pc); }
-
-void StateApplier::reg_unknown(uint32_t tidx, uint16_t reg) { thread(tidx).regs.invalidate(reg); }
 
 void StateApplier::mem_unknown(uint64_t pid, uint64_t addr, uint64_t size) {
   process(pid).memory.invalidate(addr, size);

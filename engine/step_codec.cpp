@@ -1,4 +1,5 @@
 #include "engine/step_codec.h"
+#include "engine/state_apply.h"
 #include "state/target_value.h"
 
 #include <algorithm>
@@ -295,7 +296,59 @@ bool StepDecoder::next(DecodedStep& s) {
   return true;
 }
 
-bool StepDecoder::effects(const DecodedStep& s, EffectVisitor& v, uint64_t step_pid) {
+// A register of at most 8 bytes: its delta from the register's last value.
+template <class V>
+[[gnu::always_inline]] inline void StepDecoder::reg_delta(ByteReader& r, uint32_t tidx, uint16_t reg, V& v, bool from_prior) {
+  const uint32_t size = arch_->regs[reg].bytes();
+  uint64_t& last = history_.slot(tidx, reg);
+  RegisterHistory::note(last, (from_prior ? (&last)[RegisterHistory::kPrior] : last) + uint64_t(r.svar()));
+  if (defer_ && reg != immediate_reg_ && reg < 256) [[likely]] {
+    deferred_mask(tidx)[reg >> 6] |= 1ull << (reg & 63);
+    return;
+  }
+  uint8_t value[8];
+  u64_to_value(*arch_, last, value, size);
+  v.reg(tidx, reg, value, size);
+}
+
+// One memory access whose tag (kAccessTag and up) has been read.
+template <class V>
+[[gnu::always_inline]] inline bool StepDecoder::access(uint8_t tag, ByteReader& r, V& v, uint64_t pid) {
+  const uint32_t x = tag - kAccessTag, kind = x >> 4, code = (x >> 2) & 3u, slot = x & 3u;
+  if (kind >= kAccKinds) return false;
+  const uint64_t zz = r.var();
+  const uint64_t addr = ends_.end(slot) + uint64_t(unzigzag(zz));
+  const uint64_t size = code ? kAccessCodeSize[code] : r.var();
+  if (!r.ok()) return false;
+  ends_.update(slot, zz, addr + size);
+  switch (kind) {
+    case kAccWrite: {
+      const uint8_t* p = r.take(size);
+      if (!p) return false;
+      v.mem_write(pid, addr, p, size);
+      return true;
+    }
+    case kAccWriteVar: {
+      const uint64_t value = r.var();
+      if (!r.ok() || size < 2 || size > 8 || (size < 8 && value >> (8 * size) != 0)) return false;
+      uint8_t* p = value_room(size);
+      for (uint64_t i = 0; i < size; ++i) p[i] = uint8_t(value >> (8 * i));
+      v.mem_write(pid, addr, p, size);
+      return true;
+    }
+    case kAccRead: v.mem_read(pid, addr, size, nullptr); return true;
+    case kAccReadData: {
+      const uint8_t* p = r.take(size);
+      if (!p) return false;
+      v.mem_read(pid, addr, size, p);
+      return true;
+    }
+    default: v.mem_unknown(pid, addr, size); return true;
+  }
+}
+
+template <class V>
+bool StepDecoder::effects_of(const DecodedStep& s, V& v, uint64_t step_pid) {
   ByteReader r = s.effects;
   uint32_t tidx = s.tidx;
   uint64_t pid = step_pid;
@@ -376,53 +429,26 @@ bool StepDecoder::effects(const DecodedStep& s, EffectVisitor& v, uint64_t step_
   return ok_;
 }
 
-// A register of at most 8 bytes: its delta from the register's last value.
-void StepDecoder::reg_delta(ByteReader& r, uint32_t tidx, uint16_t reg, EffectVisitor& v, bool from_prior) {
-  const uint32_t size = arch_->regs[reg].bytes();
-  uint64_t& last = history_.slot(tidx, reg);
-  RegisterHistory::note(last, (from_prior ? (&last)[RegisterHistory::kPrior] : last) + uint64_t(r.svar()));
-  if (defer_ && reg != immediate_reg_ && reg < 256) [[likely]] {
-    deferred_mask(tidx)[reg >> 6] |= 1ull << (reg & 63);
-    return;
-  }
-  uint8_t value[8];
-  u64_to_value(*arch_, last, value, size);
-  v.reg(tidx, reg, value, size);
+bool StepDecoder::effects(const DecodedStep& s, EffectVisitor& v, uint64_t step_pid) {
+  return effects_of(s, v, step_pid);
 }
 
-// One memory access whose tag (kAccessTag and up) has been read.
-bool StepDecoder::access(uint8_t tag, ByteReader& r, EffectVisitor& v, uint64_t pid) {
-  const uint32_t x = tag - kAccessTag, kind = x >> 4, code = (x >> 2) & 3u, slot = x & 3u;
-  if (kind >= kAccKinds) return false;
-  const uint64_t zz = r.var();
-  const uint64_t addr = ends_.end(slot) + uint64_t(unzigzag(zz));
-  const uint64_t size = code ? kAccessCodeSize[code] : r.var();
-  if (!r.ok()) return false;
-  ends_.update(slot, zz, addr + size);
-  switch (kind) {
-    case kAccWrite: {
-      const uint8_t* p = r.take(size);
-      if (!p) return false;
-      v.mem_write(pid, addr, p, size);
-      return true;
-    }
-    case kAccWriteVar: {
-      const uint64_t value = r.var();
-      if (!r.ok() || size < 2 || size > 8 || (size < 8 && value >> (8 * size) != 0)) return false;
-      uint8_t* p = value_room(size);
-      for (uint64_t i = 0; i < size; ++i) p[i] = uint8_t(value >> (8 * i));
-      v.mem_write(pid, addr, p, size);
-      return true;
-    }
-    case kAccRead: v.mem_read(pid, addr, size, nullptr); return true;
-    case kAccReadData: {
-      const uint8_t* p = r.take(size);
-      if (!p) return false;
-      v.mem_read(pid, addr, size, p);
-      return true;
-    }
-    default: v.mem_unknown(pid, addr, size); return true;
+// Flattened: the header decoder, the effects and the applier's calls all
+// inline into this loop, which runs for every step a seek replays.
+[[gnu::flatten]] bool StepDecoder::replay(DecodedStep& s, uint64_t n, bool read_after_last, StateApplier& a,
+                         const std::vector<ThreadSlot>& slots, ReplayDone& done) {
+  for (uint64_t i = 0; i < n; ++i) {
+    // The pc goes in before the effects only for a step of size 0:
+    // otherwise end_step() sets it after them and nothing between reads it.
+    if (s.size == 0) a.begin_step(s.tidx, s.pc, s.size);
+    if (!effects_of(s, a, slots[s.tidx].pid)) return false;
+    a.end_step(s.tidx, s.pc, s.size);
+    ++done.steps;
+    done.last_tidx = s.tidx;
+    if (i + 1 == n && !read_after_last) break;
+    if (!next(s) || s.tidx >= slots.size()) return false;
   }
+  return true;
 }
 
 uint8_t* StepDecoder::value_room(size_t n) {

@@ -29,6 +29,9 @@
 
 namespace ttd {
 
+class StateApplier;
+struct ThreadSlot;
+
 // An attribute is var(key << 3 | type) then its value. Unsigned integers
 // are usually close to the same key's previous value in the chunk (XRay's
 // tsc, function ids, cpu), so they are stored as "same" or as a signed
@@ -430,6 +433,19 @@ class StepDecoder {
   // (then ok() is false).
   bool next(DecodedStep& s);
   bool ok() const { return ok_; }
+  // Seek replay (engine/cursor.cpp): applies `s` (the step next() gave
+  // last) and the steps after it, `n` in all, as a replay does step by
+  // step: begin_step() for a step of size 0, effects(), end_step(). After
+  // each applied step the next header is read into `s`, but not after the
+  // last one when `read_after_last` is false (the end of the chunk).
+  // `done` counts the steps applied and keeps the last one's thread. False
+  // on corrupt data (a bad step, or a thread index not below slots.size()).
+  struct ReplayDone {
+    uint64_t steps = 0;
+    uint32_t last_tidx = 0;
+  };
+  bool replay(DecodedStep& s, uint64_t n, bool read_after_last, StateApplier& a,
+              const std::vector<ThreadSlot>& slots, ReplayDone& done);
   // Decodes a step's effects (must be called for every step, in order,
   // when register values are needed: register deltas depend on history).
   // Memory bytes handed to v stay valid as long as this decoder and its
@@ -445,8 +461,14 @@ class StepDecoder {
   const ArchDesc* arch_;
   ByteReader in_;
   bool resolve_u64_attrs(ByteReader r);
-  void reg_delta(ByteReader& r, uint32_t tidx, uint16_t reg, EffectVisitor& v, bool from_prior = false);
-  bool access(uint8_t tag, ByteReader& r, EffectVisitor& v, uint64_t pid);
+  // effects() and its parts for any visitor: EffectVisitor (virtual calls)
+  // or StateApplier (final: the replay's calls inline). In step_codec.cpp.
+  template <class V>
+  bool effects_of(const DecodedStep& s, V& v, uint64_t step_pid);
+  template <class V>
+  void reg_delta(ByteReader& r, uint32_t tidx, uint16_t reg, V& v, bool from_prior = false);
+  template <class V>
+  bool access(uint8_t tag, ByteReader& r, V& v, uint64_t pid);
   // Room for the bytes of a value stored as a varint, never moved (blocks
   // are added, not grown), so pointers handed out stay valid.
   uint8_t* value_room(size_t n);

@@ -5,24 +5,19 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
-#include <map>
 
 #include "debuginfo/debug_info.h"
 #include "elf/elf_file.h"
 #include "elf/elf_program.h"
 #include "elf/elf_sections.h"
 #include "engine/index_file.h"
-#include "engine/keyframe_codec.h"
+#include "engine/mapped_files.h"
 #include "engine/program_image.h"
 
 namespace ttd {
 
 namespace {
 
-// Keyframes read to find mapped files: all of a short trace's, evenly
-// spaced ones of a long trace's (a library mapped for less than 1/64 of
-// the run may be missed; --symbols FILE@ADDR names it).
-constexpr size_t kMaxKeyframesScanned = 64;
 // Answers cached per symbolizer; past this the cache starts over (a
 // `ttd steps` of a long loop prints few distinct pcs, a whole-trace dump
 // of a big program many).
@@ -145,26 +140,9 @@ Symbolizer::~Symbolizer() = default;
 
 void Symbolizer::discover_locked() const {
   discovered_ = true;
-  // Lowest start of every file-named mapping in the sampled keyframes.
-  std::map<std::string, uint64_t> mapped;
-  if (index_) {
-    size_t n = index_->chunk_count();
-    size_t want = std::min(n, kMaxKeyframesScanned);
-    std::string blob;
-    KeyframeView view;
-    for (size_t k = 0; k < want; ++k) {
-      size_t c = want <= 1 ? n - 1 : k * (n - 1) / (want - 1);
-      if (!index_->read_blob(index_->chunk_passing(c).keyframe, blob)) continue;
-      if (!parse_keyframe(reinterpret_cast<const uint8_t*>(blob.data()), blob.size(), arch_desc(arch_), nullptr, view))
-        continue;
-      for (const auto& p : view.processes)
-        for (const auto& r : p.regions) {
-          if (r.name.empty() || r.name[0] != '/') continue;
-          auto [it, fresh] = mapped.emplace(r.name, r.start);
-          if (!fresh) it->second = std::min(it->second, r.start);
-        }
-    }
-  }
+  // Lowest start of every file-named mapping in the sampled keyframes:
+  // the index's table, else sampled now (engine/mapped_files.h).
+  const MappedFiles mapped = index_ ? mapped_files_of(*index_, arch_) : MappedFiles{};
   auto mapped_at = [&](const std::string& path) -> std::optional<uint64_t> {
     if (auto it = mapped.find(path); it != mapped.end()) return it->second;
     for (const auto& [name, lo] : mapped)

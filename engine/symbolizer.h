@@ -8,7 +8,8 @@
 //   2. the traced program (--program, else the one the trace names);
 //   3. every other file the trace's mappings name that exists here and is
 //      an ELF of the trace's machine (the dynamic loader, shared libraries).
-// Mapped files are found in the index's keyframes (their mapping names).
+// Mapped files are the index's table of them, else found in its keyframes
+// (their mapping names; engine/mapped_files.h).
 //
 // Lazy: creating one reads nothing; the first lookup finds the modules
 // (keyframes, program headers), a module's symbols and DWARF lines are read

@@ -57,11 +57,13 @@ int run_query(const QueryOptions& o) {
   if (o.regs.empty())
     for (uint16_t i = 0; i < arch.regs.size(); ++i) regs.push_back(i);
 
-  Cursor c(t);
-  if (auto s = c.seek(eid); !s) {
-    std::cerr << "ttd: --at: " << s.error().to_string() << "\n";
+  // Positioned straight at eid: no seek to 0 first (one-shot start-up).
+  auto at = Cursor::at(t, eid);
+  if (!at) {
+    std::cerr << "ttd: --at: " << at.error().to_string() << "\n";
     return 2;
   }
+  Cursor& c = *at;
   uint64_t tid = c.current_tid();
   if (!o.thread.empty() && !parse_u64(o.thread, tid)) {
     std::cerr << "ttd: --thread: expected a thread id, got '" << o.thread << "'\n";
