@@ -49,10 +49,14 @@ bool BlobCompressor::compress_snappy(const char* data, size_t n) {
   return size_ < n;
 }
 
-bool BlobCompressor::compress(const void* data, size_t n, BlobCodec codec) {
+bool BlobCompressor::compress(const void* data, size_t n, BlobCodec codec, int zstd_level) {
   const char* p = static_cast<const char*>(data);
   auto* c = static_cast<ZSTD_CCtx*>(cctx_);
   if (codec == BlobCodec::Snappy || !c || n == 0) return compress_snappy(p, n);
+  if (zstd_level != 0 && zstd_level != level_) {
+    level_ = zstd_level;
+    ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level_);
+  }
   // The frame lands 3 bytes in, so dropping its magic leaves the codec
   // byte in front of the rest.
   buf_.resize(3 + ZSTD_compressBound(n));

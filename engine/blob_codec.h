@@ -31,11 +31,12 @@ class BlobCompressor {
   ~BlobCompressor();
   BlobCompressor(const BlobCompressor&) = delete;
   BlobCompressor& operator=(const BlobCompressor&) = delete;
-  // Compresses [data, data + n) with `codec` (falling back to snappy where
+  // Compresses [data, data + n) with `codec`, zstd at `zstd_level` (the
+  // constructor's if 0; negative levels are zstd's fast ones), falling back to snappy where
   // the zstd blob would break blob_max_raw_size). True with the stored
   // bytes (codec byte first) in stored()/stored_size() when they are fewer
   // than n; false when the blob is better stored as it is.
-  bool compress(const void* data, size_t n, BlobCodec codec);
+  bool compress(const void* data, size_t n, BlobCodec codec, int zstd_level = 0);
   const char* stored() const { return buf_.data() + start_; }
   size_t stored_size() const { return size_; }
 

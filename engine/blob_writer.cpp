@@ -121,6 +121,12 @@ BlobCodec blob_codec_for(BlobKind kind) {
   return BlobCodec::Zstd;
 }
 
+int blob_zstd_level(BlobKind kind) {
+  // Read by every seek: zstd's fast level -1 decompresses about as fast
+  // as snappy; level 1 took 10-25 us more per seek (docs/design.md).
+  return kind == BlobKind::Steps || kind == BlobKind::Keyframe ? -1 : 1;
+}
+
 bool BlobWriter::worth_compressing(BlobKind kind, size_t raw) {
   if (raw < kAlwaysTry) return true;
   CompressionOdds& o = odds_[size_t(kind)];
@@ -145,7 +151,7 @@ void BlobWriter::write(const Job& job) {
   const char* data = job.data();
   size_t len = n;
   if (worth_compressing(job.kind, n)) {
-    const bool smaller = compressor_.compress(data, n, blob_codec_for(job.kind));
+    const bool smaller = compressor_.compress(data, n, blob_codec_for(job.kind), blob_zstd_level(job.kind));
     judge(job.kind, n, compressor_.stored_size());
     if (smaller) {  // stored size < raw size marks a compressed blob
       data = compressor_.stored();

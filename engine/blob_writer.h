@@ -42,6 +42,8 @@ constexpr size_t kBlobKinds = 8;
 // The codec blobs of a kind are written with (docs/design.md, "Blob
 // compression", has the measurements behind the choice).
 BlobCodec blob_codec_for(BlobKind kind);
+// The zstd level of a kind's blobs (negative: zstd's fast levels).
+int blob_zstd_level(BlobKind kind);
 
 class BlobWriter {
  public:

@@ -22,7 +22,7 @@ namespace {
 
 struct TempTrace : test::TempSynthTrace {
   TempTrace() : TempSynthTrace(test::make_synthetic(2000, 2, 17)) {}
-  OpenOptions options() const { return TempSynthTrace::options(16); }
+  OpenOptions options() const { return TempSynthTrace::options(64); }
   std::string index() const { return path + ".ttdidx"; }
 };
 
@@ -52,6 +52,17 @@ StreamBlob stream_of(const TempTrace& tt, size_t c) {
   return b;
 }
 
+// The last chunk whose stream is compressed (a short stream may not be).
+size_t compressed_chunk(const TempTrace& tt) {
+  auto t = Trace::open(tt.path, tt.options());
+  REQUIRE(t.ok());
+  const IndexFile& idx = (*t)->index();
+  for (size_t c = idx.chunk_count(); c-- > 0;)
+    if (idx.chunk(c).stream.size < idx.chunk(c).stream.raw_size) return c;
+  FAIL("no chunk's stream is compressed");
+  return 0;
+}
+
 // Rewrites chunk c's stream reference with `edit` (checksums made to
 // agree, as a crafted file can).
 void edit_stream(const TempTrace& tt, size_t c, const std::function<void(std::vector<uint8_t>&, BlobRef&)>& edit) {
@@ -71,16 +82,17 @@ void edit_stream(const TempTrace& tt, size_t c, const std::function<void(std::ve
 
 TEST_CASE("index v12: step streams are zstd blobs; a truncated one is reported with the index file and its offset") {
   TempTrace tt;
-  const StreamBlob b = stream_of(tt, 124);
+  const size_t c = compressed_chunk(tt);
+  const StreamBlob b = stream_of(tt, c);
   REQUIRE(b.ref.size < b.ref.raw_size);
   CHECK(b.codec == uint8_t(BlobCodec::Zstd));
-  edit_stream(tt, 124, [](std::vector<uint8_t>&, BlobRef& ref) { ref.size -= 1; });
+  edit_stream(tt, c, [](std::vector<uint8_t>&, BlobRef& ref) { ref.size -= 1; });
   auto t = Trace::open(tt.path, tt.options());
   REQUIRE(t.ok());
   CHECK((*t)->stats().reused);
   Cursor cur(*t);
-  CHECK(cur.seek(1000).ok());
-  auto s = cur.seek(1999);
+  CHECK(cur.seek(c == 0 ? 1999 : 0).ok());
+  auto s = cur.seek(c * 64 + 63);
   REQUIRE_FALSE(s.ok());
   const std::string msg = s.error().to_string();
   CHECK(msg.find(tt.index()) != std::string::npos);
@@ -95,13 +107,14 @@ TEST_CASE("index v12: a blob another codec wrote (snappy) reads back the same; c
   for (const bool damage : {false, true}) {
     CAPTURE(damage);
     TempTrace tt;
-    const StreamBlob b = stream_of(tt, 124);
+    const size_t c = 30;
+    const StreamBlob b = stream_of(tt, c);
     BlobCompressor snappy;
     REQUIRE(snappy.compress(b.raw.data(), b.raw.size(), BlobCodec::Snappy));
     const std::string stored(snappy.stored(), snappy.stored_size());
     REQUIRE(uint8_t(stored[0]) == uint8_t(BlobCodec::Snappy));
     uint64_t at = 0;
-    edit_stream(tt, 124, [&](std::vector<uint8_t>& f, BlobRef& ref) {
+    edit_stream(tt, c, [&](std::vector<uint8_t>& f, BlobRef& ref) {
       at = f.size();
       f.insert(f.end(), stored.begin(), stored.end());
       ref.offset = at;
@@ -112,18 +125,18 @@ TEST_CASE("index v12: a blob another codec wrote (snappy) reads back the same; c
     REQUIRE(t.ok());
     CHECK((*t)->stats().reused);
     const IndexFile& idx = (*t)->index();
-    REQUIRE(idx.chunk(124).stream.offset == at);
+    REQUIRE(idx.chunk(c).stream.offset == at);
     std::string raw;
     Cursor cur(*t);
     if (!damage) {
-      CHECK(idx.read_blob(idx.chunk(124).stream, raw));
+      CHECK(idx.read_blob(idx.chunk(c).stream, raw));
       CHECK(raw == b.raw);
-      CHECK(cur.seek(1999).ok());
+      CHECK(cur.seek(c * 64 + 63).ok());
       CHECK(idx.verify().ok());
       continue;
     }
-    CHECK_FALSE(idx.read_blob(idx.chunk(124).stream, raw));
-    auto s = cur.seek(1999);
+    CHECK_FALSE(idx.read_blob(idx.chunk(c).stream, raw));
+    auto s = cur.seek(c * 64 + 63);
     REQUIRE_FALSE(s.ok());
     const std::string msg = s.error().to_string();
     CHECK(msg.find(tt.index()) != std::string::npos);
