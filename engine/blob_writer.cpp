@@ -1,7 +1,5 @@
 #include "engine/blob_writer.h"
 
-#include <snappy.h>
-
 #include <cerrno>
 #include <cstring>
 #include <system_error>
@@ -15,6 +13,12 @@ constexpr size_t kWakeJobs = 64;                   // blobs queued before the wr
 constexpr size_t kMaxQueuedBytes = size_t(64) << 20;  // put() waits beyond this
 constexpr uint32_t kMissesBeforeSkip = 4;  // blobs in a row that shrank less than 1/8
 constexpr uint32_t kSkipRun = 63;          // then this many are stored as they are
+// Blobs smaller than this are always compressed and not judged: page
+// deltas are mostly tens of bytes, some incompressible, and four of those
+// in a row made the writer store the next 63 raw, compressible or not
+// (python3's page deltas: 0.95 x their raw size stored, 0.65 x with
+// every one tried).
+constexpr size_t kAlwaysTry = 512;
 constexpr size_t kMaxSpareBytes = size_t(16) << 20;  // written blocks kept for reuse, at most
 // Only blocks this large are kept: small ones (page deltas, segments) come
 // from the heap's free lists and are cheap to free, and kept they filled
@@ -112,7 +116,19 @@ void BlobWriter::keep_spare(ByteBlock&& b) {
   spares_.push_back(std::move(b));
 }
 
-bool BlobWriter::worth_compressing(BlobKind kind) {
+BlobCodec blob_codec_for(BlobKind kind) {
+  (void)kind;
+  return BlobCodec::Zstd;
+}
+
+int blob_zstd_level(BlobKind kind) {
+  // Read by every seek: zstd's fast level -1 decompresses about as fast
+  // as snappy; level 1 took 10-25 us more per seek (docs/design.md).
+  return kind == BlobKind::Steps || kind == BlobKind::Keyframe ? -1 : 1;
+}
+
+bool BlobWriter::worth_compressing(BlobKind kind, size_t raw) {
+  if (raw < kAlwaysTry) return true;
   CompressionOdds& o = odds_[size_t(kind)];
   if (o.skip == 0) return true;
   --o.skip;
@@ -120,6 +136,7 @@ bool BlobWriter::worth_compressing(BlobKind kind) {
 }
 
 void BlobWriter::judge(BlobKind kind, size_t raw, size_t compressed) {
+  if (raw < kAlwaysTry) return;
   CompressionOdds& o = odds_[size_t(kind)];
   if (compressed < raw - raw / 8) {
     o.misses = 0;
@@ -133,14 +150,12 @@ void BlobWriter::write(const Job& job) {
   const size_t n = job.size();
   const char* data = job.data();
   size_t len = n;
-  if (worth_compressing(job.kind)) {
-    compressed_.resize(snappy::MaxCompressedLength(n));
-    size_t clen = 0;
-    snappy::RawCompress(data, n, compressed_.data(), &clen);
-    judge(job.kind, n, clen);
-    if (clen < n) {  // stored size < raw size marks a compressed blob
-      data = compressed_.data();
-      len = clen;
+  if (worth_compressing(job.kind, n)) {
+    const bool smaller = compressor_.compress(data, n, blob_codec_for(job.kind), blob_zstd_level(job.kind));
+    judge(job.kind, n, compressor_.stored_size());
+    if (smaller) {  // stored size < raw size marks a compressed blob
+      data = compressor_.stored();
+      len = compressor_.stored_size();
     }
   }
   refs_.push_back(BlobRef{pos_, uint32_t(len), uint32_t(n), blob_checksum(data, len, pos_)});

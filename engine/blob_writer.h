@@ -1,11 +1,14 @@
-// The index builder's data region writer: snappy-compresses blobs (chunk
-// streams, keyframes, pages) and appends them to the index file on a
-// background thread, so compression and I/O overlap with replaying the
-// trace. A blob that snappy cannot shrink is stored as it is (its stored
-// size then equals its raw size); when the last few blobs of a kind did not
-// shrink, the next ones of that kind are stored without trying, with a
-// retry now and then (the step streams of XRay traces barely compress). Blobs land in the file in the order they were put; each put()
-// returns a ticket that finish() turns into the blob's BlobRef.
+// The index builder's data region writer: compresses blobs (chunk
+// streams, keyframes, pages) with the codec chosen for their kind
+// (blob_codec_for; engine/blob_codec.h) and appends them to the index file
+// on a background thread, so compression and I/O overlap with replaying
+// the trace. A blob that compression cannot shrink is stored as it is (its
+// stored size then equals its raw size); when the last few blobs of a kind
+// (of 512 bytes or more) did not shrink, the next ones of that kind are
+// stored without trying, with a retry now and then (the step streams of
+// XRay traces barely compress). Blobs land in the file in the order they
+// were put; each put() returns a ticket that finish() turns into the
+// blob's BlobRef.
 //
 // Hand-offs are batched (the thread is woken once per many blobs) because
 // waking a sleeping thread is expensive on a virtual machine; memory held
@@ -23,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/blob_codec.h"
 #include "engine/byte_codec.h"
 #include "engine/index_layout.h"
 #include "state/paged_memory.h"
@@ -30,7 +34,16 @@
 namespace ttd {
 
 // What a blob holds, so compression is judged per kind.
-enum class BlobKind : uint8_t { Steps, Keyframe, Segment, Page, Summaries, PageDelta, SummaryFilters };
+// TableGroup: the chunk, page and segment table groups the directory
+// writer puts (engine/index_directory_writer.cpp), not through a BlobWriter.
+enum class BlobKind : uint8_t { Steps, Keyframe, Segment, Page, Summaries, PageDelta, SummaryFilters, TableGroup };
+constexpr size_t kBlobKinds = 8;
+
+// The codec blobs of a kind are written with (docs/design.md, "Blob
+// compression", has the measurements behind the choice).
+BlobCodec blob_codec_for(BlobKind kind);
+// The zstd level of a kind's blobs (negative: zstd's fast levels).
+int blob_zstd_level(BlobKind kind);
 
 class BlobWriter {
  public:
@@ -77,14 +90,14 @@ class BlobWriter {
   struct CompressionOdds {
     uint32_t misses = 0, skip = 0;
   };
-  bool worth_compressing(BlobKind kind);
+  bool worth_compressing(BlobKind kind, size_t raw);
   void judge(BlobKind kind, size_t raw, size_t compressed);
 
   std::FILE* out_;
   uint64_t pos_;
   std::string error_;
-  std::string compressed_;
-  CompressionOdds odds_[7];  // by BlobKind
+  BlobCompressor compressor_;
+  CompressionOdds odds_[kBlobKinds];  // by BlobKind
   std::vector<BlobRef> refs_;  // by ticket; written by the thread, read after finish()
   uint64_t tickets_ = 0;
 

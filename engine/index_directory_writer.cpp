@@ -1,7 +1,6 @@
 #include "engine/index_directory_writer.h"
 
-#include <snappy.h>
-
+#include "engine/blob_writer.h"
 #include "engine/index_meta_json.h"
 
 namespace ttd {
@@ -10,13 +9,12 @@ namespace {
 
 // Writes one group blob (compressed when that pays) and returns its ref.
 bool put_blob(std::FILE* out, uint64_t& pos, const ByteWriter& raw, BlobRef& ref) {
-  std::string compressed;
-  snappy::Compress(reinterpret_cast<const char*>(raw.data()), raw.size(), &compressed);
+  thread_local BlobCompressor compressor;
   const char* data = reinterpret_cast<const char*>(raw.data());
   size_t len = raw.size();
-  if (compressed.size() < raw.size()) {
-    data = compressed.data();
-    len = compressed.size();
+  if (compressor.compress(raw.data(), raw.size(), blob_codec_for(BlobKind::TableGroup))) {
+    data = compressor.stored();
+    len = compressor.stored_size();
   }
   ref = BlobRef{pos, uint32_t(len), uint32_t(raw.size()), blob_checksum(data, len, pos)};
   if (len && std::fwrite(data, 1, len, out) != len) return false;

@@ -2,8 +2,10 @@
 //
 //   [0, 96)        header (IndexHeader), checksummed
 //   [96, tables)   data: chunk step streams, keyframes, pages and page-map
-//                  segments, each snappy-compressed and checksummed
-//                  (BlobRef::checksum), referenced by offset from the tables
+//                  segments, each compressed (a codec byte first:
+//                  engine/blob_codec.h) or stored as it is, and
+//                  checksummed (BlobRef::checksum), referenced by offset
+//                  from the tables
 //   [tables, dir)  the tables (chunk refs, chunk summaries, page refs,
 //                  segment refs, summary-group pc and access filters),
 //                  each cut into groups stored as blobs,
@@ -51,8 +53,10 @@ constexpr char kIndexMagic[8] = {'T', 'T', 'D', 'I', 'N', 'D', 'E', 'X'};
 // (engine/step_pc_memo.h), steps of 1-3 short register effects without a
 // length byte, register deltas from the value before the last, page-map
 // segment ids as differences, and page chains restarted by a delta against
-// their anchor (docs/design.md)
-constexpr uint32_t kIndexVersion = 11;
+// their anchor (docs/design.md); 12: a codec byte in front of every
+// compressed blob (snappy or zstd, engine/blob_codec.h), zstd for most
+// kinds
+constexpr uint32_t kIndexVersion = 12;
 constexpr uint64_t kIndexHeaderSize = 96;
 
 struct IndexHeader {

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git python3 python3-dev
-  libunicorn-dev libcapstone-dev libxxhash-dev doctest-dev libsnappy-dev
+  libunicorn-dev libcapstone-dev libxxhash-dev doctest-dev libsnappy-dev libzstd-dev
   libsqlite3-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev pybind11-dev python3-matplotlib
   libelf-dev libdw-dev
   python3-venv python3-pip python3-setuptools python3-wheel dpkg-dev file man-db zsh

@@ -207,5 +207,5 @@ TEST_CASE("an index of version 10 (no summary filters) is rebuilt, not read") {
   IndexHeader h;
   std::ifstream(rt.index(), std::ios::binary).read(reinterpret_cast<char*>(&h), sizeof h);
   CHECK(h.version == kIndexVersion);
-  CHECK(kIndexVersion == 11);
+  CHECK(kIndexVersion >= 11);
 }

@@ -6,7 +6,8 @@
 // crafted file can carry correct checksums).
 //
 // Table groups are decompressed, each reference's checksum (and, for a
-// snappy blob, its raw size) recomputed from the bytes it points at, and
+// compressed blob that decompresses, its raw size) recomputed from the
+// bytes it points at, and
 // the group appended uncompressed at the end of the file, its record
 // rewritten. `edit` sees every reference first (table, entry number, the
 // ref) and may point it elsewhere, e.g. at a blob the caller appended.
@@ -14,12 +15,15 @@
 #pragma once
 #include <snappy.h>
 #include <xxhash.h>
+#include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "engine/blob_codec.h"
 #include "engine/byte_codec.h"
 #include "engine/index_layout.h"
 #include "engine/index_tables.h"
@@ -32,20 +36,37 @@ namespace detail {
 inline bool in_file(const std::vector<uint8_t>& f, uint64_t off, uint64_t n) {
   return off <= f.size() && n <= f.size() - off;
 }
-// A snappy stream's header may claim up to 4 GiB; snappy::Uncompress
-// allocates what it claims before it checks the body, so the harness
-// only inflates streams whose claim a real compressor could produce.
-inline bool snappy_fits(const char* p, size_t size) {
-  size_t raw = 0;
-  return size <= 64 * 1024 * 1024 && snappy::GetUncompressedLength(p, size, &raw) && raw <= uint64_t(size) * 22 + 64;
+// The raw size of a compressed blob (engine/blob_codec.h: codec byte,
+// payload) as decompressing it gives, within what the reader allows; 0 if
+// it does not decompress.
+inline uint64_t decompressed_size(const char* p, size_t size) {
+  if (size < 2 || size > 64 * 1024 * 1024) return 0;
+  const auto codec = BlobCodec(uint8_t(p[0]));
+  if (codec == BlobCodec::Snappy) {
+    size_t raw = 0;
+    return snappy::GetUncompressedLength(p + 1, size - 1, &raw) && raw <= blob_max_raw_size(codec, size) ? raw : 0;
+  }
+  if (codec != BlobCodec::Zstd) return 0;
+  // Found by decompressing: the frame does not hold its size.
+  std::string buf(kBlobHeadroom, '\0');
+  buf.append(p, size);
+  ZSTD_DCtx* d = ZSTD_createDCtx();
+  std::string out(std::min<uint64_t>(blob_max_raw_size(codec, size), 64 * 1024 * 1024), '\0');
+  std::memcpy(buf.data(), "\x28\xB5\x2F\xFD", 4);
+  size_t got = ZSTD_decompressDCtx(d, out.data(), out.size(), buf.data(), buf.size());
+  ZSTD_freeDCtx(d);
+  return ZSTD_isError(got) ? 0 : got;
+}
+inline bool decompress(const char* p, size_t size, size_t raw_size, std::string& out) {
+  std::string buf(kBlobHeadroom, '\0');
+  buf.append(p, size);
+  return decompress_blob(buf.data() + kBlobHeadroom, size, raw_size, out) == nullptr;
 }
 inline void fix_ref(const std::vector<uint8_t>& f, BlobRef& ref) {
   if (!in_file(f, ref.offset, ref.size)) return;
   const char* p = reinterpret_cast<const char*>(f.data() + ref.offset);
-  size_t raw = 0;
-  if (ref.size != ref.raw_size && snappy::GetUncompressedLength(p, ref.size, &raw) && raw <= uint64_t(ref.size) * 22 + 64 &&
-      raw != ref.size)
-    ref.raw_size = uint32_t(raw);
+  if (ref.size != ref.raw_size)
+    if (uint64_t raw = decompressed_size(p, ref.size); raw > ref.size && raw <= UINT32_MAX) ref.raw_size = uint32_t(raw);
   ref.checksum = blob_checksum(p, ref.size, ref.offset);
 }
 // Re-encodes a chunk / page / segment group with fixed references; false
@@ -100,7 +121,7 @@ inline void fix_up_index_checksums(std::vector<uint8_t>& f, const RefEdit& edit 
           const char* p = reinterpret_cast<const char*>(f.data() + rec.offset);
           if (rec.size == rec.raw_size)
             raw.assign(p, rec.size);
-          else if (!snappy_fits(p, rec.size) || !snappy::Uncompress(p, rec.size, &raw))
+          else if (const uint64_t n = decompressed_size(p, rec.size); !n || !decompress(p, rec.size, n, raw))
             raw.clear();
         }
         ByteWriter fixed;
