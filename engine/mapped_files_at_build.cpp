@@ -1,10 +1,10 @@
 #include "engine/mapped_files_at_build.h"
 
-#include <snappy.h>
 #include <unistd.h>
 
 #include <string>
 
+#include "engine/blob_codec.h"
 #include "engine/index_layout.h"
 #include "engine/trace_text.h"
 
@@ -12,22 +12,22 @@ namespace ttd {
 
 namespace {
 
-// A blob as IndexFile::read_blob gives it (checksum checked, inflated).
-bool read_back(int fd, const BlobRef& ref, std::string& stored, std::string& out) {
-  stored.resize(ref.size);
+// A blob as IndexFile::read_blob gives it (checksum checked, inflated by
+// its codec, engine/blob_codec.h).
+bool read_back(int fd, const BlobRef& ref, std::string& buf, std::string& out) {
+  buf.resize(kBlobHeadroom + ref.size);
+  char* stored = buf.data() + kBlobHeadroom;
   for (size_t done = 0; done < ref.size;) {
-    ssize_t n = ::pread(fd, stored.data() + done, ref.size - done, off_t(ref.offset + done));
+    ssize_t n = ::pread(fd, stored + done, ref.size - done, off_t(ref.offset + done));
     if (n <= 0) return false;
     done += size_t(n);
   }
-  if (blob_checksum(stored.data(), ref.size, ref.offset) != ref.checksum) return false;
+  if (blob_checksum(stored, ref.size, ref.offset) != ref.checksum) return false;
   if (ref.size == ref.raw_size) {
-    out.swap(stored);
+    out.assign(stored, ref.size);
     return true;
   }
-  size_t raw = 0;
-  return snappy::GetUncompressedLength(stored.data(), ref.size, &raw) && raw == ref.raw_size &&
-         snappy::Uncompress(stored.data(), ref.size, &out);
+  return ref.size < ref.raw_size && decompress_blob(stored, ref.size, ref.raw_size, out) == nullptr;
 }
 
 }  // namespace
