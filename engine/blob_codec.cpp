@@ -1,5 +1,7 @@
 #include "engine/blob_codec.h"
 
+#include "engine/index_layout.h"
+
 #include <snappy.h>
 #include <zstd.h>
 
@@ -91,6 +93,16 @@ const char* decompress_blob(char* stored, size_t size, size_t raw_size, std::str
   if (ZSTD_isError(got)) return "blob does not decompress (zstd)";
   if (got != raw_size) return "blob size does not match its reference";
   return nullptr;
+}
+
+const char* open_stored_blob(char* stored, size_t size, size_t raw_size, uint32_t checksum, uint64_t offset,
+                             std::string& out) {
+  if (blob_checksum(stored, size, offset) != checksum) return "blob checksum mismatch";
+  if (size == raw_size) {  // stored as it is
+    out.assign(stored, size);
+    return nullptr;
+  }
+  return decompress_blob(stored, size, raw_size, out);
 }
 
 }  // namespace ttd

@@ -58,4 +58,11 @@ constexpr size_t kBlobHeadroom = 3;
 // codec cannot reach, a payload that does not decompress to raw_size.
 const char* decompress_blob(char* stored, size_t size, size_t raw_size, std::string& out);
 
+// A blob as a reader gets it from the `size` stored bytes read from
+// `offset` (placed as decompress_blob wants them): its checksum checked
+// (blob_checksum, engine/index_layout.h), then copied when stored as it is
+// (size == raw_size), else decompressed. Returns nullptr, or what is wrong.
+const char* open_stored_blob(char* stored, size_t size, size_t raw_size, uint32_t checksum, uint64_t offset,
+                             std::string& out);
+
 }  // namespace ttd

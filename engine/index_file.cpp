@@ -186,13 +186,8 @@ bool IndexFile::read_blob(const BlobRef& ref, std::string& out) const {
   buffer.resize(kBlobHeadroom + ref.size);
   char* stored = buffer.data() + kBlobHeadroom;
   if (!pread_all(fd_, stored, ref.size, ref.offset)) return fail_at(ref.offset, "cannot read the blob");
-  if (blob_checksum(stored, ref.size, ref.offset) != ref.checksum)
-    return fail_at(ref.offset, "blob checksum mismatch");
-  if (ref.size == ref.raw_size) {  // stored as it is
-    out.assign(stored, ref.size);
-    return true;
-  }
-  if (const char* why = decompress_blob(stored, ref.size, ref.raw_size, out)) return fail_at(ref.offset, why);
+  if (const char* why = open_stored_blob(stored, ref.size, ref.raw_size, ref.checksum, ref.offset, out))
+    return fail_at(ref.offset, why);
   return true;
 }
 

@@ -12,8 +12,8 @@ namespace ttd {
 
 namespace {
 
-// A blob as IndexFile::read_blob gives it (checksum checked, inflated by
-// its codec, engine/blob_codec.h).
+// A blob as IndexFile::read_blob gives it (open_stored_blob: checksum
+// checked, inflated by its codec).
 bool read_back(int fd, const BlobRef& ref, std::string& buf, std::string& out) {
   buf.resize(kBlobHeadroom + ref.size);
   char* stored = buf.data() + kBlobHeadroom;
@@ -22,12 +22,7 @@ bool read_back(int fd, const BlobRef& ref, std::string& buf, std::string& out) {
     if (n <= 0) return false;
     done += size_t(n);
   }
-  if (blob_checksum(stored, ref.size, ref.offset) != ref.checksum) return false;
-  if (ref.size == ref.raw_size) {
-    out.assign(stored, ref.size);
-    return true;
-  }
-  return ref.size < ref.raw_size && decompress_blob(stored, ref.size, ref.raw_size, out) == nullptr;
+  return open_stored_blob(stored, ref.size, ref.raw_size, ref.checksum, ref.offset, out) == nullptr;
 }
 
 }  // namespace
