@@ -86,8 +86,13 @@ def gdb(address, *commands, pre=()):
     return run(cmd)
 
 
-def lldb(binary, address, *commands, on_crash=()):
-    cmd = binary + ["-b", "-x", "-o", f"gdb-remote {address}"]
+def lldb(binary, address, *commands, on_crash=(), exe=None, before=()):
+    """lldb in batch mode, attached to address; exe: the program to load
+    first; before: settings run before the file is loaded (-O)."""
+    cmd = binary + ["-b", "-x"] + ([exe] if exe else [])
+    for c in before:
+        cmd += ["-O", c]
+    cmd += ["-o", f"gdb-remote {address}"]
     for c in commands:
         cmd += ["-o", c]
     for c in on_crash:

@@ -16,7 +16,7 @@ Imported by run_debugger_test.py (CASES)."""
 import re
 import subprocess
 
-from harness import SKIP, run
+from harness import SKIP, lldb
 
 
 def _symbol(exe, name):
@@ -37,12 +37,9 @@ def _attach_then_break(ctx, binary):
     if start is None:
         raise RuntimeError("nm found no _start in the musl example")
     s = ctx.server(["--once"], trace)
-    cmd = binary + ["-b", "-x", exe, "-o", f"gdb-remote {s.address}"]
-    for c in ["process plugin packet monitor eid", "register read rip", "breakpoint set -n audit_removed",
-              "process continue", "bt", "frame variable stale", "process plugin packet monitor eid",
-              "process detach"]:
-        cmd += ["-o", c]
-    out = run(cmd)
+    out = lldb(binary, s.address, "process plugin packet monitor eid", "register read rip",
+               "breakpoint set -n audit_removed", "process continue", "bt", "frame variable stale",
+               "process plugin packet monitor eid", "process detach", exe=exe)
     # An lldb that took the attach stop for its entry breakpoint shows
     # SIGTRAP in _Exit here, at the end of the trace.
     return out, [r"stop reason = signal SIGSTOP", rf"frame #0: 0x0*{start:x} \S+`_start$", r"^eid 0$",

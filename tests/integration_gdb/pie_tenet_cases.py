@@ -19,7 +19,7 @@ import re
 import shutil
 import subprocess
 
-from harness import SKIP, gdb, run
+from harness import SKIP, gdb, lldb
 
 
 def _pie_tenet(ctx):
@@ -71,21 +71,16 @@ def _lldb_pie(ctx, binary):
         return SKIP
     exe, tenet, first_pc, bias = fx
     s = ctx.server(["--once", "--program", exe], tenet)
-    cmd = binary + ["-b", "-x", exe, "-o", f"gdb-remote {s.address}"]
-    for c in ["process plugin packet send qXfer:auxv:read::0,100", "process plugin packet send qOffsets",
-              "breakpoint set -n audit_removed", "process continue", "bt", "process plugin packet monitor eid",
-              "process detach"]:
-        cmd += ["-o", c]
-    out = run(cmd)
+    out = lldb(binary, s.address, "process plugin packet send qXfer:auxv:read::0,100",
+               "process plugin packet send qOffsets", "breakpoint set -n audit_removed", "process continue", "bt",
+               "process plugin packet monitor eid", "process detach", exe=exe)
     # The same stop with lldb's memory cache off (the hint `ttd serve`
     # prints): lldb reads only the bytes it needs, all known, so the
     # argument and the caller's frame show.
     s2 = ctx.server(["--once", "--program", exe], tenet)
-    cmd = binary + ["-b", "-x", exe, "-O", "settings set target.process.disable-memory-cache true",
-                    "-o", f"gdb-remote {s2.address}"]
-    for c in ["breakpoint set -n audit_removed", "process continue", "bt", "frame variable stale", "process detach"]:
-        cmd += ["-o", c]
-    out += "\n" + run(cmd)
+    out += "\n" + lldb(binary, s2.address, "breakpoint set -n audit_removed", "process continue", "bt",
+                        "frame variable stale", "process detach", exe=exe,
+                        before=["settings set target.process.disable-memory-cache true"])
     return out, [r"frame #0: 0x0*%x \S+`_start$" % first_pc, r"error: UNIMPLEMENTED",
                  r"response: Text=%x;Data=%x;Bss=%x" % (bias, bias, bias),
                  r"Breakpoint 1: where = \S+`audit_removed", r"stop reason = breakpoint 1\.1",

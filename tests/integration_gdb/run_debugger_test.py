@@ -229,12 +229,9 @@ def lldb16_recorded_program(ctx):
         return SKIP
     exe, trace = recorded
     s = ctx.server(["--once"], trace)
-    cmd = binary + ["-b", "-x", exe, "-o", f"gdb-remote {s.address}"]
-    for c in ["b main", "c", "n", "n", "frame variable counter", "watchpoint set variable values[0]", "c", "c",
-              "p counter", "process plugin packet monitor reverse on", "c", "p counter",
-              "process plugin packet monitor reverse off", "bt", "process detach"]:
-        cmd += ["-o", c]
-    out = run(cmd)
+    out = lldb(binary, s.address, "b main", "c", "n", "n", "frame variable counter",
+               "watchpoint set variable values[0]", "c", "c", "p counter", "process plugin packet monitor reverse on",
+               "c", "p counter", "process plugin packet monitor reverse off", "bt", "process detach", exe=exe)
     return out, [r"Breakpoint 1: where = \S+`main", r"stop reason = breakpoint 1\.1", r"loop\.c:15",
                  r"\(long\) counter = 0", r"old value: 0\s+new value: 1", r"old value: 1\s+new value: 257",
                  r"= 257", r"direction: reverse", r"old value: 257\s+new value: 1", r"= 257",
