@@ -6,6 +6,7 @@
 
 #include "engine/index_file.h"
 #include "engine/page_delta_codec.h"
+#include "state/page_pool.h"
 
 namespace ttd {
 
@@ -48,8 +49,7 @@ std::shared_ptr<Page> PageCache::get(uint64_t id) {
     std::string raw;
     if (!index_.read_blob(ref, raw)) return nullptr;
     if (raw.size() == sizeof(Page)) {
-      base = std::make_shared<Page>();
-      std::memcpy(base.get(), raw.data(), sizeof(Page));
+      base = make_page_from_bytes(raw.data());
       if (chain.empty()) break;
       remember(mu_, pages_, cur, base, max_pages_);
       break;
@@ -65,14 +65,14 @@ std::shared_ptr<Page> PageCache::get(uint64_t id) {
       return nullptr;
     }
     if (l.head.zero_base) {
-      base = std::make_shared<Page>();
+      base = make_page();
       break;
     }
     cur = l.head.base_id;
     if ((base = cached(mu_, pages_, cur))) break;
   }
   for (auto l = chain.rbegin(); l != chain.rend(); ++l) {
-    auto page = std::make_shared<Page>(*base);
+    auto page = make_page_copy(*base);
     if (const char* e = apply_page_delta(reinterpret_cast<const uint8_t*>(l->raw.data()), l->raw.size(), l->head, *page)) {
       index_.note_failure(l->offset, "page " + std::to_string(l->id) + ": " + e);
       return nullptr;

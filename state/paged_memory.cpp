@@ -1,4 +1,5 @@
 #include "state/paged_memory.h"
+#include "state/page_pool.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -64,11 +65,10 @@ Page* PagedMemory::writable_page(uint64_t no) {
 
 Page* PagedMemory::own(std::shared_ptr<Page>& slot, uint64_t no) {
   if (!slot) {
-    slot = std::make_shared<Page>();
-    std::memset(slot.get(), 0, sizeof(Page));
+    slot = make_page();
     note_change(no);
   } else if (slot.use_count() > 1) {
-    slot = std::make_shared<Page>(*slot);
+    slot = make_page_copy(*slot);
     note_change(no);
   }
   if (cache_no_[0] != no) {
@@ -93,8 +93,7 @@ PagedMemory::Overlay& PagedMemory::overlay(uint64_t no) {
 }
 
 std::shared_ptr<Page> PagedMemory::merged(const std::shared_ptr<Page>& base, const Overlay& o) {
-  auto out = base ? std::make_shared<Page>(*base) : std::make_shared<Page>();
-  if (!base) std::memset(out.get(), 0, sizeof(Page));
+  auto out = base ? make_page_copy(*base) : make_page();
   const Page& w = *o.page;
   bool any = false;
   for (uint64_t i = 0; i < kPageSize / 64; ++i) {
