@@ -77,6 +77,14 @@ def cell(fn, row, ref):
         return None
 
 
+def print_speeds(speeds):
+    """bench/cpu_speeds.py's rows: each CPU's speed and the two-core ceiling."""
+    for r in speeds:
+        print("CPU speeds %s (fastest = 1.00): %s; two-core ceiling %.2f x" % (
+            r.get("when", ""), ", ".join("cpu%s %.2f" % kv for kv in sorted(r["cpu_speeds"].items())),
+            r["ceiling_2cpu"]))
+
+
 def print_tables(rows, ref_ms, ref_row):
     if ref_row:
         print("reference: `ttd query --at %d --json` on a %d-step trace: %.1f ms (%.1f–%.1f), CPU %.1f ms, RSS %.0f MB"
@@ -107,8 +115,10 @@ def print_tables(rows, ref_ms, ref_row):
         print("| %s | %s |" % (name, " | ".join(marks)))
 
 
-def check(rows, ref_row, ref_ms, expected):
+def check(rows, ref_row, ref_ms, expected, speeds):
     problems = []
+    if len(speeds) != 2 or any(not r.get("cpu_speeds") for r in speeds):
+        problems.append("CPU speeds: want a row before and one after the traces, got %d" % len(speeds))
     names = [r["name"] for r in rows]
     for name in expected:
         if name not in names:
@@ -138,11 +148,14 @@ def main():
         sys.exit(__doc__)
     with open(args[0]) as f:
         all_rows = [json.loads(line) for line in f if line.strip()]
+    speeds = [r for r in all_rows if "cpu_speeds" in r]
+    all_rows = [r for r in all_rows if "cpu_speeds" not in r]
     ref_row = next((r for r in all_rows if r.get("reference") and "error" not in r), None)
     rows = [r for r in all_rows if not r.get("reference")]
     ref_ms = ref_row["query"]["ms"]["median"] if ref_row else None
+    print_speeds(speeds)
     print_tables(rows, ref_ms, ref_row)
-    if len(args) == 3 and not check(rows, ref_row, ref_ms, expected):
+    if len(args) == 3 and not check(rows, ref_row, ref_ms, expected, speeds):
         return 1
     return 0
 

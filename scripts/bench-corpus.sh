@@ -169,6 +169,9 @@ trace_of() {  # NAME -> the trace's path, recorded or generated if missing
 
 ROWS=$DATA/rows.jsonl
 : >"$ROWS"
+# The CPUs' relative speeds, before and after: a VM's vCPUs can differ for
+# a while, which caps the two-core ratio (bench/cpu_speeds.py).
+python3 bench/cpu_speeds.py --json | sed 's/^{/{"when": "before", /' >>"$ROWS"
 echo "# bench-corpus $([ "$QUICK" = 1 ] && echo --quick) at $(date -u '+%Y-%m-%d %H:%M UTC'), commit" \
      "$(git rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 t_start=$(date +%s)
@@ -187,5 +190,6 @@ measure ref-1k "${MEASURE[@]}" --query-only
 for n in ${NAMES//,/ }; do
   measure "$n" "${MEASURE[@]}" "${KEEP[@]}"
 done
+python3 bench/cpu_speeds.py --json | sed 's/^{/{"when": "after", /' >>"$ROWS"
 echo "# took $(( $(date +%s) - t_start )) s; load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 bench/corpus_table.py "$ROWS" --check "$NAMES"
