@@ -65,6 +65,24 @@ bool Tt6RecordDecoder::synthetic_trap_step(uint32_t op, RecordClass c, uint32_t 
   return true;
 }
 
+const uint8_t* Tt6RecordDecoder::next_instruction_record(const uint8_t* q, const uint8_t* end, size_t& need) const {
+  // Escape records (sync or not) leave the pc alone: skip them.
+  const uint8_t* const from = q;
+  for (;;) {
+    if (end - q < 4) break;
+    const uint32_t op = load_be32(q);
+    if (classes_.classify(op) != RecordClass::Escape) return q;
+    const size_t skip = 4 + size_t(escape_count(op)) * 4;
+    if (size_t(end - q) < skip) {
+      q += skip;
+      break;
+    }
+    q += skip;
+  }
+  need = size_t(q - from) + 4;  // through the escapes seen, and the next record's first word
+  return nullptr;
+}
+
 Result<Tt6RecordDecoder::Progress> Tt6RecordDecoder::decode(const uint8_t* p, const uint8_t* end, uint64_t offset,
                                                             bool at_eof) {
   const uint8_t* const start = p;
@@ -87,6 +105,19 @@ Result<Tt6RecordDecoder::Progress> Tt6RecordDecoder::decode(const uint8_t* p, co
       const size_t bytes = 4 + size_t(count) * 4;
       if (size_t(end - p) < bytes) return incomplete(c, op, bytes);
       if (is_sync_escape(code)) {
+        // The instruction at pc_ is in memory before the marker, though its
+        // record (and so its code bytes) comes after: a debugger stopped at
+        // the marker reads the instruction there (gdb reads it before a
+        // PowerPC step, and gdb 13 hangs on the next step when it cannot).
+        // So the code bytes go out before the marker's step when the next
+        // instruction record is at hand; in TT6E's trap sequence the next
+        // record may not have run at pc_, so not there.
+        if (!tt6e_ || trap_ == TrapState::None) {
+          size_t more = 0;
+          const uint8_t* next = next_instruction_record(p + bytes, end, more);
+          if (!next && !at_eof) return Progress{size_t(p - start), bytes + more};
+          if (next && code_.note(pc_, load_be32(next))) sink_.mem_write(kProcessId, pc_, std::span<const uint8_t>(next, 4));
+        }
         emit_sync_marker(sink_, kThreadId, kProcessId, pc_, code, p + 4, count);
         ++steps_;
       } else {

@@ -37,6 +37,9 @@ class Tt6RecordDecoder {
   // TT6E's synthetic pair; true if the record was one of them.
   bool synthetic_trap_step(uint32_t op, RecordClass c, uint32_t next);
   Error cut_short(RecordClass c, uint32_t op, uint64_t offset, size_t need, size_t have) const;
+  // The first record from q on that is not an escape record; null if the
+  // bytes end first, with `need` = the bytes from q that would tell.
+  const uint8_t* next_instruction_record(const uint8_t* q, const uint8_t* end, size_t& need) const;
 
   TraceSink& sink_;
   std::string path_;

@@ -7,6 +7,7 @@
 #include "formats/tt6/full_memory_effects.h"
 #include "formats/tt6/ppc_opcode.h"
 #include "formats/tt6/tt6_format.h"
+#include "formats/tt6/tt6_record_decoder.h"
 #include "formats/tt6/tt6_sniff.h"
 #include "temp_file.h"
 #include "tt6_test_support.h"
@@ -105,6 +106,55 @@ TEST_CASE("Escape records: instruction attributes and sync markers") {
   CHECK(steps[2].info.kind == fmt::StepKind::Marker);
   CHECK(steps[2].info.pc == 0x1004);
   CHECK(std::get<std::vector<uint64_t>>(steps[2].attrs.at("escape_0x7f")) == std::vector<uint64_t>{1, 2});
+}
+
+TEST_CASE("A sync marker before an instruction: its code bytes are in memory at the marker") {
+  // gdb reads the instruction at the pc before a PowerPC step; stopped at
+  // the marker it could not (the bytes came with the instruction's own
+  // step) and gdb 13 then hung on the next step.
+  auto bytes = be_words({0x1000, 0x38600005,                  // li r3,5 at 0x1000
+                         make_escape(0x30, 2), 0xbeef0, 3,     // wait, at 0x1004
+                         make_escape(0x02, 1), 0x22000000,     // CR for the next instruction
+                         0x60000000});                         // nop at 0x1004
+  auto read = read_bytes(bytes, Variant::Tt6);
+  REQUIRE(read->status.ok());
+  const auto& steps = read->sink.steps;
+  REQUIRE(steps.size() == 3);
+  auto code_writes = [](const std::vector<test::Effect>& effects, uint64_t addr) {
+    std::vector<std::vector<uint8_t>> out;
+    for (const auto& e : effects)
+      if (e.kind == test::Effect::MemWrite && e.addr == addr) out.push_back(e.bytes);
+    return out;
+  };
+  CHECK(steps[1].info.kind == fmt::StepKind::Marker);
+  CHECK(steps[1].info.pc == 0x1004);
+  // The nop's bytes: an effect of the step before the marker, none later.
+  CHECK(code_writes(steps[0].effects, 0x1004) == std::vector<std::vector<uint8_t>>{{0x60, 0, 0, 0}});
+  CHECK(code_writes(steps[1].effects, 0x1004).empty());
+  CHECK(code_writes(steps[2].effects, 0x1004).empty());
+  CHECK(steps[2].info.pc == 0x1004);
+  CHECK(std::get<uint64_t>(steps[2].attrs.at("cr")) == 0x22000000);
+
+  // In pieces: the decoder asks for the bytes up to the next instruction
+  // record before it emits the marker, all at once (not a word at a time).
+  RecordingSink sink;
+  fmt::TraceInfo info;
+  info.arch = ArchId::Ppc32;
+  sink.begin(info);
+  Tt6RecordDecoder dec(Variant::Tt6, sink, "x.tt6", 0x1004);
+  auto marker = be_words({make_escape(0x30, 2), 0xbeef0, 3, make_escape(0x7e, 0xFFFF)});
+  auto r = dec.decode(marker.data(), marker.data() + marker.size(), 4, false);
+  REQUIRE(r.ok());
+  CHECK(r.value().consumed == 0);
+  CHECK(r.value().need == 12 + 4 + 0xFFFF * 4 + 4);
+  CHECK(sink.steps.empty());
+  // At the end of the file there is nothing to look ahead to: the marker alone.
+  auto last = be_words({make_escape(0x30, 2), 0xbeef0, 3});
+  auto r2 = dec.decode(last.data(), last.data() + last.size(), 4, true);
+  REQUIRE(r2.ok());
+  CHECK(r2.value().consumed == 12);
+  REQUIRE(sink.steps.size() == 1);
+  CHECK(sink.steps[0].info.kind == fmt::StepKind::Marker);
 }
 
 TEST_CASE("Sniffing by extension and plausibility; the registry names") {

@@ -4,7 +4,9 @@ forwards and backwards; then to the TT6 trace, which holds no code bytes,
 served with `--program` (an ELF of the guest image): gdb disassembles at a
 breakpoint and steps there (gdb reads the instruction before a PowerPC
 single step and gives the step up when it cannot; the server fills code
-bytes the trace lacks from the ELF's executable segments).
+bytes the trace lacks from the ELF's executable segments); then the TT6
+trace without `--program`, stopped at a sync marker, whose next
+instruction's bytes the importer puts in memory before the marker.
 
 The trace is the Unicorn-traced guest of tests/formats_tt6 (make_tt6_fixtures
 writes it): _start is `lis r1,1` at 0x10000, then `addi r1,r1,0x1780` at
@@ -146,6 +148,27 @@ def main():
     ])
     if problem or "Cannot access memory" in out:
         print("FAIL: " + (problem or "a memory read failed") + "\n--- gdb ---\n" + out + "\n--- ttd serve ---\n" +
+              server)
+        return 1
+    print(out)
+
+    # TT6 without --program: the trace's own code bytes. The instruction
+    # after a sync marker is in memory at the marker (the importer puts its
+    # bytes before the marker's step); gdb 13 used to fail the first stepi
+    # there and hang on the second.
+    out, server = serve_and_run(a.ttd, files["tt6"], [f"break *{unlock:#x}", "continue", "x/i $pc", "stepi", "stepi",
+                                                      "info registers pc", "reverse-stepi", "info registers pc"])
+    if out is None:
+        print(server)
+        return 1
+    problem = expect_in_order(out, [
+        rf"Breakpoint 1, 0x0*{unlock:x} in",
+        rf"=> 0x{unlock:x}:\s+li\s+r9,0",
+        rf"^pc\s+0x{unlock + 4:x}\b",   # two stepi: off the marker, then li
+        rf"^pc\s+0x{unlock:x}\b",       # reverse-stepi
+    ])
+    if problem or "timed out" in out:
+        print("FAIL (no --program): " + (problem or "gdb hung") + "\n--- gdb ---\n" + out + "\n--- ttd serve ---\n" +
               server)
         return 1
     print(out)
