@@ -17,6 +17,8 @@
 //    one kept for the next allocation, so memory follows the live pages.
 //  - Without transparent huge pages (THP "never", or no 2 MiB page free)
 //    slabs are ordinary memory and everything works the same.
+//  - Built with AddressSanitizer, pages come from the ordinary heap (and
+//    page_pool_stats() stays empty), so ASan checks their lifetimes.
 #pragma once
 #include <cstddef>
 #include <memory>
