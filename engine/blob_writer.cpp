@@ -1,5 +1,6 @@
 #include "engine/blob_writer.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <system_error>
@@ -19,6 +20,12 @@ constexpr uint32_t kSkipRun = 63;          // then this many are stored as they 
 // (python3's page deltas: 0.95 x their raw size stored, 0.65 x with
 // every one tried).
 constexpr size_t kAlwaysTry = 512;
+// ... unless a whole window of them gained nothing: a trace of random
+// page contents (the Tenet generator's) has ~370,000 small page deltas and
+// segments that zstd never shrinks, and trying each was 15 % of a
+// one-core build (Huffman tables built and thrown away).
+constexpr uint32_t kSmallWindow = 64;
+constexpr uint32_t kSmallSampleEvery = 8;
 constexpr size_t kMaxSpareBytes = size_t(16) << 20;  // written blocks kept for reuse, at most
 // Only blocks this large are kept: small ones (page deltas, segments) come
 // from the heap's free lists and are cheap to free, and kept they filled
@@ -128,16 +135,27 @@ int blob_zstd_level(BlobKind kind) {
 }
 
 bool BlobWriter::worth_compressing(BlobKind kind, size_t raw) {
-  if (raw < kAlwaysTry) return true;
   CompressionOdds& o = odds_[size_t(kind)];
+  if (raw < kAlwaysTry) return !o.small_sampling || o.small_count++ % kSmallSampleEvery == 0;
   if (o.skip == 0) return true;
   --o.skip;
   return false;
 }
 
 void BlobWriter::judge(BlobKind kind, size_t raw, size_t compressed) {
-  if (raw < kAlwaysTry) return;
   CompressionOdds& o = odds_[size_t(kind)];
+  ++compress_attempts_;
+  if (raw < kAlwaysTry) {
+    o.small_raw += raw;
+    o.small_stored += std::min(raw, compressed);
+    if (++o.small_tried == kSmallWindow) {
+      o.small_sampling = o.small_stored * 50 >= o.small_raw * 49;
+      o.small_count = 0;
+      o.small_tried = 0;
+      o.small_raw = o.small_stored = 0;
+    }
+    return;
+  }
   if (compressed < raw - raw / 8) {
     o.misses = 0;
   } else if (++o.misses >= kMissesBeforeSkip) {

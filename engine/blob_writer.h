@@ -68,6 +68,8 @@ class BlobWriter {
   void finish();
   const std::vector<BlobRef>& refs() const { return refs_; }
   uint64_t end_offset() const { return pos_; }
+  // Blobs the compressor was run on (after finish()). For tests.
+  uint64_t compress_attempts() const { return compress_attempts_; }
   const std::string& error() const { return error_; }
   bool threaded() const { return threaded_; }
 
@@ -89,6 +91,12 @@ class BlobWriter {
   // many more to store without trying.
   struct CompressionOdds {
     uint32_t misses = 0, skip = 0;
+    // Small blobs (below kAlwaysTry) are judged a window at a time: when
+    // the last kSmallWindow tried saved under 2 % in all, only one in
+    // kSmallSampleEvery is tried until a window of those saves more.
+    uint32_t small_count = 0, small_tried = 0;
+    uint64_t small_raw = 0, small_stored = 0;
+    bool small_sampling = false;
   };
   bool worth_compressing(BlobKind kind, size_t raw);
   void judge(BlobKind kind, size_t raw, size_t compressed);
@@ -100,6 +108,7 @@ class BlobWriter {
   CompressionOdds odds_[kBlobKinds];  // by BlobKind
   std::vector<BlobRef> refs_;  // by ticket; written by the thread, read after finish()
   uint64_t tickets_ = 0;
+  uint64_t compress_attempts_ = 0;  // written by the thread, read after finish()
 
   std::mutex mu_;
   std::condition_variable work_, drained_;

@@ -3,6 +3,7 @@
 // reused is an mmap, page faults and an munmap per chunk.
 #include <doctest/doctest.h>
 
+#include <random>
 #include <vector>
 
 #include "engine/blob_writer.h"
@@ -61,4 +62,46 @@ TEST_CASE("byte writer: a large buffer holding little hands over a right-sized c
   ByteBlock again = w.take(std::move(first));
   CHECK(again.size == 0);
   CHECK(w.capacity() >= grown);
+}
+
+// Small blobs that never shrink (random page contents) are tried one in
+// eight after a window of 64 gains nothing; compressible ones bring every
+// blob back to being tried within a window of samples.
+TEST_CASE("blob writer: small incompressible blobs are sampled, compressible ones tried again") {
+  std::FILE* f = std::tmpfile();
+  REQUIRE(f);
+  std::mt19937_64 rng(5);
+  auto random_blob = [&] {
+    ByteWriter b;
+    for (int i = 0; i < 200; ++i) b.u8(uint8_t(rng()));
+    return b.take();
+  };
+  auto text_blob = [] {
+    ByteWriter b;
+    for (int i = 0; i < 200; ++i) b.u8(uint8_t('a' + i % 3));
+    return b.take();
+  };
+  {  // random only: 64 tried, then one in eight
+    BlobWriter w(f, 0);
+    for (int i = 0; i < 64 + 800; ++i) w.put(random_blob(), BlobKind::PageDelta);
+    for (int i = 0; i < 10; ++i) w.put(text_blob(), BlobKind::Segment);  // another kind is judged on its own
+    w.finish();
+    REQUIRE(w.error().empty());
+    CHECK(w.compress_attempts() >= 64 + 800 / 8 + 10);
+    CHECK(w.compress_attempts() <= 64 + 800 / 8 + 12);  // a sample more where a window ends
+    for (size_t i = 0; i < 864; ++i) CHECK(w.refs()[i].size == w.refs()[i].raw_size);  // as they are
+    CHECK(w.refs()[864].size < w.refs()[864].raw_size / 2);
+  }
+  {  // compressible again: within a window of samples every blob is tried again
+    BlobWriter w(f, 0);
+    for (int i = 0; i < 64 + 800; ++i) w.put(random_blob(), BlobKind::PageDelta);
+    for (int i = 0; i < 612; ++i) w.put(text_blob(), BlobKind::PageDelta);
+    w.finish();
+    REQUIRE(w.error().empty());
+    const auto& refs = w.refs();
+    REQUIRE(refs.size() == 64 + 800 + 612);
+    for (size_t i = refs.size() - 100; i < refs.size(); ++i) CHECK(refs[i].size < refs[i].raw_size / 2);
+    CHECK(w.compress_attempts() > 64 + 100 + 100);
+  }
+  std::fclose(f);
 }
