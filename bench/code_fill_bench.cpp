@@ -95,6 +95,35 @@ BENCHMARK(BM_CodeFill)
     ->Args({64, 999, 0})
     ->Unit(benchmark::kMillisecond);
 
+// The 4 KiB block of the last pc read line by line (64 B each): how many of
+// its lines the group filters rule out nowhere (false positives in every
+// group), and the CPU of the whole sweep.
+void BM_CodeFillPerLine(benchmark::State& state) {
+  const Target& t = target();
+  if (!t.trace || !t.pc) {
+    state.SkipWithError("set TTD_BENCH_TRACE to an indexed trace whose program is found (TTD_BENCH_PROGRAM)");
+    return;
+  }
+  const uint64_t eid = t.trace->step_count() * 999 / 1000, block = t.pc & ~uint64_t(4095);
+  std::vector<uint8_t> data(64), known(64);
+  auto& counters = summary_filter_counters();
+  size_t lines = 0, never = 0;
+  for (auto _ : state) {
+    lines = never = 0;
+    for (uint64_t a = block; a < block + 4096; a += 64) {
+      if (!t.trace->program()->executable(a)) continue;
+      const uint64_t out0 = counters.ruled_out;
+      std::fill(known.begin(), known.end(), 0);
+      query::fill_code_from_program(*t.trace, eid, t.pid, a, data.data(), known.data(), 64);
+      ++lines;
+      if (counters.ruled_out == out0) ++never;
+    }
+  }
+  state.counters["lines"] = double(lines);
+  state.counters["lines_ruled_out_nowhere"] = double(never);
+}
+BENCHMARK(BM_CodeFillPerLine)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();
