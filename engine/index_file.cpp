@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "engine/blob_codec.h"
+#include "engine/blob_reader.h"
 #include "engine/byte_codec.h"
 #include "engine/index_meta_json.h"
 #include "engine/page_delta_codec.h"
@@ -17,19 +17,6 @@
 namespace ttd {
 
 namespace {
-// Reads exactly n bytes at off; false on a short read or an error.
-bool pread_all(int fd, void* dst, size_t n, uint64_t off) {
-  auto* p = static_cast<uint8_t*>(dst);
-  while (n) {
-    ssize_t got = ::pread(fd, p, n, off_t(off));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
-    p += got;
-    n -= size_t(got);
-    off += uint64_t(got);
-  }
-  return true;
-}
 
 // The last failed read of this thread, for chunk_error(): readers report
 // a bare false, and the error is built where the chunk number is known.
@@ -181,13 +168,8 @@ bool IndexFile::read_blob(const BlobRef& ref, std::string& out) const {
   if (ref.offset < kIndexHeaderSize || ref.offset > size_ || ref.size > size_ - ref.offset)
     return fail_at(ref.offset, "blob of " + std::to_string(ref.size) + " bytes outside the file");
   // One buffer per thread: cursors of several clients read concurrently.
-  // The blob lands kBlobHeadroom bytes in, where decompress_blob wants it.
   thread_local std::string buffer;
-  buffer.resize(kBlobHeadroom + ref.size);
-  char* stored = buffer.data() + kBlobHeadroom;
-  if (!pread_all(fd_, stored, ref.size, ref.offset)) return fail_at(ref.offset, "cannot read the blob");
-  if (const char* why = open_stored_blob(stored, ref.size, ref.raw_size, ref.checksum, ref.offset, out))
-    return fail_at(ref.offset, why);
+  if (const char* why = read_stored_blob(fd_, ref, buffer, out)) return fail_at(ref.offset, why);
   return true;
 }
 

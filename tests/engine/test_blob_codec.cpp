@@ -3,13 +3,16 @@
 // corrupt or crafted data of each is refused with a reason, never a crash
 // or a huge allocation.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <random>
 #include <string>
 #include <vector>
 
 #include "engine/blob_codec.h"
+#include "engine/blob_reader.h"
 #include "engine/blob_writer.h"
+#include "engine/index_layout.h"
 
 using namespace ttd;
 
@@ -177,4 +180,34 @@ TEST_CASE("blob writer: every kind is compressed with the codec chosen for it, a
     CHECK(out == blobs[i]);
   }
   std::fclose(f);
+}
+
+// engine/blob_reader.h: the one read path of IndexFile::read_blob and the
+// build's read-back of its keyframes (mapped_files_at_build).
+TEST_CASE("blob reader: stored and compressed blobs read back from a file; short reads and bad checksums named") {
+  char path[] = "/tmp/ttd-blob-reader-XXXXXX";
+  const int fd = ::mkstemp(path);
+  REQUIRE(fd >= 0);
+  ::unlink(path);
+  BlobCompressor c;
+  const std::string raw = compressible(50000, 3), plain = "stored as it is";
+  const std::string zstd = compress(c, raw, BlobCodec::Zstd);
+  // Blobs at odd offsets behind some other bytes, as in an index's data region.
+  const std::string file = std::string(77, 'h') + plain + zstd;
+  REQUIRE(::pwrite(fd, file.data(), file.size(), 0) == ssize_t(file.size()));
+  const BlobRef plain_ref{77, uint32_t(plain.size()), uint32_t(plain.size()), blob_checksum(plain.data(), plain.size(), 77)};
+  const uint64_t at = 77 + plain.size();
+  const BlobRef zstd_ref{at, uint32_t(zstd.size()), uint32_t(raw.size()), blob_checksum(zstd.data(), zstd.size(), at)};
+  std::string buffer, out;
+  CHECK(read_stored_blob(fd, plain_ref, buffer, out) == nullptr);
+  CHECK(out == plain);
+  CHECK(read_stored_blob(fd, zstd_ref, buffer, out) == nullptr);
+  CHECK(out == raw);
+  BlobRef past_end = zstd_ref;
+  past_end.size += 1;  // one byte beyond the file
+  CHECK(std::string(read_stored_blob(fd, past_end, buffer, out)) == "cannot read the blob");
+  BlobRef moved = plain_ref;
+  moved.offset += 1, moved.size -= 1, moved.raw_size -= 1;  // the checksum is seeded with the offset
+  CHECK(read_stored_blob(fd, moved, buffer, out) != nullptr);
+  ::close(fd);
 }
