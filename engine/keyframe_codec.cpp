@@ -99,6 +99,7 @@ bool parse_keyframe(const uint8_t* data, size_t size, const ArchDesc& arch, cons
     uint64_t nsegs = r.var();
     if (nsegs > size || !r.ok()) return false;
     p.pages.clear();
+    p.segments.clear();
     uint64_t key = 0;
     for (uint64_t i = 0; i < nsegs; ++i) {
       uint64_t d = r.var();
@@ -106,6 +107,7 @@ bool parse_keyframe(const uint8_t* data, size_t size, const ArchDesc& arch, cons
       key += d;
       uint64_t id = r.var();
       if (!r.ok() || (key >> (64 - kSegmentShift))) return false;
+      p.segments.push_back(KeyframeSegment{key, id});
       if (!segments) continue;
       auto seg = (*segments)(id);
       if (!seg) return false;

@@ -59,6 +59,9 @@ struct KeyframeProcess {
   uint64_t pid = 0;
   std::vector<MemoryRegion> regions;
   std::vector<KeyframePage> pages;
+  // The page map as stored, (segment key, segment id) by key: a lazy
+  // restore needs only these, not the segments' pages.
+  std::vector<KeyframeSegment> segments;
 };
 struct KeyframeView {
   std::vector<KeyframeThread> threads;
@@ -73,7 +76,8 @@ void encode_keyframe(const MachineState& st, const SegmentListOf& segments_of, B
 
 // Parses into out (reusing its capacity), each process's page list put
 // together from its segments; false on corrupt data. Without `segments`
-// (nullptr) the page lists are left empty.
+// (nullptr) the page lists are left empty and no segment is read; the
+// segment lists are filled either way.
 bool parse_keyframe(const uint8_t* data, size_t size, const ArchDesc& arch, const SegmentById* segments,
                     KeyframeView& out);
 // Installs the parsed threads (all other threads are dropped) and each

@@ -1,6 +1,7 @@
 #include "engine/keyframe_restorer.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace ttd {
 
@@ -26,22 +27,29 @@ bool KeyframeRestorer::restore(const uint8_t* data, size_t size, const PageById&
 bool KeyframeRestorer::restore_lazy(const uint8_t* data, size_t size, const std::shared_ptr<PageSource>& source,
                                     MachineState& st) {
   reset();  // the eager bookkeeping no longer describes st
-  // parse_keyframe puts each process's page list together from its
-  // segments as (key << kSegmentShift | entry.no, entry.id): a segment of one
-  // entry {0, segment id} makes that list the (key, segment id) pairs,
-  // without reading any segment.
-  auto probe = std::make_shared<SegmentPages>(1);
-  const SegmentById segment_ids = [&probe](uint64_t id) -> std::shared_ptr<const SegmentPages> {
-    (*probe)[0] = KeyframePage{0, id};
-    return probe;
-  };
-  if (!parse_keyframe(data, size, st.arch(), &segment_ids, view_)) return false;
-  st = MachineState(st.arch());
+  // Only the (segment key, segment id) lists are needed: no segment is read.
+  if (!parse_keyframe(data, size, st.arch(), nullptr, view_)) return false;
+  // The state is rebuilt in place, not from an empty one: a process the
+  // keyframe has keeps its memory's group list allocated (thousands of
+  // groups on a page-heavy trace; allocating and clearing them anew was a
+  // sixth of a Tenet seek's instructions); any other process goes.
+  auto& procs = st.processes();
+  for (auto it = procs.begin(); it != procs.end();) {
+    const uint64_t pid = it->first;
+    const bool kept = std::any_of(view_.processes.begin(), view_.processes.end(),
+                                  [pid](const KeyframeProcess& kp) { return kp.pid == pid; });
+    it = kept ? std::next(it) : procs.erase(it);
+  }
   install_keyframe_threads_and_regions(view_, st);
   for (const KeyframeProcess& kp : view_.processes) {
     groups_.clear();
-    for (const KeyframePage& seg : kp.pages) groups_.push_back(LazyGroupRef{seg.no >> kSegmentShift, seg.id});
+    for (const KeyframeSegment& seg : kp.segments) groups_.push_back(LazyGroupRef{seg.key, seg.id});
     PagedMemory& mem = st.process(kp.pid).memory;
+    // install_lazy drops pages, overlays and the write cache; the rest of
+    // what a new PagedMemory would not have is the fault and a change log
+    // (only an eager restore starts one: then start afresh).
+    if (mem.change_log_on()) mem = PagedMemory();
+    mem.clear_fault();
     mem.set_page_source(source);
     mem.install_lazy(groups_.data(), groups_.size());
   }

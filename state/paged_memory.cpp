@@ -164,8 +164,10 @@ void PagedMemory::install_lazy(const LazyGroupRef* groups, size_t n) {
   forget_cached();
   changed_.clear();
   log_overflow_ = log_on_;  // every page changed
-  lazy_.resize(n);
-  for (size_t i = 0; i < n; ++i) lazy_[i] = LazyGroup{groups[i].key, groups[i].id, {}};
+  // Each group written once (resize() would zero them all first).
+  lazy_.clear();
+  lazy_.reserve(n);
+  for (size_t i = 0; i < n; ++i) lazy_.push_back(LazyGroup{groups[i].key, groups[i].id, {}});
 }
 
 void PagedMemory::materialise_all() const {
