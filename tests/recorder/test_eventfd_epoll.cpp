@@ -4,7 +4,8 @@
 // non-blocking, short reads, overflow, poll), an epoll loop over a pipe
 // and an eventfd fed by a worker thread, and epoll's answers (EPERM for a
 // regular file, EEXIST, ENOENT, level, edge and one-shot reporting, the
-// ready list's order, hang-up) print what they print natively; the trace
+// ready list's order, hang-up), and a wait on an empty set that another
+// thread's epoll_ctl ends, print what they print natively; the trace
 // agrees with the emulator (verify) and is the same bytes twice. The only
 // thread waiting in epoll on a pipe nobody writes is a deadlock naming it.
 #include <doctest/doctest.h>

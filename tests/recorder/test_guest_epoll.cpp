@@ -57,6 +57,10 @@ TEST_CASE("GuestEpoll: ctl answers as Linux's") {
   CHECK(ep.ctl(GuestEpoll::kAdd, 3, GuestEpoll::kIn, 1) == 0);
   CHECK(ep.ctl(GuestEpoll::kAdd, 3, GuestEpoll::kIn, 1) == -EEXIST);
   CHECK(ep.ctl(GuestEpoll::kMod, 3, GuestEpoll::kIn | GuestEpoll::kExclusive, 1) == -EINVAL);
+  CHECK(ep.ctl(GuestEpoll::kMod, 4, GuestEpoll::kIn | GuestEpoll::kExclusive, 1) == -EINVAL);  // before ENOENT
+  CHECK(ep.ctl(GuestEpoll::kAdd, 5, GuestEpoll::kIn | GuestEpoll::kExclusive, 1) == 0);
+  CHECK(ep.ctl(GuestEpoll::kMod, 5, GuestEpoll::kIn, 1) == -EINVAL);  // an exclusive item cannot change
+  CHECK(ep.ctl(GuestEpoll::kDel, 5, 0, 0) == 0);
   CHECK(ep.ctl(7, 3, 0, 0) == -EINVAL);
   CHECK(ep.ctl(GuestEpoll::kDel, 3, 0, 0) == 0);
   CHECK(ep.items().empty());

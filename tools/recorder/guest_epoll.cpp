@@ -5,6 +5,7 @@
 namespace ttd::rec {
 
 int GuestEpoll::ctl(int op, int fd, uint32_t events, uint64_t data) {
+  if (op == kMod && (events & kExclusive)) return -EINVAL;  // before ENOENT, as Linux
   auto it = items_.find(fd);
   switch (op) {
     case kAdd:
@@ -14,7 +15,7 @@ int GuestEpoll::ctl(int op, int fd, uint32_t events, uint64_t data) {
       return 0;
     case kMod:
       if (it == items_.end()) return -ENOENT;
-      if ((events & kExclusive) || (it->second.events & kExclusive)) return -EINVAL;  // as Linux
+      if (it->second.events & kExclusive) return -EINVAL;  // as Linux
       // A new interest re-arms a one-shot item and is a fresh edge.
       it->second = Item{events, data, true, false, 0, next_order_++};
       return 0;

@@ -72,6 +72,12 @@ bool GuestThreads::any_io_waiter() const {
   return false;
 }
 
+void GuestThreads::recheck_epoll_waiters() {
+  for (GuestThread& t : threads_)
+    if (t.state == GuestThread::State::PollWait && t.wait_call.rfind("epoll", 0) == 0)
+      t.state = GuestThread::State::Runnable;
+}
+
 void GuestThreads::wait_pi(uint64_t addr, uint64_t owner, bool timed) {
   GuestThread& t = park(GuestThread::State::PiWait, timed);
   t.futex_addr = addr;

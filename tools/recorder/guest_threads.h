@@ -82,6 +82,10 @@ class GuestThreads {
   // when it started waiting (the first time, if it waits again).
   void wait_poll(std::string_view call, std::vector<IoWatch> watches, bool timed, uint64_t steps);
   bool any_io_waiter() const;
+  // Makes every thread waiting in epoll_wait / epoll_pwait / epoll_pwait2
+  // runnable, to run its call again: an epoll_ctl or a close changed what
+  // the sets watch, so their watches may be stale.
+  void recheck_epoll_waiters();
   // Makes every IoWait or PollWait thread one of whose descriptors
   // `ready(watch)` says is ready runnable again; it runs its read, write,
   // poll, select or epoll_wait again then.

@@ -191,6 +191,7 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
   out.unsupported = unsupported_now_;
   // This call may have filled, drained or closed a pipe another thread waits on.
   wake_io_waiters();
+  if ((e.sys == Sys::EpollCtl || e.sys == Sys::Close) && r == 0) threads_.recheck_epoll_waiters();
   return out;
 }
 

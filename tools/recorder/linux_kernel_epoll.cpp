@@ -81,8 +81,9 @@ int64_t LinuxKernel::sys_epoll_ctl(int epfd, int op, int fd, uint64_t event) {
   }
   if (set->kind != GuestFd::Kind::Epoll || epfd == fd) return -EINVAL;
   if (target->kind == GuestFd::Kind::Epoll) return refuse("an epoll set in an epoll set");
+  // Linux's EPOLLEXCLUSIVE_OK_BITS.
   if (op == GuestEpoll::kAdd && (events & GuestEpoll::kExclusive) &&
-      (events & ~(kPollable | GuestEpoll::kErr | GuestEpoll::kHup | POLLRDBAND | POLLWRBAND | GuestEpoll::kWakeup |
+      (events & ~(GuestEpoll::kIn | GuestEpoll::kOut | GuestEpoll::kErr | GuestEpoll::kHup | GuestEpoll::kWakeup |
                   GuestEpoll::kEdge | GuestEpoll::kExclusive)))
     return -EINVAL;
   return set->epoll->ctl(op, fd, events, data);

@@ -232,6 +232,29 @@ static void epoll_rules(const char* file) {
   close(ep);
 }
 
+static int shared_ep;
+
+static void* adder(void* arg) {
+  (void)arg;
+  int fd = eventfd(5, 0);
+  struct epoll_event ev = {.events = EPOLLIN, .data.u64 = 55};
+  epoll_ctl(shared_ep, EPOLL_CTL_ADD, fd, &ev);
+  return NULL;
+}
+
+// The main thread waits on an empty set; another thread's epoll_ctl adds
+// a ready eventfd to it, which ends the wait (as Linux's wake-up on ADD).
+static void epoll_ctl_from_another_thread(void) {
+  shared_ep = epoll_create1(0);
+  pthread_t t;
+  pthread_create(&t, NULL, adder, NULL);
+  struct epoll_event out[2];
+  int n = epoll_wait(shared_ep, out, 2, -1);
+  printf("added by another thread: %d data %llu\n", n, (unsigned long long)out[0].data.u64);
+  pthread_join(t, NULL);
+  close(shared_ep);
+}
+
 int main(int argc, char** argv) {
   setvbuf(stdout, NULL, _IONBF, 0);
   if (argc > 1 && strcmp(argv[1], "deadlock") == 0) {
@@ -246,5 +269,6 @@ int main(int argc, char** argv) {
   eventfd_rules();
   epoll_loop();
   epoll_rules(argv[0]);
+  epoll_ctl_from_another_thread();
   return 0;
 }
