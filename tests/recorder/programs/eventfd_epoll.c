@@ -228,7 +228,11 @@ static void epoll_rules(const char* file) {
   printf("hang-up: %d events 0x%x data %llu\n", n, out[0].events, (unsigned long long)out[0].data.u64);
   close(fds[0]);
   printf("empty set: %d\n", epoll_wait(ep, out, 4, 0));
-  SHOW("epoll_create 0", epoll_create(0));
+  // musl's epoll_create takes 0 (it calls epoll_create1), glibc's says
+  // EINVAL; the fd number depends on what the test runner left open.
+  int made = epoll_create(0);
+  printf("epoll_create 0: %s errno %d\n", made >= 0 ? "a descriptor" : "-1", made >= 0 ? 0 : errno);
+  if (made >= 0) close(made);
   close(ep);
 }
 
