@@ -45,6 +45,8 @@ int GuestFdTable::close(int fd) {
   if (it == fds_.end()) return -EBADF;
   if (it->second.kind == GuestFd::Kind::Host) ::close(it->second.host);
   fds_.erase(it);
+  for (auto& [other, f] : fds_)
+    if (f.kind == GuestFd::Kind::Epoll) f.epoll->forget(fd);
   return 0;
 }
 

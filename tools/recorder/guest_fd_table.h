@@ -1,7 +1,8 @@
 // The guest's file descriptors and working directory. Guest fds 0-2 start
 // as the emulated standard streams (pipe-like, see linux_kernel_io.cpp);
 // every other guest fd owns a descriptor of the recorder's process, opened
-// on the host as the program asked. The working directory is a host
+// on the host as the program asked, except eventfds and epoll instances,
+// which the recorder keeps itself (guest_eventfd.h, guest_epoll.h). The working directory is a host
 // O_PATH descriptor, so the guest's chdir never moves the recorder's.
 //
 // Contract: the table owns every host descriptor it holds and closes them
@@ -9,18 +10,26 @@
 // failure (the value the guest sees).
 #pragma once
 #include <map>
+#include <memory>
 #include <string>
+
+#include "tools/recorder/guest_epoll.h"
+#include "tools/recorder/guest_eventfd.h"
 
 namespace ttd::rec {
 
 struct GuestFd {
-  enum class Kind : unsigned char { StdStream, Host };
+  enum class Kind : unsigned char { StdStream, Host, Eventfd, Epoll };
   Kind kind = Kind::Host;
   int stream = 0;      // StdStream: 0 stdin, 1 stdout, 2 stderr
   int host = -1;       // Host: the recorder's descriptor
   bool cloexec = false;
   bool pipe = false;   // Host: an end of a pipe the guest made (pipe2), so reads and writes can wait for a thread
+  uint64_t pipe_id = 0; // a pipe: which one (both ends and their dups share it), to count its changes
   std::string path;    // what the guest opened (names file mappings)
+  // Eventfd / Epoll: the object, shared by dups as Linux shares the file.
+  std::shared_ptr<GuestEventfd> eventfd;
+  std::shared_ptr<GuestEpoll> epoll;
 };
 
 class GuestFdTable {
@@ -37,6 +46,7 @@ class GuestFdTable {
   const GuestFd* get(int fd) const;
   // Takes ownership of `f.host`; the lowest free guest fd >= `lowest`.
   int add(GuestFd f, int lowest = 0);
+  // Also drops fd from every epoll set that watches it.
   int close(int fd);
   // dup / F_DUPFD: a copy on the lowest free fd >= lowest.
   int dup(int fd, int lowest, bool cloexec);

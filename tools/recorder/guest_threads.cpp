@@ -45,6 +45,7 @@ GuestThread& GuestThreads::park(GuestThread::State state, bool timed) {
   t.timed = timed;
   t.wait_order = next_wait_order_++;
   t.wake_result.reset();
+  t.requeue_pi_target = 0;
   return t;
 }
 
@@ -54,8 +55,8 @@ void GuestThreads::wait(uint64_t addr, uint32_t bitset, bool timed) {
   t.futex_bitset = bitset;
 }
 
-void GuestThreads::wait_io(int guest_fd, int host_fd, short events) {
-  park(GuestThread::State::IoWait, false).io_watch = {IoWatch{guest_fd, host_fd, events}};
+void GuestThreads::wait_io(IoWatch watch) {
+  park(GuestThread::State::IoWait, false).io_watch = {std::move(watch)};
 }
 
 void GuestThreads::wait_poll(std::string_view call, std::vector<IoWatch> watches, bool timed, uint64_t steps) {
@@ -69,6 +70,12 @@ bool GuestThreads::any_io_waiter() const {
   for (const GuestThread& t : threads_)
     if (t.state == GuestThread::State::IoWait || t.state == GuestThread::State::PollWait) return true;
   return false;
+}
+
+void GuestThreads::recheck_epoll_waiters() {
+  for (GuestThread& t : threads_)
+    if (t.state == GuestThread::State::PollWait && t.wait_call.rfind("epoll", 0) == 0)
+      t.state = GuestThread::State::Runnable;
 }
 
 void GuestThreads::wait_pi(uint64_t addr, uint64_t owner, bool timed) {
@@ -92,6 +99,7 @@ std::vector<GuestThread*> waiters(std::vector<GuestThread>& threads, uint64_t ad
 void make_runnable(GuestThread& t, int64_t result) {
   t.state = GuestThread::State::Runnable;
   t.wake_result = result;
+  t.requeue_pi_target = 0;
 }
 
 }  // namespace
@@ -130,6 +138,19 @@ void GuestThreads::hand_pi(uint64_t addr, GuestThread& new_owner) {
   make_runnable(new_owner, 0);
   for (GuestThread* t : waiters(threads_, addr, GuestThread::State::PiWait)) t->pi_owner = new_owner.tid;
 }
+
+std::vector<GuestThread*> GuestThreads::futex_waiters(uint64_t addr) { return waiters(threads_, addr); }
+
+void GuestThreads::move_to_pi(GuestThread& t, uint64_t addr2, uint64_t owner) {
+  // Keeps its place in the FIFO order, as the kernel's requeue keeps the
+  // waiter's priority.
+  t.state = GuestThread::State::PiWait;
+  t.futex_addr = addr2;
+  t.pi_owner = owner;
+  t.requeue_pi_target = 0;
+}
+
+void GuestThreads::give_pi(GuestThread& t) { make_runnable(t, 0); }
 
 std::vector<uint64_t> GuestThreads::pi_locks_held_by(uint64_t tid) const {
   std::vector<uint64_t> out;
@@ -173,7 +194,7 @@ std::string describe_poll(const GuestThread& t) {
   for (size_t i = 0; i < t.io_watch.size(); ++i) {
     const IoWatch& w = t.io_watch[i];
     const bool rd = w.events & (POLLIN | POLLPRI), wr = w.events & POLLOUT;
-    out += (i ? ", fd " : " on fd ") + std::to_string(w.guest_fd) + " (a pipe, to " +
+    out += (i ? ", fd " : " on fd ") + std::to_string(w.guest_fd) + (w.eventfd ? " (an eventfd, to " : " (a pipe, to ") +
            (rd && wr ? "read or write" : wr ? "write" : "read") + ")";
   }
   return out;
@@ -186,7 +207,11 @@ std::string GuestThreads::describe_blocked() const {
   for (const GuestThread& t : threads_) {
     char buf[128];
     std::string what;
-    if (t.state == GuestThread::State::FutexWait) {
+    if (t.state == GuestThread::State::FutexWait && t.requeue_pi_target) {
+      std::snprintf(buf, sizeof buf, "futex wait_requeue_pi on 0x%llx (to 0x%llx)", (unsigned long long)t.futex_addr,
+                    (unsigned long long)t.requeue_pi_target);
+      what = buf;
+    } else if (t.state == GuestThread::State::FutexWait) {
       std::snprintf(buf, sizeof buf, "futex wait on 0x%llx", (unsigned long long)t.futex_addr);
       what = buf;
     } else if (t.state == GuestThread::State::PiWait) {
@@ -195,7 +220,7 @@ std::string GuestThreads::describe_blocked() const {
       what = buf;
     } else if (t.state == GuestThread::State::IoWait && !t.io_watch.empty()) {
       what = std::string((t.io_watch[0].events & POLLOUT) ? "write to" : "read from") + " fd " +
-             std::to_string(t.io_watch[0].guest_fd) + " (a pipe)";
+             std::to_string(t.io_watch[0].guest_fd) + (t.io_watch[0].eventfd ? " (an eventfd)" : " (a pipe)");
     } else if (t.state == GuestThread::State::PollWait) {
       what = describe_poll(t);
     } else {

@@ -6,18 +6,23 @@
 // threads at the same steps. CPU state lives elsewhere (thread_contexts.h).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "tools/recorder/guest_eventfd.h"
+
 namespace ttd::rec {
 
-// A pipe end a waiting thread watches: guest fd, the recorder's descriptor
-// for it, and the poll events that make the thread runnable again.
+// A pipe end or eventfd a waiting thread watches: guest fd, the
+// recorder's descriptor for a pipe (or the eventfd), and the poll events
+// that make the thread runnable again.
 struct IoWatch {
   int guest_fd = -1, host_fd = -1;
   short events = 0;
+  std::shared_ptr<const GuestEventfd> eventfd;
 };
 
 struct GuestThread {
@@ -34,9 +39,12 @@ struct GuestThread {
   // IoWait: a read from an empty pipe or a write to a full one (one
   // entry); PollWait: the pipes of the poll set (none if it has none).
   std::vector<IoWatch> io_watch;
-  std::string_view wait_call;  // PollWait: "poll", "select", "ppoll", "pselect6"
+  std::string_view wait_call;  // PollWait: "poll", "select", "ppoll", "pselect6", "epoll_wait", ...
   std::optional<uint64_t> waiting_since;  // PollWait: steps when the call first waited
   uint64_t pi_owner = 0;       // PiWait: tid of the thread holding the lock
+  // FutexWait in FUTEX_WAIT_REQUEUE_PI: the PI lock FUTEX_CMP_REQUEUE_PI
+  // moves it to (0 for other waits).
+  uint64_t requeue_pi_target = 0;
   // Woken (or timed out) and not yet back from its futex call: the call,
   // run again when the thread is scheduled, returns this.
   std::optional<int64_t> wake_result;
@@ -68,21 +76,25 @@ class GuestThreads {
   void exit_current() { current().state = GuestThread::State::Exited; }
   // Parks the current thread until `ready` says its descriptor can be
   // read or written (make_io_ready()).
-  void wait_io(int guest_fd, int host_fd, short events);
+  void wait_io(IoWatch watch);
   // Parks the current thread in poll/select (`call`) until one of
   // `watches` is ready or, if `timed`, nothing else can run; `steps` is
   // when it started waiting (the first time, if it waits again).
   void wait_poll(std::string_view call, std::vector<IoWatch> watches, bool timed, uint64_t steps);
   bool any_io_waiter() const;
+  // Makes every thread waiting in epoll_wait / epoll_pwait / epoll_pwait2
+  // runnable, to run its call again: an epoll_ctl or a close changed what
+  // the sets watch, so their watches may be stale.
+  void recheck_epoll_waiters();
   // Makes every IoWait or PollWait thread one of whose descriptors
-  // `ready(host, events)` says is ready runnable again; it runs its read,
-  // write, poll or select again then.
+  // `ready(watch)` says is ready runnable again; it runs its read, write,
+  // poll, select or epoll_wait again then.
   template <class Ready>
   void make_io_ready(Ready&& ready) {
     for (GuestThread& t : threads_) {
       if (t.state != GuestThread::State::IoWait && t.state != GuestThread::State::PollWait) continue;
       for (const IoWatch& w : t.io_watch)
-        if (ready(w.host_fd, w.events)) {
+        if (ready(w)) {
           t.state = GuestThread::State::Runnable;
           break;
         }
@@ -97,6 +109,12 @@ class GuestThreads {
   void wait_pi(uint64_t addr, uint64_t owner, bool timed);
   GuestThread* first_pi_waiter(uint64_t addr);
   void hand_pi(uint64_t addr, GuestThread& new_owner);
+  // FUTEX_CMP_REQUEUE_PI: the threads waiting on addr (FIFO); move_to_pi()
+  // makes one wait for the PI lock at addr2 held by `owner`, give_pi()
+  // makes one runnable (result 0) as the lock's owner.
+  std::vector<GuestThread*> futex_waiters(uint64_t addr);
+  void move_to_pi(GuestThread& t, uint64_t addr2, uint64_t owner);
+  void give_pi(GuestThread& t);
   std::vector<uint64_t> pi_locks_held_by(uint64_t tid) const;
 
   // The next runnable thread after the current one in round-robin order

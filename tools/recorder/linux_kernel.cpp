@@ -117,6 +117,14 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::Ppoll:
     case Sys::Select:
     case Sys::Pselect6: r = sys_poll(e.sys, a, steps); break;
+    case Sys::Eventfd: r = sys_eventfd(a[0], 0); break;
+    case Sys::Eventfd2: r = sys_eventfd(a[0], a[1]); break;
+    case Sys::EpollCreate: r = sys_epoll_create(false, a[0]); break;
+    case Sys::EpollCreate1: r = sys_epoll_create(true, a[0]); break;
+    case Sys::EpollCtl: r = sys_epoll_ctl(fd(0), int(int32_t(a[1])), fd(2), a[3]); break;
+    case Sys::EpollWait:
+    case Sys::EpollPwait:
+    case Sys::EpollPwait2: r = sys_epoll_wait(e.sys, a); break;
     // glibc registers rseq when the kernel has it; ENOSYS makes it do without.
     case Sys::Rseq: r = -ENOSYS; break;
     case Sys::Futex: r = sys_futex(a); break;
@@ -183,6 +191,7 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
   out.unsupported = unsupported_now_;
   // This call may have filled, drained or closed a pipe another thread waits on.
   wake_io_waiters();
+  if ((e.sys == Sys::EpollCtl || e.sys == Sys::Close) && r == 0) threads_.recheck_epoll_waiters();
   return out;
 }
 

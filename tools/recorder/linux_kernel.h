@@ -127,7 +127,7 @@ class LinuxKernel {
   int64_t sys_munmap(uint64_t addr, uint64_t len);
   int64_t sys_mprotect(uint64_t addr, uint64_t len, uint64_t prot);
   bool futex_blocks(const uint64_t a[6]);
-  bool io_blocks(bool write, int fd, uint64_t count);
+  bool io_blocks(bool write, int fd, uint64_t buf, uint64_t count, bool vectored);
   // Threads waiting on pipes whose descriptor became ready run again.
   void wake_io_waiters();
   int64_t sys_read(int fd, uint64_t buf, uint64_t len);
@@ -178,10 +178,34 @@ class LinuxKernel {
   int64_t poll_scan(PollRequest& req, std::vector<IoWatch>* watches);
   bool poll_blocks(Sys sys, const uint64_t a[6], uint64_t steps);
   int64_t sys_poll(Sys sys, const uint64_t a[6], uint64_t steps);
+  // linux_kernel_eventfd.cpp: eventfd, eventfd2 and their reads and writes.
+  int64_t sys_eventfd(uint64_t initval, uint64_t flags);
+  int64_t eventfd_transfer(bool write, const GuestFd& f, uint64_t buf, uint64_t len);
+  bool eventfd_blocks(bool write, int fd, const GuestFd& f, uint64_t buf, uint64_t len);
+  // linux_kernel_epoll.cpp.
+  struct EpollRequest;
+  int64_t sys_epoll_create(bool create1, uint64_t arg);
+  int64_t sys_epoll_ctl(int epfd, int op, int fd, uint64_t event);
+  int64_t epoll_request(Sys sys, const uint64_t a[6], EpollRequest& req);
+  // What epoll (and poll, for an eventfd or epoll fd) sees of a
+  // descriptor; adds a watch for `want` to `watches` when a thread could
+  // change it.
+  GuestEpoll::Readiness epoll_probe(int fd, std::vector<IoWatch>* watches, short want);
+  bool epoll_blocks(Sys sys, const uint64_t a[6], uint64_t steps);
+  int64_t sys_epoll_wait(Sys sys, const uint64_t a[6]);
+  // A pipe's reads, writes and closes so far (edge-triggered epoll).
+  void note_pipe_change(const GuestFd& f) {
+    if (f.pipe_id) ++pipe_changes_[f.pipe_id];
+  }
   // linux_kernel_threads.cpp.
   int64_t sys_futex(const uint64_t a[6]);
   bool pi_lock_blocks(const uint64_t a[6]);
   int64_t sys_futex_pi(uint32_t cmd, uint64_t addr);
+  // linux_kernel_requeue_pi.cpp: FUTEX_WAIT_REQUEUE_PI, FUTEX_CMP_REQUEUE_PI.
+  bool wait_requeue_pi_blocks(const uint64_t a[6]);
+  bool has_requeue_pi_waiter(uint64_t addr);
+  int64_t sys_wait_requeue_pi(const uint64_t a[6]);
+  int64_t sys_cmp_requeue_pi(const uint64_t a[6]);
   int64_t sys_set_robust_list(uint64_t head, uint64_t len);
   int64_t sys_get_robust_list(uint64_t tid, uint64_t head_ptr, uint64_t len_ptr);
   // A dying thread's robust futexes get FUTEX_OWNER_DIED and a wake, the
@@ -204,6 +228,8 @@ class LinuxKernel {
   uint64_t brk_mapped_end_ = 0;  // end of the pages mapped for the heap
   size_t stdin_pos_ = 0;
   GuestFdTable fds_;
+  uint64_t next_pipe_id_ = 1;
+  std::map<uint64_t, uint64_t> pipe_changes_;  // by GuestFd::pipe_id
   uint32_t umask_ = 022;
   std::string comm_ = "prog";     // prctl(PR_SET_NAME)
   uint64_t current_ = 0;         // number of the syscall being answered

@@ -72,7 +72,11 @@ int64_t LinuxKernel::sys_openat(int dirfd, uint64_t path, uint64_t flags, uint64
   return fds_.add(std::move(f));
 }
 
-int64_t LinuxKernel::sys_close(int fd) { return fds_.close(fd); }
+int64_t LinuxKernel::sys_close(int fd) {
+  // Closing a pipe end is a change its other end's edge-triggered epoll sees (hang-up).
+  if (const GuestFd* f = fds_.get(fd)) note_pipe_change(*f);
+  return fds_.close(fd);
+}
 
 int64_t LinuxKernel::sys_lseek(int fd, int64_t offset, uint64_t whence) {
   const GuestFd* f = fds_.get(fd);
@@ -87,10 +91,11 @@ int64_t LinuxKernel::sys_statx(int dirfd, uint64_t path, uint64_t flags, uint64_
   if (int64_t e = read_path(path, p); e < 0) return e;
   uint8_t out[kStatxSize] = {};
   const GuestFd* f = fds_.get(dirfd);
-  if (p.empty() && (flags & kAtEmptyPath) && f && f->kind == GuestFd::Kind::StdStream) {
-    // The standard streams: a pipe, as fstat says.
+  if (p.empty() && (flags & kAtEmptyPath) && f && f->kind != GuestFd::Kind::Host) {
+    // The standard streams: a pipe, as fstat says; eventfd and epoll: an
+    // anonymous inode (no file type).
     uint32_t basic = 0x7ff, blksize = 4096, nlink = 1, uid = getuid(), gid = getgid();
-    uint16_t mode = 0010600;
+    uint16_t mode = f->kind == GuestFd::Kind::StdStream ? 0010600 : 0600;
     std::memcpy(out + 0, &basic, 4);
     std::memcpy(out + 4, &blksize, 4);
     std::memcpy(out + 16, &nlink, 4);
@@ -167,6 +172,9 @@ int64_t LinuxKernel::sys_fcntl(int fd, uint64_t cmd, uint64_t arg) {
     case F_SETFD: return fds_.set_cloexec(fd, arg & FD_CLOEXEC);
     case F_GETFL: {
       if (f->kind == GuestFd::Kind::StdStream) return f->stream == 0 ? O_RDONLY : O_WRONLY;
+      // O_NONBLOCK has the same value on x86-64 and AArch64.
+      if (f->kind == GuestFd::Kind::Eventfd) return O_RDWR | (f->eventfd->nonblocking() ? O_NONBLOCK : 0);
+      if (f->kind == GuestFd::Kind::Epoll) return O_RDWR;
       int r = ::fcntl(f->host, F_GETFL);
       if (r < 0) return -errno;
       if (arch_.id() == ArchId::AArch64) {
@@ -179,7 +187,8 @@ int64_t LinuxKernel::sys_fcntl(int fd, uint64_t cmd, uint64_t arg) {
       return r;
     }
     case F_SETFL:
-      if (f->kind == GuestFd::Kind::StdStream) return 0;
+      if (f->kind == GuestFd::Kind::Eventfd) f->eventfd->set_nonblocking(arg & O_NONBLOCK);
+      if (f->kind != GuestFd::Kind::Host) return 0;
       return ::fcntl(f->host, F_SETFL, host_open_flags(arg)) < 0 ? -errno : 0;
     case F_GETLK:
     case F_SETLK:
@@ -215,6 +224,7 @@ int64_t LinuxKernel::sys_pipe2(uint64_t fds, uint64_t flags) {
   r.cloexec = w.cloexec = (flags & O_CLOEXEC) != 0;
   r.path = w.path = "[pipe]";
   r.pipe = w.pipe = true;
+  r.pipe_id = w.pipe_id = next_pipe_id_++;
   int gr = fds_.add(std::move(r));
   if (gr < 0) {
     ::close(host[1]);

@@ -62,39 +62,51 @@ bool LinuxKernel::blocks(uint64_t number, const uint64_t a[6], uint64_t steps) {
     case Sys::Ppoll:
     case Sys::Select:
     case Sys::Pselect6: return poll_blocks(sys, a, steps);
-    case Sys::Read:
-    case Sys::Readv: return io_blocks(false, int(int32_t(a[0])), a[2]);
-    case Sys::Write:
-    case Sys::Writev: return io_blocks(true, int(int32_t(a[0])), a[2]);
+    case Sys::Read: return io_blocks(false, int(int32_t(a[0])), a[1], a[2], false);
+    case Sys::Readv: return io_blocks(false, int(int32_t(a[0])), a[1], a[2], true);
+    case Sys::Write: return io_blocks(true, int(int32_t(a[0])), a[1], a[2], false);
+    case Sys::Writev: return io_blocks(true, int(int32_t(a[0])), a[1], a[2], true);
+    case Sys::EpollWait:
+    case Sys::EpollPwait:
+    case Sys::EpollPwait2: return epoll_blocks(sys, a, steps);
     default: return false;
   }
 }
 
-bool LinuxKernel::io_blocks(bool write, int fd, uint64_t count) {
+bool LinuxKernel::io_blocks(bool write, int fd, uint64_t buf, uint64_t count, bool vectored) {
   const GuestFd* f = fds_.get(fd);
+  // (readv/writev of an eventfd do not wait: the first part answers.)
+  if (f && f->kind == GuestFd::Kind::Eventfd && !vectored) return eventfd_blocks(write, fd, *f, buf, count);
   // Pipes the guest made only: their other end is the guest's too, so
   // whether they are ready depends on its threads alone (deterministic).
   // Anything else (files, the standard streams) behaves as the host's call.
   if (!f || f->kind != GuestFd::Kind::Host || !f->pipe || count == 0) return false;
   const short events = write ? POLLOUT : POLLIN;
   if (host_ready(f->host, events) || nonblocking(f->host)) return false;
-  threads_.wait_io(fd, f->host, events);
+  threads_.wait_io(IoWatch{fd, f->host, events, nullptr});
   return true;
 }
 
 void LinuxKernel::wake_io_waiters() {
-  if (threads_.any_io_waiter()) threads_.make_io_ready(host_ready);
+  if (!threads_.any_io_waiter()) return;
+  threads_.make_io_ready([](const IoWatch& w) {
+    if (!w.eventfd) return host_ready(w.host_fd, w.events);
+    return ((w.events & POLLIN) && w.eventfd->readable()) || ((w.events & POLLOUT) && w.eventfd->writable());
+  });
 }
 
 int64_t LinuxKernel::sys_read(int fd, uint64_t buf, uint64_t len) {
   const GuestFd* f = fds_.get(fd);
   if (!f) return -EBADF;
+  if (f->kind == GuestFd::Kind::Eventfd) return eventfd_transfer(false, *f, buf, len);
+  if (f->kind == GuestFd::Kind::Epoll) return -EINVAL;
   len = std::min(len, kMaxIo);
   std::vector<uint8_t> data;
   if (f->kind == GuestFd::Kind::Host) {
     data.resize(len);
     ssize_t n = f->pipe ? pipe_transfer(false, f->host, data.data(), len) : ::read(f->host, data.data(), len);
     if (n < 0) return -errno;
+    if (n > 0) note_pipe_change(*f);
     data.resize(size_t(n));
   } else if (f->stream != 0) {
     return -EINVAL;  // reading stdout / stderr
@@ -116,12 +128,15 @@ int64_t LinuxKernel::sys_write(int fd, uint64_t buf, uint64_t len) {
   const GuestFd* f = fds_.get(fd);
   if (!f) return -EBADF;
   if (f->kind == GuestFd::Kind::StdStream && f->stream == 0) return -EINVAL;  // writing stdin
+  if (f->kind == GuestFd::Kind::Eventfd) return eventfd_transfer(true, *f, buf, len);
+  if (f->kind == GuestFd::Kind::Epoll) return -EINVAL;
   len = std::min(len, kMaxIo);
   std::vector<uint8_t> data(len);
   if (!copy_from_user(buf, data)) return -EFAULT;
   if (f->kind == GuestFd::Kind::Host) {
     ssize_t n = f->pipe ? pipe_transfer(true, f->host, data.data(), data.size())
                         : ::write(f->host, data.data(), data.size());
+    if (n > 0) note_pipe_change(*f);
     return n < 0 ? -errno : int64_t(n);
   }
   if (cfg_.capture_output) {
@@ -206,6 +221,12 @@ int64_t LinuxKernel::sys_fstat(int fd, uint64_t buf, uint64_t steps) {
   st.dev = 0xd;
   st.ino = 1000 + uint64_t(f->stream);
   st.mode = kSIfifo | 0600;
+  if (f->kind != GuestFd::Kind::StdStream) {
+    // Linux's anonymous inode: no file type bits, one inode for all.
+    st.dev = 0xe;
+    st.ino = 1;
+    st.mode = 0600;
+  }
   st.uid = getuid();
   st.gid = getgid();
   st.time_sec = int64_t(1700000000 + steps / 1000000000);
@@ -227,7 +248,7 @@ int64_t LinuxKernel::sys_newfstatat(int dirfd, uint64_t path, uint64_t buf, uint
 int64_t LinuxKernel::sys_ioctl(int fd, uint64_t request, uint64_t arg) {
   const GuestFd* f = fds_.get(fd);
   if (!f) return -EBADF;
-  if (f->kind == GuestFd::Kind::StdStream) return -ENOTTY;  // TCGETS, TIOCGWINSZ, ...: not terminals
+  if (f->kind != GuestFd::Kind::Host) return -ENOTTY;  // TCGETS, TIOCGWINSZ, ...: not terminals
   // Terminal and byte-count queries on host files; the kernel's structs
   // are the same on x86-64 and AArch64.
   size_t size = request == TCGETS ? 36 : request == TIOCGWINSZ ? 8 : request == FIONREAD ? 4 : 0;

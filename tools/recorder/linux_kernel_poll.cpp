@@ -1,6 +1,8 @@
 // poll, ppoll, select and pselect6 on the descriptors the recorder knows,
 // with the determinism rules of the pipe and futex waits
 // (docs/recording.md, "Threads"):
+//   - an eventfd or epoll set is asked of the recorder's own state
+//     (linux_kernel_epoll.cpp);
 //   - a pipe the program made is asked with the host's poll (its other end
 //     is the program's too, so its readiness depends on the program's
 //     threads alone); regular files, directories and block devices are
@@ -153,11 +155,13 @@ int64_t LinuxKernel::poll_scan(PollRequest& req, std::vector<IoWatch>* watches) 
       it.revents = POLLNVAL;
     } else if (f->kind == GuestFd::Kind::StdStream) {
       it.revents = short((f->stream == 0 ? POLLIN | POLLRDNORM : POLLOUT | POLLWRNORM) & wanted);
+    } else if (f->kind == GuestFd::Kind::Eventfd || f->kind == GuestFd::Kind::Epoll) {
+      it.revents = short(epoll_probe(it.fd, watches, it.events).mask & wanted);
     } else if (f->pipe) {
       pollfd p{f->host, it.events, 0};
       if (::poll(&p, 1, 0) < 0) return -errno;
       it.revents = p.revents;
-      if (watches) watches->push_back({it.fd, f->host, it.events});
+      if (watches) watches->push_back({it.fd, f->host, it.events, nullptr});
     } else {
       struct stat st {};
       if (::fstat(f->host, &st) < 0) return -errno;

@@ -29,7 +29,7 @@ constexpr size_t kMaxGuestThreads = 1024;
 enum FutexCmd : uint32_t {
   kFutexWait = 0, kFutexWake = 1, kFutexRequeue = 3, kFutexCmpRequeue = 4, kFutexWakeOp = 5,
   kFutexLockPi = 6, kFutexUnlockPi = 7, kFutexTrylockPi = 8, kFutexWaitBitset = 9, kFutexWakeBitset = 10,
-  kFutexLockPi2 = 13,
+  kFutexWaitRequeuePi = 11, kFutexCmpRequeuePi = 12, kFutexLockPi2 = 13,
 };
 constexpr uint32_t kFutexCmdMask = 127;  // without FUTEX_PRIVATE_FLAG (128) and FUTEX_CLOCK_REALTIME (256)
 
@@ -39,9 +39,16 @@ int32_t sign_extend12(uint32_t v) { return int32_t(v << 20) >> 20; }
 
 }  // namespace
 
+bool LinuxKernel::has_requeue_pi_waiter(uint64_t addr) {
+  for (const GuestThread* t : threads_.futex_waiters(addr))
+    if (t->requeue_pi_target) return true;
+  return false;
+}
+
 bool LinuxKernel::futex_blocks(const uint64_t a[6]) {
   const uint32_t cmd = uint32_t(a[1]) & kFutexCmdMask;
   if (cmd == kFutexLockPi || cmd == kFutexLockPi2) return pi_lock_blocks(a);
+  if (cmd == kFutexWaitRequeuePi) return wait_requeue_pi_blocks(a);
   if (!is_wait(cmd) || threads_.current().wake_result) return false;
   const uint32_t bitset = cmd == kFutexWaitBitset ? uint32_t(a[5]) : ~0u;
   uint8_t word[4];
@@ -78,15 +85,23 @@ int64_t LinuxKernel::sys_futex(const uint64_t a[6]) {
       if (!read_word(addr, word)) return -EFAULT;
       return -EAGAIN;  // the word changed before we could wait
     }
-    case kFutexWake: return threads_.wake(addr, val);
+    // A FUTEX_WAIT_REQUEUE_PI waiter can only be woken by
+    // FUTEX_CMP_REQUEUE_PI: Linux's wake and requeue say EINVAL.
+    case kFutexWake:
+      if (has_requeue_pi_waiter(addr)) return -EINVAL;
+      return threads_.wake(addr, val);
     case kFutexWakeBitset:
-      if (uint32_t(a[5]) == 0) return -EINVAL;
+      if (uint32_t(a[5]) == 0 || has_requeue_pi_waiter(addr)) return -EINVAL;
       return threads_.wake(addr, val, uint32_t(a[5]));
     case kFutexCmpRequeue:
       if (!read_word(addr, word)) return -EFAULT;
       if (word != uint32_t(a[5])) return -EAGAIN;
       [[fallthrough]];
-    case kFutexRequeue: return threads_.requeue(addr, val, uint32_t(a[3]), a[4]);
+    case kFutexRequeue:
+      if (has_requeue_pi_waiter(addr)) return -EINVAL;
+      return threads_.requeue(addr, val, uint32_t(a[3]), a[4]);
+    case kFutexWaitRequeuePi: return sys_wait_requeue_pi(a);
+    case kFutexCmpRequeuePi: return sys_cmp_requeue_pi(a);
     case kFutexWakeOp: {
       // *uaddr2 = old OP oparg; wake uaddr; if (old CMP cmparg) wake uaddr2 too.
       const uint64_t addr2 = a[4];
@@ -127,10 +142,11 @@ int64_t LinuxKernel::sys_futex(const uint64_t a[6]) {
     case kFutexTrylockPi:
     case kFutexUnlockPi: return sys_futex_pi(cmd, addr);
     default:
-      // FUTEX_WAIT_REQUEUE_PI, FUTEX_CMP_REQUEUE_PI ...
+      // FUTEX_WAIT_MULTIPLE ... (operation 14 and up)
       note_unsupported(current_, "futex");
       unsupported_what_ = "futex operation " + std::to_string(cmd) + " (only wait, wake, requeue, wake_op, "
-                          "their bitset forms and the PI lock, trylock and unlock are emulated)";
+                          "their bitset forms, the PI lock, trylock and unlock, and the requeue-PI pair "
+                          "are emulated)";
       return -ENOSYS;
   }
 }

@@ -30,6 +30,9 @@ enum class Sys : uint8_t {
   Dup, Dup2, Dup3, Pipe, Pipe2, Fadvise64, Unlink, Unlinkat, Umask,
   // Waiting for descriptors (linux_kernel_poll.cpp).
   Poll, Ppoll, Select, Pselect6,
+  // eventfd and epoll, kept by the recorder (linux_kernel_eventfd.cpp,
+  // linux_kernel_epoll.cpp).
+  Eventfd, Eventfd2, EpollCreate, EpollCreate1, EpollCtl, EpollWait, EpollPwait, EpollPwait2,
   // More process calls.
   Prctl, Sysinfo, Getresuid, Getresgid, SchedGetaffinity,
   // File-system information (linux_kernel_fsinfo.cpp).

@@ -56,6 +56,9 @@ const SyscallTable& syscall_table_aarch64() {
       {43, {S::Statfs, "statfs"}},      {44, {S::Fstatfs, "fstatfs"}},
       {8, {S::Getxattr, "getxattr"}},   {9, {S::Lgetxattr, "lgetxattr"}},
       {100, {S::GetRobustList, "get_robust_list"}},
+      {19, {S::Eventfd2, "eventfd2"}}, {20, {S::EpollCreate1, "epoll_create1"}},
+      {21, {S::EpollCtl, "epoll_ctl"}}, {22, {S::EpollPwait, "epoll_pwait"}},
+      {441, {S::EpollPwait2, "epoll_pwait2"}},
       {10, {S::Fgetxattr, "fgetxattr"}}, {11, {S::Listxattr, "listxattr"}},
       {12, {S::Llistxattr, "llistxattr"}}, {13, {S::Flistxattr, "flistxattr"}},
   };

@@ -65,6 +65,10 @@ const SyscallTable& syscall_table_x86_64() {
       {191, {S::Getxattr, "getxattr"}}, {192, {S::Lgetxattr, "lgetxattr"}},
       {270, {S::Pselect6, "pselect6"}}, {271, {S::Ppoll, "ppoll"}},
       {274, {S::GetRobustList, "get_robust_list"}},
+      {213, {S::EpollCreate, "epoll_create"}}, {232, {S::EpollWait, "epoll_wait"}},
+      {233, {S::EpollCtl, "epoll_ctl"}}, {281, {S::EpollPwait, "epoll_pwait"}},
+      {284, {S::Eventfd, "eventfd"}},   {290, {S::Eventfd2, "eventfd2"}},
+      {291, {S::EpollCreate1, "epoll_create1"}}, {441, {S::EpollPwait2, "epoll_pwait2"}},
       {193, {S::Fgetxattr, "fgetxattr"}}, {194, {S::Listxattr, "listxattr"}},
       {195, {S::Llistxattr, "llistxattr"}}, {196, {S::Flistxattr, "flistxattr"}},
   };

@@ -1,0 +1,121 @@
+// The eventfd counter and the epoll reporting rules on their own
+// (guest_eventfd.h, guest_epoll.h), with a probe the test controls.
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include "tools/recorder/guest_epoll.h"
+#include "tools/recorder/guest_eventfd.h"
+
+using namespace ttd::rec;
+
+TEST_CASE("GuestEventfd: Linux's counter rules") {
+  GuestEventfd ev(0, false, false);
+  uint64_t v = 0;
+  CHECK(ev.read(v) == -EAGAIN);
+  CHECK_FALSE(ev.readable());
+  CHECK(ev.writable());
+  CHECK(ev.write(5) == 8);
+  CHECK(ev.write(2) == 8);
+  CHECK(ev.read(v) == 8);
+  CHECK(v == 7);
+  CHECK(ev.count() == 0);
+  CHECK(ev.write(~0ull) == -EINVAL);
+  CHECK(ev.write(GuestEventfd::kMax) == 8);
+  CHECK_FALSE(ev.writable());
+  CHECK(ev.write(1) == -EAGAIN);
+  CHECK(ev.write(0) == 8);  // adding 0 always fits
+  CHECK(ev.changes() == 5);
+
+  GuestEventfd sem(2, true, true);
+  CHECK(sem.read(v) == 8);
+  CHECK(v == 1);
+  CHECK(sem.read(v) == 8);
+  CHECK(sem.read(v) == -EAGAIN);
+  CHECK(sem.nonblocking());
+}
+
+namespace {
+
+struct FakeFiles {
+  std::map<int, GuestEpoll::Readiness> state;
+  GuestEpoll::Readiness operator()(int fd) { return state[fd]; }
+};
+
+std::vector<uint64_t> datas(const std::vector<GuestEpoll::Event>& ev) {
+  std::vector<uint64_t> out;
+  for (const auto& e : ev) out.push_back(e.data);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("GuestEpoll: ctl answers as Linux's") {
+  GuestEpoll ep;
+  CHECK(ep.ctl(GuestEpoll::kMod, 3, GuestEpoll::kIn, 1) == -ENOENT);
+  CHECK(ep.ctl(GuestEpoll::kDel, 3, 0, 0) == -ENOENT);
+  CHECK(ep.ctl(GuestEpoll::kAdd, 3, GuestEpoll::kIn, 1) == 0);
+  CHECK(ep.ctl(GuestEpoll::kAdd, 3, GuestEpoll::kIn, 1) == -EEXIST);
+  CHECK(ep.ctl(GuestEpoll::kMod, 3, GuestEpoll::kIn | GuestEpoll::kExclusive, 1) == -EINVAL);
+  CHECK(ep.ctl(GuestEpoll::kMod, 4, GuestEpoll::kIn | GuestEpoll::kExclusive, 1) == -EINVAL);  // before ENOENT
+  CHECK(ep.ctl(GuestEpoll::kAdd, 5, GuestEpoll::kIn | GuestEpoll::kExclusive, 1) == 0);
+  CHECK(ep.ctl(GuestEpoll::kMod, 5, GuestEpoll::kIn, 1) == -EINVAL);  // an exclusive item cannot change
+  CHECK(ep.ctl(GuestEpoll::kDel, 5, 0, 0) == 0);
+  CHECK(ep.ctl(7, 3, 0, 0) == -EINVAL);
+  CHECK(ep.ctl(GuestEpoll::kDel, 3, 0, 0) == 0);
+  CHECK(ep.items().empty());
+}
+
+TEST_CASE("GuestEpoll: level-triggered items go round in the order added; only what was asked is reported") {
+  GuestEpoll ep;
+  FakeFiles files;
+  ep.ctl(GuestEpoll::kAdd, 9, GuestEpoll::kIn, 90);
+  ep.ctl(GuestEpoll::kAdd, 4, GuestEpoll::kOut, 40);
+  ep.ctl(GuestEpoll::kAdd, 6, GuestEpoll::kIn, 60);
+  files.state[9] = {GuestEpoll::kIn, 0};
+  files.state[4] = {GuestEpoll::kIn | GuestEpoll::kOut, 0};
+  files.state[6] = {GuestEpoll::kOut, 0};  // not what it asked for
+  // Asking (consume false) reports without moving anything.
+  CHECK(datas(ep.collect(files, 1, false)) == std::vector<uint64_t>{90});
+  CHECK(datas(ep.collect(files, 1, false)) == std::vector<uint64_t>{90});
+  CHECK(datas(ep.collect(files, 1, true)) == std::vector<uint64_t>{90});
+  const auto second = ep.collect(files, 1, true);
+  REQUIRE(second.size() == 1);
+  CHECK(second[0].data == 40);
+  CHECK(second[0].events == GuestEpoll::kOut);
+  CHECK(datas(ep.collect(files, 1, true)) == std::vector<uint64_t>{90});
+  CHECK(datas(ep.collect(files, 8, true)) == std::vector<uint64_t>{40, 90});
+  // Hang-up and error come whatever was asked.
+  files.state[6] = {GuestEpoll::kHup, 0};
+  const auto all = ep.collect(files, 8, true);
+  CHECK(all.size() == 3);
+  CHECK(all.back().data == 60);
+  CHECK(all.back().events == GuestEpoll::kHup);
+}
+
+TEST_CASE("GuestEpoll: edge-triggered once per change, one-shot until MOD, forget on close") {
+  GuestEpoll ep;
+  FakeFiles files;
+  ep.ctl(GuestEpoll::kAdd, 3, GuestEpoll::kIn | GuestEpoll::kEdge, 1);
+  files.state[3] = {GuestEpoll::kIn, 10};
+  CHECK(ep.collect(files, 4, false).size() == 1);  // asking does not use the edge up
+  CHECK(ep.collect(files, 4, true).size() == 1);
+  CHECK(ep.collect(files, 4, true).empty());
+  files.state[3].changes = 11;  // another write
+  CHECK(ep.collect(files, 4, true).size() == 1);
+  CHECK(ep.collect(files, 4, true).empty());
+  files.state[3] = {0, 12};  // drained
+  CHECK(ep.collect(files, 4, true).empty());
+  files.state[3] = {GuestEpoll::kIn, 12};  // ready again (seen unready in between)
+  CHECK(ep.collect(files, 4, true).size() == 1);
+
+  ep.ctl(GuestEpoll::kMod, 3, GuestEpoll::kIn | GuestEpoll::kOneShot, 2);
+  CHECK(ep.collect(files, 4, true).size() == 1);
+  CHECK(ep.collect(files, 4, true).empty());
+  files.state[3].changes = 20;
+  CHECK(ep.collect(files, 4, true).empty());
+  ep.ctl(GuestEpoll::kMod, 3, GuestEpoll::kIn | GuestEpoll::kOneShot, 3);
+  CHECK(datas(ep.collect(files, 4, true)) == std::vector<uint64_t>{3});
+  ep.forget(3);
+  CHECK(ep.items().empty());
+}

@@ -1,0 +1,190 @@
+// epoll_create, epoll_create1, epoll_ctl, epoll_wait, epoll_pwait and
+// epoll_pwait2 over the descriptors whose readiness the recorder knows,
+// the ones poll answers for (linux_kernel_poll.cpp): pipes the program
+// made, eventfds, the standard streams (ready in their direction), and
+// nothing else: regular files and directories are refused with EPERM as
+// Linux refuses them (they have no poll method), FIFOs opened by path,
+// terminals, devices and nested epoll sets with -ENOSYS (listed).
+// The interest list and the reporting rules are GuestEpoll's. A wait with
+// nothing ready parks the thread as poll does (LinuxKernel::blocks) until
+// another thread's syscall makes a watched descriptor ready or, with a
+// finite timeout, no thread can run; the events it returns are one guest
+// memory write, so they are in the trace as the syscall's effect.
+#include <poll.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+#include "tools/recorder/linux_kernel.h"
+
+namespace ttd::rec {
+
+namespace {
+
+constexpr uint64_t kNanos = 1000000000;
+constexpr uint64_t kEpollCloexec = 02000000;  // O_CLOEXEC, the same on x86-64 and AArch64
+constexpr uint32_t kPollable = GuestEpoll::kIn | GuestEpoll::kOut | POLLPRI | POLLRDNORM | POLLWRNORM |
+                               GuestEpoll::kRdHup;
+
+}  // namespace
+
+struct LinuxKernel::EpollRequest {
+  std::string_view call;
+  std::shared_ptr<GuestEpoll> set;
+  size_t max = 0;
+  std::optional<uint64_t> timeout_ns;  // nullopt: waits until something is ready
+};
+
+// struct epoll_event is packed on x86-64 (12 bytes), aligned on AArch64 (16).
+static size_t event_size(ArchId arch) { return arch == ArchId::X86_64 ? 12 : 16; }
+
+int64_t LinuxKernel::sys_epoll_create(bool create1, uint64_t arg) {
+  if (create1 ? (arg & ~kEpollCloexec) != 0 : int32_t(arg) <= 0) return -EINVAL;
+  GuestFd f;
+  f.kind = GuestFd::Kind::Epoll;
+  f.cloexec = create1 && (arg & kEpollCloexec);
+  f.path = "anon_inode:[eventpoll]";
+  f.epoll = std::make_shared<GuestEpoll>();
+  return fds_.add(std::move(f));
+}
+
+int64_t LinuxKernel::sys_epoll_ctl(int epfd, int op, int fd, uint64_t event) {
+  uint32_t events = 0;
+  uint64_t data = 0;
+  if (op != GuestEpoll::kDel) {  // Linux reads the event first (EFAULT before EBADF)
+    uint8_t raw[16];
+    const size_t size = event_size(arch_.id());
+    if (!copy_from_user(event, {raw, size})) return -EFAULT;
+    std::memcpy(&events, raw, 4);
+    std::memcpy(&data, raw + size - 8, 8);
+  }
+  const GuestFd* set = fds_.get(epfd);
+  const GuestFd* target = fds_.get(fd);
+  if (!set || !target) return -EBADF;
+  auto refuse = [&](const std::string& what) {
+    note_unsupported(current_, "epoll_ctl");
+    unsupported_what_ = "epoll_ctl on fd " + std::to_string(fd) + " (" + what + ", " + target->path +
+                        "): only pipes the program made, eventfds and the standard streams are watched";
+    return -ENOSYS;
+  };
+  if (target->kind == GuestFd::Kind::Host && !target->pipe) {
+    struct stat st {};
+    if (::fstat(target->host, &st) < 0) return -errno;
+    // No poll method: Linux's EPERM.
+    if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode)) return -EPERM;
+    return refuse(S_ISFIFO(st.st_mode)   ? "a FIFO opened by path"
+                  : S_ISCHR(st.st_mode)  ? "a character device or terminal"
+                  : S_ISSOCK(st.st_mode) ? "a socket"
+                                         : "a special file");
+  }
+  if (set->kind != GuestFd::Kind::Epoll || epfd == fd) return -EINVAL;
+  if (target->kind == GuestFd::Kind::Epoll) return refuse("an epoll set in an epoll set");
+  // Linux's EPOLLEXCLUSIVE_OK_BITS.
+  if (op == GuestEpoll::kAdd && (events & GuestEpoll::kExclusive) &&
+      (events & ~(GuestEpoll::kIn | GuestEpoll::kOut | GuestEpoll::kErr | GuestEpoll::kHup | GuestEpoll::kWakeup |
+                  GuestEpoll::kEdge | GuestEpoll::kExclusive)))
+    return -EINVAL;
+  return set->epoll->ctl(op, fd, events, data);
+}
+
+GuestEpoll::Readiness LinuxKernel::epoll_probe(int fd, std::vector<IoWatch>* watches, short want) {
+  GuestEpoll::Readiness r;
+  const GuestFd* f = fds_.get(fd);
+  if (!f) return r;
+  switch (f->kind) {
+    case GuestFd::Kind::StdStream:
+      r.mask = f->stream == 0 ? POLLIN | POLLRDNORM : POLLOUT | POLLWRNORM;
+      break;
+    case GuestFd::Kind::Eventfd:
+      r.mask = (f->eventfd->readable() ? POLLIN | POLLRDNORM : 0) | (f->eventfd->writable() ? POLLOUT | POLLWRNORM : 0);
+      r.changes = f->eventfd->changes();
+      if (watches) watches->push_back({fd, -1, want, f->eventfd});
+      break;
+    case GuestFd::Kind::Epoll: {
+      // Readable when one of its items is ready (poll on an epoll fd).
+      std::vector<IoWatch> inner;
+      const auto ready = f->epoll->collect(
+          [&](int item_fd) {
+            return epoll_probe(item_fd, &inner, short(f->epoll->items().at(item_fd).events & kPollable));
+          },
+          1, false);
+      r.mask = ready.empty() ? 0 : POLLIN | POLLRDNORM;
+      if (watches) watches->insert(watches->end(), inner.begin(), inner.end());
+      break;
+    }
+    case GuestFd::Kind::Host:
+      if (f->pipe) {
+        pollfd p{f->host, short(kPollable), 0};
+        if (::poll(&p, 1, 0) > 0) r.mask = uint16_t(p.revents);
+        auto it = pipe_changes_.find(f->pipe_id);
+        r.changes = it == pipe_changes_.end() ? 0 : it->second;
+        if (watches) watches->push_back({fd, f->host, want, nullptr});
+      } else {
+        r.mask = POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM;  // files: Linux's default mask
+      }
+      break;
+  }
+  return r;
+}
+
+int64_t LinuxKernel::epoll_request(Sys sys, const uint64_t a[6], EpollRequest& req) {
+  req.call = sys == Sys::EpollWait ? "epoll_wait" : sys == Sys::EpollPwait ? "epoll_pwait" : "epoll_pwait2";
+  if (sys == Sys::EpollPwait2) {
+    if (a[3]) {
+      uint8_t raw[16];
+      if (!copy_from_user(a[3], raw)) return -EFAULT;
+      int64_t sec, nsec;
+      std::memcpy(&sec, raw, 8);
+      std::memcpy(&nsec, raw + 8, 8);
+      if (sec < 0 || nsec < 0 || nsec >= int64_t(kNanos)) return -EINVAL;
+      req.timeout_ns = uint64_t(sec) > (~0ull - uint64_t(nsec)) / kNanos ? ~0ull : uint64_t(sec) * kNanos + uint64_t(nsec);
+    }
+  } else if (int32_t ms = int32_t(a[3]); ms >= 0) {
+    req.timeout_ns = uint64_t(ms) * 1000000;
+  }
+  // The signal mask (no signal is delivered here), checked as Linux does.
+  if (sys != Sys::EpollWait && a[4] && a[5] != 8) return -EINVAL;
+  const int32_t max = int32_t(a[2]);
+  if (max <= 0 || uint64_t(max) > INT_MAX / event_size(arch_.id())) return -EINVAL;
+  req.max = size_t(max);
+  const GuestFd* f = fds_.get(int(int32_t(a[0])));
+  if (!f) return -EBADF;
+  if (f->kind != GuestFd::Kind::Epoll) return -EINVAL;
+  req.set = f->epoll;
+  return 0;
+}
+
+bool LinuxKernel::epoll_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
+  GuestThread& t = threads_.current();
+  if (t.wake_result) return false;  // timed out: call() answers
+  EpollRequest req;
+  if (epoll_request(sys, a, req) < 0 || req.timeout_ns == uint64_t(0)) return false;
+  std::vector<IoWatch> watches;
+  const auto ready = req.set->collect(
+      [&](int fd) { return epoll_probe(fd, &watches, short(req.set->items().at(fd).events & kPollable)); }, req.max,
+      false);
+  if (!ready.empty()) return false;
+  threads_.wait_poll(req.call, std::move(watches), req.timeout_ns.has_value(), steps);
+  return true;
+}
+
+int64_t LinuxKernel::sys_epoll_wait(Sys sys, const uint64_t a[6]) {
+  GuestThread& t = threads_.current();
+  t.wake_result.reset();  // a timeout: what is ready now (usually nothing) is the answer
+  t.waiting_since.reset();
+  EpollRequest req;
+  if (int64_t e = epoll_request(sys, a, req); e < 0) return e;
+  const auto ready = req.set->collect([&](int fd) { return epoll_probe(fd, nullptr, 0); }, req.max, true);
+  if (ready.empty()) return 0;
+  const size_t size = event_size(arch_.id());
+  std::vector<uint8_t> raw(ready.size() * size, 0);
+  for (size_t i = 0; i < ready.size(); ++i) {
+    std::memcpy(raw.data() + i * size, &ready[i].events, 4);
+    std::memcpy(raw.data() + i * size + size - 8, &ready[i].data, 8);
+  }
+  return copy_to_user(a[1], raw) ? int64_t(ready.size()) : -EFAULT;
+}
+
+}  // namespace ttd::rec
