@@ -52,16 +52,14 @@ TEST_CASE("eventfd/epoll: threads over an eventfd and an epoll loop print what t
     RecordOptions o = options(prog, out);
     o.verify = true;
     auto sum = record(o);
-    REQUIRE_MESSAGE(sum.ok(), (sum.ok() ? "" : sum.error().to_string()));
-    CHECK(sum->exited);
+    REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
+    test::check_clean(*sum);
     CHECK(sum->exit_code == 0);
     CHECK_FALSE(sum->deadlock.has_value());
-    for (const auto& u : sum->unsupported) FAIL_CHECK("unsupported syscall " << u.number << " " << u.name);
-    for (const auto& e : sum->verify_errors) FAIL_CHECK(e);
     CHECK(sum->captured_stdout == native);
 
     auto t = test::read_trace(out);
-    REQUIRE_MESSAGE(t.ok(), (t.ok() ? "" : t.error().to_string()));
+    REQUIRE_MESSAGE(t.ok(), test::error_text(t));
     // The epoll loop's waits returned events, written into guest memory.
     size_t waits_with_events = 0, eventfds = 0;
     for (const auto& s : t->syscalls) {
@@ -91,7 +89,7 @@ TEST_CASE("eventfd/epoll: the only thread waiting in epoll on a pipe nobody writ
     INFO(std::string(variant));
     const std::string out = test::temp_trace("epoll-deadlock");
     auto sum = record(options(prog, out, {"deadlock"}));
-    REQUIRE_MESSAGE(sum.ok(), (sum.ok() ? "" : sum.error().to_string()));
+    REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
     REQUIRE(sum->deadlock.has_value());
     // glibc's epoll_wait is epoll_wait on x86-64; musl's is epoll_pwait;
     // AArch64 has epoll_pwait only.
