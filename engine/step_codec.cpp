@@ -332,7 +332,7 @@ template <class V>
       const uint64_t value = r.var();
       if (!r.ok() || size < 2 || size > 8 || (size < 8 && value >> (8 * size) != 0)) return false;
       uint8_t* p = value_room(size);
-      for (uint64_t i = 0; i < size; ++i) p[i] = uint8_t(value >> (8 * i));
+      store_le(p, value, size);
       v.mem_write(pid, addr, p, size);
       return true;
     }

@@ -61,7 +61,12 @@ inline void store_le(uint8_t* p, uint64_t v, size_t n) {
   for (size_t i = 0; i < n; ++i) p[i] = uint8_t(v >> (8 * i));
 }
 
-// Big-endian (PowerPC TT6 / FULL records).
+// Big-endian (PowerPC TT6 / FULL records, the SQLite file format).
+inline uint16_t load_be16(const uint8_t* p) { return uint16_t((uint32_t(p[0]) << 8) | p[1]); }
+inline void store_be16(uint8_t* p, uint16_t v) {
+  p[0] = uint8_t(v >> 8);
+  p[1] = uint8_t(v);
+}
 inline uint32_t load_be32(const uint8_t* p) {
   return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | uint32_t(p[3]);
 }

@@ -4,6 +4,8 @@
 #include <memory>
 #include <mutex>
 
+#include "state/byte_order.h"
+
 namespace ttd::dap {
 
 namespace {
@@ -78,7 +80,7 @@ TypedValue immediate(const dbg::TypeRef& type, uint64_t v) {
   size_t n = type ? size_t(std::min<uint64_t>(type->size, 8)) : 8;
   r.bytes.resize(n);
   r.known.assign(n, 1);
-  for (size_t i = 0; i < n; ++i) r.bytes[i] = uint8_t(v >> (8 * i));
+  store_le(r.bytes.data(), v, n);
   return r;
 }
 

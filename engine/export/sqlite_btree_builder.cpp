@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "engine/export/sqlite_record.h"
+#include "state/byte_order.h"
 
 namespace ttd::exporting::sqlite_file {
 
@@ -11,14 +12,7 @@ namespace {
 
 constexpr uint8_t kIndexInterior = 2, kTableInterior = 5, kIndexLeaf = 10, kTableLeaf = 13;
 
-void put_be16(uint8_t* p, uint32_t v) { p[0] = uint8_t(v >> 8), p[1] = uint8_t(v); }
-void put_be32(uint8_t* p, uint32_t v) {
-  p[0] = uint8_t(v >> 24), p[1] = uint8_t(v >> 16), p[2] = uint8_t(v >> 8), p[3] = uint8_t(v);
-}
-uint32_t get_be32(std::string_view s) {
-  auto b = [&](size_t i) { return uint32_t(uint8_t(s[i])); };
-  return b(0) << 24 | b(1) << 16 | b(2) << 8 | b(3);
-}
+uint32_t get_be32(std::string_view s) { return load_be32(reinterpret_cast<const uint8_t*>(s.data())); }
 // SQLite counts a cell as at least 4 bytes (btreeParseCellPtr).
 size_t cell_slot(size_t n) { return std::max<size_t>(n, 4); }
 
@@ -43,17 +37,17 @@ void lay_out_page(uint8_t* page, uint32_t page_size, uint8_t type, const PageCel
   const bool interior = type == kIndexInterior || type == kTableInterior;
   uint8_t* h = page + header_at;
   h[0] = type;
-  put_be16(h + 3, uint32_t(cells.count()));
-  if (interior) put_be32(h + 8, right_child);
+  store_be16(h + 3, uint16_t(cells.count()));
+  if (interior) store_be32(h + 8, right_child);
   uint8_t* ptrs = h + (interior ? 12 : 8);
   size_t end = page_size;
   for (size_t i = 0; i < cells.count(); ++i) {
     const std::string_view c = cells.cell(i);
     end -= cell_slot(c.size());
     std::memcpy(page + end, c.data(), c.size());
-    put_be16(ptrs + 2 * i, uint32_t(end));
+    store_be16(ptrs + 2 * i, uint16_t(end));
   }
-  put_be16(h + 5, end == 65536 ? 0 : uint32_t(end));  // 0 stands for 65536
+  store_be16(h + 5, end == 65536 ? 0 : uint16_t(end));  // 0 stands for 65536
 }
 
 BtreeBuilder::BtreeBuilder(BtreeKind kind, PageSink& sink)
@@ -89,7 +83,7 @@ void BtreeBuilder::payload_cell(std::string& cell, std::string_view record, bool
     const size_t n = std::min(rest.size(), u - 4);
     std::memset(page_.data(), 0, u);
     // Pages are numbered in write order, so the next one is this one + 1.
-    put_be32(page_.data(), n < rest.size() ? sink_.next_page_number() + 1 : 0);
+    store_be32(page_.data(), n < rest.size() ? sink_.next_page_number() + 1 : 0);
     std::memcpy(page_.data() + 4, rest.data(), n);
     sink_.write_page(page_.data());
     rest.remove_prefix(n);

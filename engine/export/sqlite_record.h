@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "state/byte_order.h"
+
 namespace ttd::exporting::sqlite_file {
 
 // Bytes of v as SQLite's big-endian varint (1..9).
@@ -42,7 +44,9 @@ inline void append_varint(std::string& out, uint64_t v) {
 }
 
 inline void append_be32(std::string& out, uint32_t v) {
-  out.push_back(char(v >> 24)), out.push_back(char(v >> 16)), out.push_back(char(v >> 8)), out.push_back(char(v));
+  uint8_t b[4];
+  store_be32(b, v);
+  out.append(reinterpret_cast<const char*>(b), 4);
 }
 
 // The serial type SQLite gives an integer (8 and 9: the constants 0 and 1,

@@ -20,6 +20,7 @@
 #include "engine/export/sqlite_btree_builder.h"
 #include "engine/export/sqlite_index_sorter.h"
 #include "engine/export/sqlite_record.h"
+#include "state/byte_order.h"
 
 namespace ttd::exporting {
 
@@ -256,12 +257,10 @@ class SqliteFileWriter final : public RowWriter, private PageSink {
     uint8_t* h = page_.data();
     std::memcpy(h, "SQLite format 3", 16);
     const uint32_t ps = opt_.page_size == 65536 ? 1 : opt_.page_size;
-    h[16] = uint8_t(ps >> 8), h[17] = uint8_t(ps);
+    store_be16(h + 16, uint16_t(ps));
     h[18] = h[19] = 1;  // legacy (rollback journal) file format
     h[21] = 64, h[22] = 32, h[23] = 32;
-    auto be32 = [&](size_t at, uint32_t v) {
-      h[at] = uint8_t(v >> 24), h[at + 1] = uint8_t(v >> 16), h[at + 2] = uint8_t(v >> 8), h[at + 3] = uint8_t(v);
-    };
+    auto be32 = [&](size_t at, uint32_t v) { store_be32(h + at, v); };
     be32(24, 1);       // file change counter
     be32(28, pages_);  // database size in pages (valid: 92 equals 24)
     be32(40, 1);       // schema cookie

@@ -2,6 +2,8 @@
 
 #include <capstone/capstone.h>
 
+#include "state/byte_order.h"
+
 namespace ttd::query {
 
 const char* insn_class_name(InsnClass c) {
@@ -114,7 +116,7 @@ InsnClass mips(const cs_insn& i) {
 // PowerPC from the (big-endian) encoding: primary opcode 18 (b), 16 (bc)
 // and 19 with extended opcode 16 (bclr) or 528 (bcctr); LK is bit 31.
 InsnClass ppc(std::span<const uint8_t> code) {
-  uint32_t w = uint32_t(code[0]) << 24 | uint32_t(code[1]) << 16 | uint32_t(code[2]) << 8 | code[3];
+  const uint32_t w = load_be32(code.data());
   uint32_t op = w >> 26, xo = (w >> 1) & 0x3ff;
   bool lk = w & 1;
   if (op == 18 || op == 16) return lk ? InsnClass::Call : InsnClass::Jump;

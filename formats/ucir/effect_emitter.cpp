@@ -1,5 +1,6 @@
 #include "formats/ucir/effect_emitter.h"
 #include "state/byte_order.h"
+#include "state/target_value.h"
 
 #include <algorithm>
 #include <bit>
@@ -60,8 +61,7 @@ bool EffectEmitter::emit(const EffectGroup& g, uint64_t step_tid) {
       case kEffectThreadPc: {
         uint8_t buf[8];
         const uint32_t n = std::min<uint32_t>(arch_.regs[arch_.pc_index].bytes(), 8);
-        for (uint32_t i = 0; i < n; ++i) buf[i] = uint8_t(e.addr >> (8 * i));
-        if (arch_.endian == Endian::Big) std::reverse(buf, buf + n);
+        store_target_value(arch_.endian, buf, n, e.addr);
         sink_.reg(tid, arch_.pc_index, {buf, n});
         break;
       }

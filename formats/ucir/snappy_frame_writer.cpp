@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "formats/ucir/crc32c.h"
+#include "state/byte_order.h"
 
 namespace ttd::fmt {
 
@@ -98,8 +99,8 @@ void SnappyFrameWriter::emit_block(const uint8_t* data, size_t n) {
   // least 1/8, which keeps incompressible data cheap to decode.
   const bool raw = packed >= n - n / 8;
   const size_t body = 4 + (raw ? n : packed);
-  uint8_t header[8] = {uint8_t(raw ? 0x01 : 0x00), uint8_t(body), uint8_t(body >> 8), uint8_t(body >> 16),
-                       uint8_t(crc), uint8_t(crc >> 8), uint8_t(crc >> 16), uint8_t(crc >> 24)};
+  uint8_t header[8] = {uint8_t(raw ? 0x01 : 0x00), uint8_t(body), uint8_t(body >> 8), uint8_t(body >> 16)};
+  store_le32(header + 4, crc);
   put(header, sizeof header);
   if (raw)
     put(data, n);

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "state/byte_order.h"
+
 namespace ttd::fmt::ucir {
 
 namespace {
@@ -27,8 +29,7 @@ Result<Header> parse_header(std::span<const uint8_t> b, const std::string& path)
                                              " bytes, the header has " + std::to_string(kHeaderSize));
   Header h;
   const uint8_t* v = b.data() + 4;
-  const uint32_t be = uint32_t(v[0]) << 24 | uint32_t(v[1]) << 16 | uint32_t(v[2]) << 8 | v[3];
-  const uint32_t le = uint32_t(v[3]) << 24 | uint32_t(v[2]) << 16 | uint32_t(v[1]) << 8 | v[0];
+  const uint32_t be = load_be32(v), le = load_le32(v);
   if (be == kVersion) {
     h.version_big_endian = true;
   } else if (le == kVersion) {
@@ -52,11 +53,10 @@ std::array<uint8_t, kHeaderSize> encode_header(const Header& h) {
   std::array<uint8_t, kHeaderSize> out{};
   std::memcpy(out.data(), "UCIR", 4);
   const uint32_t v = h.version;
-  if (h.version_big_endian) {
-    out[4] = uint8_t(v >> 24), out[5] = uint8_t(v >> 16), out[6] = uint8_t(v >> 8), out[7] = uint8_t(v);
-  } else {
-    out[4] = uint8_t(v), out[5] = uint8_t(v >> 8), out[6] = uint8_t(v >> 16), out[7] = uint8_t(v >> 24);
-  }
+  if (h.version_big_endian)
+    store_be32(out.data() + 4, v);
+  else
+    store_le32(out.data() + 4, v);
   put_fixed_string(out.data() + 8, 32, h.arch);
   put_fixed_string(out.data() + 40, 32, h.os);
   out[72] = h.code_order;
