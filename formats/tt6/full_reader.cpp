@@ -9,23 +9,12 @@
 #include "formats/tt6/full_record.h"
 #include "formats/tt6/full_registers.h"
 #include "formats/tt6/ppc_opcode.h"
+#include "formats/tt6/read_window.h"
 #include "formats/tt6/tt6_reader.h"
 
 namespace ttd::fmt::tt6 {
 
 namespace {
-
-constexpr uint64_t kProgressBytes = uint64_t(16) << 20;
-// Records are parsed in place from a window this big (the escape records,
-// at most 256 KiB, always fit).
-constexpr size_t kWindow = size_t(8) << 20;
-const char* const kExpected = "a TT6 trace file";
-
-std::string hex32(uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08x", v);
-  return buf;
-}
 
 // The cookie check shared by open() and read().
 Status check_cookie(const std::string& path, FileWindow& win) {

@@ -4,25 +4,10 @@
 #include <cstdio>
 
 #include "formats/common/file_window.h"
+#include "formats/tt6/read_window.h"
 #include "formats/tt6/tt6_record_decoder.h"
 
 namespace ttd::fmt::tt6 {
-
-namespace {
-
-// Report progress (and allow cancelling) about this often.
-constexpr uint64_t kProgressBytes = uint64_t(16) << 20;
-// Records are parsed in place from a window this big (the escape records,
-// at most 256 KiB, always fit).
-constexpr size_t kWindow = size_t(8) << 20;
-const char* const kExpected = "a TT6 trace file";
-std::string hex32(uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08x", v);
-  return buf;
-}
-
-}  // namespace
 
 Result<std::unique_ptr<Tt6Reader>> Tt6Reader::open(const std::string& path, Variant variant) {
   if (variant == Variant::Full) return make_error(path, "internal: FULL traces have their own reader");
