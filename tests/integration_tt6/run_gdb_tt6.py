@@ -17,86 +17,42 @@ Exit codes: 0 pass, 1 fail, 77 skip (gdb-multiarch not installed).
 """
 import argparse
 import os
-import re
 import shutil
-import subprocess
 import sys
-import threading
 
 from ppc_guest_files import make_guest_files
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration_gdb"))
+import harness  # noqa: E402  (ttd serve on a free port, debuggers with a timeout, the in-order check)
+from harness import expect_in_order  # noqa: E402
+
 SKIP = 77
 TIMEOUT = 90
-
-
-def start_server(ttd, trace, extra=()):
-    proc = subprocess.Popen([ttd, "serve", *extra, trace], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lines, got = [], threading.Event()
-    port = []
-
-    def pump():
-        for line in proc.stdout:
-            lines.append(line)
-            m = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
-            if m and not port:
-                port.append(int(m.group(1)))
-                got.set()
-        got.set()
-
-    t = threading.Thread(target=pump, daemon=True)
-    t.start()
-    got.wait(120)  # indexing a small trace is quick; the machine may be loaded
-    return proc, t, (port[0] if port else None), lines
-
-
-def stop_server(proc, thread):
-    if proc.poll() is None:
-        proc.kill()
-    proc.wait()
-    thread.join(5)
-
 
 FULL_COMMANDS = ["info registers pc", "stepi", "info registers pc", "p/x $r1", "reverse-stepi",
                  "info registers pc", "x/i $pc", "p/x $msr"]
 
 
-def run_gdb(port, commands, pre=()):
+def run_gdb(address, commands, pre=()):
     cmd = ["gdb-multiarch", "-batch", "-nx",
            "-ex", "set pagination off", "-ex", "set confirm off",
            "-ex", "set architecture powerpc:common", "-ex", "set endian big"]
-    for c in [*pre, f"target remote 127.0.0.1:{port}", *commands]:
+    for c in [*pre, f"target remote {address}", *commands]:
         cmd += ["-ex", c]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            text=True, start_new_session=True)
-    try:
-        out, _ = proc.communicate(timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, 9)
-        out, _ = proc.communicate()
-        out += f"\n<<gdb timed out after {TIMEOUT}s>>\n"
-    return out
-
-
-def expect_in_order(output, patterns):
-    pos = 0
-    for p in patterns:
-        m = re.compile(p, re.M).search(output, pos)
-        if not m:
-            return f"expected /{p}/ after offset {pos}"
-        pos = m.end()
-    return None
+    return harness.run(cmd, timeout=TIMEOUT)
 
 
 def serve_and_run(ttd, trace, commands, extra=(), pre=()):
     """(gdb output, server output), or (None, reason) when the server did
     not start."""
-    proc, thread, port, server_lines = start_server(ttd, trace, extra)
     try:
-        if port is None:
-            return None, "ttd serve did not print its port:\n" + "".join(server_lines)
-        return run_gdb(port, commands, pre), "".join(server_lines)
+        server = harness.Server(ttd, trace, extra)
+    except RuntimeError as e:
+        return None, str(e)
+    try:
+        return run_gdb(server.address, commands, pre), "".join(server.stdout_lines) + server.log()
     finally:
-        stop_server(proc, thread)
+        server.stop()
 
 
 def main():
