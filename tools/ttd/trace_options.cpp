@@ -5,6 +5,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "engine/index_temp_files.h"
@@ -35,6 +36,12 @@ void add_trace_options(CLI::App& sub, TraceOptions& o) {
       ->check(CLI::Range(kMinKeyframeInterval, kMaxKeyframeInterval));
 }
 
+uint64_t announce_build_bytes() {
+  uint64_t v = 0;
+  if (const char* e = std::getenv("TTD_INDEX_NOTICE_BYTES"); e && parse_u64(e, v)) return v;
+  return uint64_t(256) << 20;
+}
+
 std::shared_ptr<Trace> open_trace_or_report(const TraceOptions& o) {
   // An index build killed by Ctrl-C, kill or a closed terminal removes
   // its temporary file on the way out.
@@ -59,6 +66,8 @@ std::shared_ptr<Trace> open_trace_or_report(const TraceOptions& o) {
   }
   bool bar = o.progress && ::isatty(2);
   auto last = std::chrono::steady_clock::now();
+  const auto started = last;
+  bool announced = false;
   if (bar) {
     opts.progress = [&last](uint64_t done, uint64_t total) {
       auto now = std::chrono::steady_clock::now();
@@ -70,9 +79,22 @@ std::shared_ptr<Trace> open_trace_or_report(const TraceOptions& o) {
       std::fflush(stderr);
       return true;
     };
+  } else if (o.progress) {
+    // Called only while an index is built, never when one is reused.
+    opts.progress = [&announced, &o, from = announce_build_bytes()](uint64_t, uint64_t total) {
+      if (!announced && total >= from) {
+        announced = true;
+        std::fprintf(stderr, "ttd: indexing %s (%llu MB; once, the index is kept for later runs)\n", o.path.c_str(),
+                     (unsigned long long)(total >> 20));
+      }
+      return true;
+    };
   }
   auto t = Trace::open(o.path, opts);
   if (bar) std::fprintf(stderr, "\r%60s\r", "");
+  if (announced && t)
+    std::fprintf(stderr, "ttd: indexed in %.1f s\n",
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   if (!t) {
     std::cerr << "ttd: " << t.error().to_string() << "\n";
     return nullptr;

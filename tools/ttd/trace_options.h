@@ -23,8 +23,15 @@ struct TraceOptions {
   uint64_t max_steps = 0;        // 0 = the readers' automatic limit (formats/common/step_limit.h)
   bool no_backing_files = false;  // UCIR: do not read trimmed mappings' backing files
   uint32_t keyframe_interval = kDefaultKeyframeInterval;
-  bool progress = false;  // show a progress bar on a terminal while importing
+  // While an index is built: a progress bar when stderr is a terminal;
+  // otherwise one line before and one after, for a trace of at least
+  // announce_build_bytes() (a build then takes seconds to minutes, and a
+  // script's log should say why the command is quiet).
+  bool progress = true;
 };
+
+// 256 MiB, or the environment's TTD_INDEX_NOTICE_BYTES (0: every build).
+uint64_t announce_build_bytes();
 
 void add_trace_options(CLI::App& sub, TraceOptions& o);
 // Opens (importing if needed); on failure prints the error to stderr and
