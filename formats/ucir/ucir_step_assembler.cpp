@@ -20,6 +20,7 @@ bool StepAssembler::alive(uint64_t tid) const {
 }
 
 void StepAssembler::set_alive(uint64_t tid, bool on) {
+  if (!on && tid == alive_hit_) alive_hit_valid_ = false;
   for (auto it = alive_.begin(); it != alive_.end(); ++it)
     if (*it == tid) {
       if (!on) alive_.erase(it);
@@ -37,7 +38,11 @@ void StepAssembler::emit_step(StepInfo info, const EffectGroup& g) {
   if (g.syscall && info.kind != StepKind::Marker) info.kind = StepKind::Syscall;
   sink_.step(info);
   ++steps_;
-  if (!alive(info.tid)) {
+  if (alive_hit_valid_ && info.tid == alive_hit_) [[likely]] {
+  } else if (alive(info.tid)) {
+    alive_hit_ = info.tid;
+    alive_hit_valid_ = true;
+  } else {
     // A thread without a keyframe, or ops after its OP_EXIT (usercorn
     // would call that a new process; we say the thread began again).
     sink_.thread_begin(info.tid, pid_);
@@ -138,6 +143,7 @@ void StepAssembler::finish() {
     set_alive(end_tid_, false);
     for (uint64_t t : alive_) sink_.thread_end(t);
     alive_.clear();
+    alive_hit_valid_ = false;
     end_owed_ = false;
   }
   sink_.end();

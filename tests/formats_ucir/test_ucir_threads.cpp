@@ -214,3 +214,52 @@ TEST_CASE("threads: usercorn's exit quirk still applies within one thread; a thr
   };
   CHECK(test::join(sink.after_first_step()) == test::join(want));
 }
+
+TEST_CASE("threads: a thread's steps after its exit begin it again, also straight after the exit") {
+  // The assembler remembers the thread last found alive (a run of steps
+  // skips the search); an exit must make it forget, or the step after the
+  // exit would come without its thread_begin.
+  const std::string path = test::temp_path("again.ucir");
+  {
+    auto w = fmt::UcirWriter::create(path, ArchId::X86_64).value();
+    w->begin_keyframe();
+    w->mem_map(0x1000, 0x1000, 5, "code");
+    w->end_keyframe();
+    w->begin_frame();
+    w->jmp(0x1000, 4);
+    w->step(2);
+    w->begin_thread_keyframe(2);
+    w->jmp(0x1004, 0);
+    w->end_keyframe();
+    w->set_thread(2);
+    w->begin_frame();
+    w->jmp(0x1004, 4);
+    w->step(2);
+    w->step(2);  // exit: usercorn's quirk puts it on the next step of the thread
+    const uint64_t code[] = {0};
+    w->begin_syscall(60, 0, code);
+    w->exit();
+    w->end_syscall();
+    w->jmp(0x1008, 4);
+    w->step(2);
+    w->step(2);
+    REQUIRE(w->close().ok());
+  }
+  RecordingSink sink;
+  Status s = test::read_ucir(path, sink);
+  REQUIRE_MESSAGE(s.ok(), s.error().to_string());
+  const Lines got = sink.after_first_step();
+  int begins = 0;
+  size_t end2 = 0, second_begin = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (got[i] == "thread_begin 2 1" && ++begins == 2) second_begin = i;
+    if (got[i] == "thread_end 2" && end2 == 0) end2 = i;
+  }
+  CHECK(begins == 2);
+  CHECK(end2 > 0);
+  CHECK(second_begin > end2);
+  // Thread 2's step after its exit comes right after the thread_begin.
+  REQUIRE(second_begin + 1 < got.size());
+  CHECK(got[second_begin - 1].rfind("step ", 0) == 0);
+  CHECK(got[second_begin - 1].find("tid=2") != std::string::npos);
+}

@@ -153,3 +153,25 @@ TEST_CASE("equality compares bytes and validity") {
   RegisterFile other(arch_desc(ArchId::I386));
   CHECK_FALSE(other == RegisterFile(arch_desc(ArchId::X86_64)));
 }
+
+TEST_CASE("set_bytes of a full-width 4- or 8-byte value writes exactly the register's bytes") {
+  // The inline path copies a fixed 8 or 4 bytes; the neighbours in the
+  // whole file ('g' layout) must stay as they were.
+  for (ArchId id : {ArchId::X86_64, ArchId::I386, ArchId::Arm}) {
+    const ArchDesc& a = arch_desc(id);
+    RegisterFile rf(a);
+    for (uint16_t r = 0; r < a.regs.size(); ++r)
+      if (a.regs[r].bytes() == 4 || a.regs[r].bytes() == 8) {
+        std::vector<uint8_t> v(a.regs[r].bytes());
+        for (size_t i = 0; i < v.size(); ++i) v[i] = uint8_t(0x11 * (i + 1) + r);
+        const std::vector<uint8_t> before(rf.all_bytes().begin(), rf.all_bytes().end());
+        rf.set_bytes(r, v);
+        CHECK(rf.valid(r));
+        const auto b = rf.bytes(r);
+        CHECK(std::vector<uint8_t>(b.begin(), b.end()) == v);
+        const auto all = rf.all_bytes();
+        for (size_t i = 0; i < all.size(); ++i)
+          if (i < a.regs[r].offset || i >= a.regs[r].offset + v.size()) CHECK(all[i] == before[i]);
+      }
+  }
+}
