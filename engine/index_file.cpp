@@ -254,8 +254,8 @@ std::shared_ptr<const Filter> IndexFile::filter(IndexTable t, IndexGroupCache<Fi
     if (!read_group(t, g, raw)) return nullptr;
     auto v = std::make_shared<std::vector<Filter>>(tp.entries_in(g));
     ByteReader r(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
-    for (auto& f : *v)
-      if (!decode(r, f)) break;
+    for (size_t i = 0; i < v->size(); ++i)
+      if (!decode(r, (*v)[i], g * tp.group_entries + i)) break;
     if (!r.ok() || !r.at_end())
       return fail_at(0, std::string(table_name(t)) + " group " + std::to_string(g) + " is malformed"), nullptr;
     cache.add(g, v);

@@ -55,8 +55,9 @@ constexpr char kIndexMagic[8] = {'T', 'T', 'D', 'I', 'N', 'D', 'E', 'X'};
 // segment ids as differences, and page chains restarted by a delta against
 // their anchor (docs/design.md); 12: a codec byte in front of every
 // compressed blob (snappy or zstd, engine/blob_codec.h), zstd for most
-// kinds
-constexpr uint32_t kIndexVersion = 12;
+// kinds; 13: summary filters salted by the summary group's number, access
+// filters also hold the pages of the lines (engine/summary_filter.h)
+constexpr uint32_t kIndexVersion = 13;
 constexpr uint64_t kIndexHeaderSize = 96;
 
 struct IndexHeader {

@@ -10,7 +10,8 @@
 // read (the summaries then report the damage), and for keys no filter
 // holds: a register written (index version 11 keeps no register filter),
 // a pc range of more than kMaxProbePcs pcs, a memory range of more than
-// GroupAccessFilter::kMaxProbeLines lines, "any memory change". A scan
+// GroupAccessFilter::kMaxProbePages pages or whose possibly touched pages
+// need more than kMaxProbeLines line probes, "any memory change". A scan
 // with no keys at all can hit nothing: every group answers "no".
 #pragma once
 #include <atomic>

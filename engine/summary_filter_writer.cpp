@@ -5,7 +5,7 @@
 namespace ttd {
 
 void SummaryFilterWriter::end_summary_group(BlobWriter& blobs) {
-  filters_.take(pcs_, access_);
+  filters_.take(pcs_, access_, groups_++);
   static_assert(kGroupEntries[size_t(IndexTable::PcFilters)] == kGroupEntries[size_t(IndexTable::AccessFilters)]);
   if (++in_group_ == kGroupEntries[size_t(IndexTable::PcFilters)]) flush(blobs);
 }

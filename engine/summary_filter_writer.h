@@ -29,6 +29,7 @@ class SummaryFilterWriter {
   SummaryFilterBuilder filters_;
   ByteWriter pcs_, access_;
   uint32_t in_group_ = 0;  // filters in pcs_ / access_
+  uint64_t groups_ = 0;    // summary groups taken: the next one's number (its filters' seed)
   std::vector<uint64_t> pc_tickets_, access_tickets_;
 };
 

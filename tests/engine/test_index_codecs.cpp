@@ -161,6 +161,6 @@ TEST_CASE("an index of version 11 (no codec bytes) is rebuilt, not read") {
   CHECK((*t)->index().verify().ok());
   IndexHeader h;
   std::ifstream(tt.index(), std::ios::binary).read(reinterpret_cast<char*>(&h), sizeof h);
-  CHECK(h.version == 12);
-  CHECK(kIndexVersion == 12);
+  CHECK(h.version == kIndexVersion);
+  CHECK(kIndexVersion >= 12);
 }
