@@ -8,6 +8,7 @@
 
 #include "tools/recorder/guest_epoll.h"
 #include "tools/recorder/guest_eventfd.h"
+#include "tools/recorder/guest_fd_table.h"
 
 using namespace ttd::rec;
 
@@ -164,4 +165,33 @@ TEST_CASE("GuestEpoll: nest_error refuses loops and chains of more than 5 sets")
   CHECK(nest(6, 0) == -ELOOP);
   CHECK(nest(6, 3) == 0);  // 7 > 5 > 6 > 3 > 4: five
   CHECK(nest(6, 2) == -ELOOP);  // 7 > 5 > 6 > 2 > 3 > 4: six
+}
+
+TEST_CASE("GuestFdTable: an epoll item stays while a descriptor of its open file is open") {
+  GuestFdTable fds;
+  GuestFd ep;
+  ep.kind = GuestFd::Kind::Epoll;
+  ep.epoll = std::make_shared<GuestEpoll>();
+  const int epfd = fds.add(ep);
+  GuestFd ev;
+  ev.kind = GuestFd::Kind::Eventfd;
+  ev.eventfd = std::make_shared<GuestEventfd>(0, false, false);
+  const int a = fds.add(ev);
+  const uint64_t file = fds.get(a)->file;
+  CHECK(file != fds.get(epfd)->file);
+  const GuestEpoll::Key key{file, a};
+  REQUIRE(fds.get(epfd)->epoll->ctl(GuestEpoll::kAdd, key, GuestEpoll::kIn, 7) == 0);
+  const int b = fds.dup(a, 0, false);
+  CHECK(fds.get(b)->file == file);
+  CHECK(fds.close(a) == 0);
+  CHECK(fds.get(epfd)->epoll->items().size() == 1);
+  CHECK(fds.fd_of_item(key) == b);  // probed through the dup
+  const int c = fds.add(ev);        // takes a's number: another open file
+  CHECK(c == a);
+  CHECK(fds.get(c)->file != file);
+  CHECK(fds.fd_of_item(key) == b);
+  CHECK(fds.dup_to(c, b, false) == b);  // dup2 over the last descriptor of the file
+  CHECK(fds.get(epfd)->epoll->items().empty());
+  CHECK(fds.fd_of_item(key) == -1);
+  CHECK(fds.epoll_sets() == std::vector<const GuestEpoll*>{fds.get(epfd)->epoll.get()});
 }
