@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 namespace ttd::rec {
@@ -13,6 +14,7 @@ GuestFdTable::GuestFdTable() {
     f.kind = GuestFd::Kind::StdStream;
     f.stream = i;
     f.path = i == 0 ? "[stdin]" : i == 1 ? "[stdout]" : "[stderr]";
+    f.file = next_file_++;
     fds_[i] = f;
   }
   cwd_ = ::open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -36,6 +38,7 @@ int GuestFdTable::add(GuestFd f, int lowest) {
     if (f.kind == GuestFd::Kind::Host) ::close(f.host);
     return lowest >= kMaxFds ? -EINVAL : -EMFILE;
   }
+  if (!f.file) f.file = next_file_++;
   fds_[fd] = std::move(f);
   return fd;
 }
@@ -44,10 +47,28 @@ int GuestFdTable::close(int fd) {
   auto it = fds_.find(fd);
   if (it == fds_.end()) return -EBADF;
   if (it->second.kind == GuestFd::Kind::Host) ::close(it->second.host);
+  const uint64_t file = it->second.file;
   fds_.erase(it);
+  for (const auto& [other, f] : fds_)
+    if (f.file == file) return 0;  // a dup keeps the file open, and its epoll items
   for (auto& [other, f] : fds_)
-    if (f.kind == GuestFd::Kind::Epoll) f.epoll->forget(fd);
+    if (f.kind == GuestFd::Kind::Epoll) f.epoll->forget(file);
   return 0;
+}
+
+int GuestFdTable::fd_of_item(const GuestEpoll::Key& key) const {
+  if (const GuestFd* f = get(key.fd); f && f->file == key.file) return key.fd;
+  for (const auto& [fd, f] : fds_)
+    if (f.file == key.file) return fd;
+  return -1;
+}
+
+std::vector<const GuestEpoll*> GuestFdTable::epoll_sets() const {
+  std::vector<const GuestEpoll*> out;
+  for (const auto& [fd, f] : fds_)
+    if (f.kind == GuestFd::Kind::Epoll && std::find(out.begin(), out.end(), f.epoll.get()) == out.end())
+      out.push_back(f.epoll.get());
+  return out;
 }
 
 int GuestFdTable::copy_of(const GuestFd& f, bool cloexec, GuestFd& out) const {

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tools/recorder/guest_epoll.h"
 #include "tools/recorder/guest_eventfd.h"
@@ -27,6 +28,9 @@ struct GuestFd {
   bool pipe = false;   // Host: an end of a pipe the guest made (pipe2), so reads and writes can wait for a thread
   uint64_t pipe_id = 0; // a pipe: which one (both ends and their dups share it), to count its changes
   std::string path;    // what the guest opened (names file mappings)
+  // The open file description: set by add() for a new one, kept by dups
+  // (an epoll item lives while a descriptor of its file is open).
+  uint64_t file = 0;
   // Eventfd / Epoll: the object, shared by dups as Linux shares the file.
   std::shared_ptr<GuestEventfd> eventfd;
   std::shared_ptr<GuestEpoll> epoll;
@@ -46,8 +50,14 @@ class GuestFdTable {
   const GuestFd* get(int fd) const;
   // Takes ownership of `f.host`; the lowest free guest fd >= `lowest`.
   int add(GuestFd f, int lowest = 0);
-  // Also drops fd from every epoll set that watches it.
+  // When fd was the last descriptor of its open file, also drops that
+  // file's items from every epoll set (as Linux does).
   int close(int fd);
+  // The descriptor an epoll item watches: its own fd if that is still of
+  // the item's file, else another descriptor of the file (-1: none).
+  int fd_of_item(const GuestEpoll::Key& key) const;
+  // Every epoll set a descriptor refers to, once each.
+  std::vector<const GuestEpoll*> epoll_sets() const;
   // dup / F_DUPFD: a copy on the lowest free fd >= lowest.
   int dup(int fd, int lowest, bool cloexec);
   // dup2 / dup3: a copy on exactly `newfd`, closing what was there.
@@ -64,6 +74,7 @@ class GuestFdTable {
   int copy_of(const GuestFd& f, bool cloexec, GuestFd& out) const;
   std::map<int, GuestFd> fds_;
   int cwd_ = -1;
+  uint64_t next_file_ = 1;
 };
 
 }  // namespace ttd::rec

@@ -191,7 +191,9 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
   out.unsupported = unsupported_now_;
   // This call may have filled, drained or closed a pipe another thread waits on.
   wake_io_waiters();
-  if ((e.sys == Sys::EpollCtl || e.sys == Sys::Close) && r == 0) threads_.recheck_epoll_waiters();
+  // dup2 / dup3 close what was on their target, as close does.
+  const bool closes = e.sys == Sys::Close || e.sys == Sys::Dup2 || e.sys == Sys::Dup3;
+  if ((e.sys == Sys::EpollCtl || closes) && r >= 0) threads_.recheck_epoll_waiters();
   return out;
 }
 

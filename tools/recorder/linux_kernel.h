@@ -191,6 +191,9 @@ class LinuxKernel {
   // descriptor; adds a watch for `want` to `watches` when a thread could
   // change it.
   GuestEpoll::Readiness epoll_probe(int fd, std::vector<IoWatch>* watches, short want);
+  // An item of `set`, by whichever descriptor of its file is open.
+  GuestEpoll::Readiness epoll_probe_item(const GuestEpoll& set, const GuestEpoll::Key& key,
+                                         std::vector<IoWatch>* watches);
   bool epoll_blocks(Sys sys, const uint64_t a[6], uint64_t steps);
   int64_t sys_epoll_wait(Sys sys, const uint64_t a[6]);
   // A pipe's reads, writes and closes so far (edge-triggered epoll).

@@ -2,10 +2,13 @@
 // epoll_pwait2 over the descriptors whose readiness the recorder knows,
 // the ones poll answers for (linux_kernel_poll.cpp): pipes the program
 // made, eventfds, the standard streams (ready in their direction), and
-// nothing else: regular files and directories are refused with EPERM as
-// Linux refuses them (they have no poll method), FIFOs opened by path,
-// terminals, devices and nested epoll sets with -ENOSYS (listed).
-// The interest list and the reporting rules are GuestEpoll's. A wait with
+// other epoll sets (nested, readable while their ready list is not
+// empty), and nothing else: regular files and directories are refused
+// with EPERM as Linux refuses them (they have no poll method), FIFOs
+// opened by path, terminals and devices with -ENOSYS (listed).
+// The interest list and the reporting rules are GuestEpoll's; an item is
+// (open file, fd), so it outlives its fd while a dup of the file is open.
+// A wait with
 // nothing ready parks the thread as poll does (LinuxKernel::blocks) until
 // another thread's syscall makes a watched descriptor ready or, with a
 // finite timeout, no thread can run; the events it returns are one guest
@@ -66,7 +69,7 @@ int64_t LinuxKernel::sys_epoll_ctl(int epfd, int op, int fd, uint64_t event) {
   auto refuse = [&](const std::string& what) {
     note_unsupported(current_, "epoll_ctl");
     unsupported_what_ = "epoll_ctl on fd " + std::to_string(fd) + " (" + what + ", " + target->path +
-                        "): only pipes the program made, eventfds and the standard streams are watched";
+                        "): only pipes the program made, eventfds, epoll sets and the standard streams are watched";
     return -ENOSYS;
   };
   if (target->kind == GuestFd::Kind::Host && !target->pipe) {
@@ -79,14 +82,26 @@ int64_t LinuxKernel::sys_epoll_ctl(int epfd, int op, int fd, uint64_t event) {
                   : S_ISSOCK(st.st_mode) ? "a socket"
                                          : "a special file");
   }
-  if (set->kind != GuestFd::Kind::Epoll || epfd == fd) return -EINVAL;
-  if (target->kind == GuestFd::Kind::Epoll) return refuse("an epoll set in an epoll set");
-  // Linux's EPOLLEXCLUSIVE_OK_BITS.
+  // A set in itself, even by a dup (the same open file): EINVAL.
+  if (set->kind != GuestFd::Kind::Epoll || set->file == target->file) return -EINVAL;
+  const bool nested = target->kind == GuestFd::Kind::Epoll;
+  // Linux's EPOLLEXCLUSIVE_OK_BITS; an exclusive item cannot be a set.
   if (op == GuestEpoll::kAdd && (events & GuestEpoll::kExclusive) &&
-      (events & ~(GuestEpoll::kIn | GuestEpoll::kOut | GuestEpoll::kErr | GuestEpoll::kHup | GuestEpoll::kWakeup |
-                  GuestEpoll::kEdge | GuestEpoll::kExclusive)))
+      (nested || (events & ~(GuestEpoll::kIn | GuestEpoll::kOut | GuestEpoll::kErr | GuestEpoll::kHup |
+                             GuestEpoll::kWakeup | GuestEpoll::kEdge | GuestEpoll::kExclusive))))
     return -EINVAL;
-  return set->epoll->ctl(op, fd, events, data);
+  // Loops and chains deeper than 5 sets: ELOOP, before EEXIST as Linux checks.
+  if (op == GuestEpoll::kAdd && nested)
+    if (int e = GuestEpoll::nest_error(*set->epoll, *target->epoll, fds_.epoll_sets()); e < 0) return e;
+  return set->epoll->ctl(op, {target->file, fd}, events, data,
+                         nested ? std::weak_ptr<const GuestEpoll>(target->epoll) : std::weak_ptr<const GuestEpoll>());
+}
+
+GuestEpoll::Readiness LinuxKernel::epoll_probe_item(const GuestEpoll& set, const GuestEpoll::Key& key,
+                                                    std::vector<IoWatch>* watches) {
+  const int fd = fds_.fd_of_item(key);
+  if (fd < 0) return {};
+  return epoll_probe(fd, watches, short(set.items().at(key).events & kPollable));
 }
 
 GuestEpoll::Readiness LinuxKernel::epoll_probe(int fd, std::vector<IoWatch>* watches, short want) {
@@ -103,15 +118,21 @@ GuestEpoll::Readiness LinuxKernel::epoll_probe(int fd, std::vector<IoWatch>* wat
       if (watches) watches->push_back({fd, -1, want, f->eventfd});
       break;
     case GuestFd::Kind::Epoll: {
-      // Readable when one of its items is ready (poll on an epoll fd).
-      std::vector<IoWatch> inner;
+      // Readable when one of its items is ready (poll on an epoll fd, or a
+      // set in a set); its items' watches wake a thread waiting on it. It
+      // changes when an item's file does or an ADD / MOD is made (Linux
+      // wakes the outer set then).
+      const GuestEpoll& set = *f->epoll;
+      uint64_t item_changes = 0;
       const auto ready = f->epoll->collect(
-          [&](int item_fd) {
-            return epoll_probe(item_fd, &inner, short(f->epoll->items().at(item_fd).events & kPollable));
+          [&](const GuestEpoll::Key& key) {
+            const GuestEpoll::Readiness ir = epoll_probe_item(set, key, watches);
+            item_changes += ir.changes;
+            return ir;
           },
           1, false);
       r.mask = ready.empty() ? 0 : POLLIN | POLLRDNORM;
-      if (watches) watches->insert(watches->end(), inner.begin(), inner.end());
+      r.changes = (set.ctl_changes() << 32) + item_changes;
       break;
     }
     case GuestFd::Kind::Host:
@@ -163,8 +184,7 @@ bool LinuxKernel::epoll_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
   if (epoll_request(sys, a, req) < 0 || req.timeout_ns == uint64_t(0)) return false;
   std::vector<IoWatch> watches;
   const auto ready = req.set->collect(
-      [&](int fd) { return epoll_probe(fd, &watches, short(req.set->items().at(fd).events & kPollable)); }, req.max,
-      false);
+      [&](const GuestEpoll::Key& key) { return epoll_probe_item(*req.set, key, &watches); }, req.max, false);
   if (!ready.empty()) return false;
   threads_.wait_poll(req.call, std::move(watches), req.timeout_ns.has_value(), steps);
   return true;
@@ -176,7 +196,9 @@ int64_t LinuxKernel::sys_epoll_wait(Sys sys, const uint64_t a[6]) {
   t.waiting_since.reset();
   EpollRequest req;
   if (int64_t e = epoll_request(sys, a, req); e < 0) return e;
-  const auto ready = req.set->collect([&](int fd) { return epoll_probe(fd, nullptr, 0); }, req.max, true);
+  const auto ready =
+      req.set->collect([&](const GuestEpoll::Key& key) { return epoll_probe_item(*req.set, key, nullptr); }, req.max,
+                       true);
   if (ready.empty()) return 0;
   const size_t size = event_size(arch_.id());
   std::vector<uint8_t> raw(ready.size() * size, 0);
