@@ -24,6 +24,17 @@ void check_clean(const RecordSummary& s) {
   CHECK(s.verify_register_misses == 0);
 }
 
+RecordSummary check_records_like_native(RecordOptions o, const std::string& native) {
+  o.verify = true;
+  auto sum = record(o);
+  REQUIRE_MESSAGE(sum.ok(), error_text(sum));
+  check_clean(*sum);
+  CHECK(sum->exit_code == 0);
+  CHECK_FALSE(sum->deadlock.has_value());
+  CHECK(sum->captured_stdout == native);
+  return *sum;
+}
+
 std::string file_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());

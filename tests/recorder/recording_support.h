@@ -22,6 +22,12 @@ RecordOptions capture_options(const std::vector<std::string>& argv, const std::s
 // The run exited without a fault, an unsupported syscall or a verify error.
 void check_clean(const RecordSummary& s);
 
+// Records with `o`, verification turned on, and checks what every "prints
+// what it prints natively" case checks: the recording succeeded, ran clean
+// (check_clean), exited 0 without a deadlock and wrote `native` to stdout.
+// Returns the summary for the case's own checks (REQUIREs the recording).
+RecordSummary check_records_like_native(RecordOptions o, const std::string& native);
+
 // The error text of a failed result, "" for a good one (REQUIRE_MESSAGE).
 template <class T>
 std::string error_text(const Result<T>& r) {
