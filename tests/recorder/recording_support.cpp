@@ -24,6 +24,29 @@ void check_clean(const RecordSummary& s) {
   CHECK(s.verify_register_misses == 0);
 }
 
+RecordOptions threaded_options(const std::string& prog, const std::string& out, std::vector<std::string> args) {
+  args.insert(args.begin(), prog);
+  RecordOptions o = capture_options(args, out);
+  o.quantum = 5000;
+  return o;
+}
+
+std::string deadlock_report(const RecordOptions& o) {
+  auto sum = record(o);
+  REQUIRE_MESSAGE(sum.ok(), error_text(sum));
+  REQUIRE(sum->deadlock.has_value());
+  CHECK(sum->unsupported.empty());
+  return *sum->deadlock;
+}
+
+void check_records_identically(RecordOptions o, const std::string& first, const std::string& again) {
+  o.output = again;
+  o.verify = true;
+  REQUIRE(record(o).ok());
+  CHECK(file_text(first) == file_text(again));
+  std::filesystem::remove(again);
+}
+
 RecordSummary check_records_like_native(RecordOptions o, const std::string& native) {
   o.verify = true;
   auto sum = record(o);

@@ -22,6 +22,20 @@ RecordOptions capture_options(const std::vector<std::string>& argv, const std::s
 // The run exited without a fault, an unsupported syscall or a verify error.
 void check_clean(const RecordSummary& s);
 
+// A program's threads scheduled with a small quantum (5,000 steps), so
+// they interleave within a short test: capture_options of prog + args.
+RecordOptions threaded_options(const std::string& prog, const std::string& out, std::vector<std::string> args = {});
+
+// Records with `o`, which must end with every thread blocked, and returns
+// the recorder's deadlock report (REQUIREs the recording and the report;
+// checks that no syscall was unsupported).
+std::string deadlock_report(const RecordOptions& o);
+
+// Records `o` a second time into `again`, verification on as
+// check_records_like_native records, and checks the trace is byte-for-byte
+// `first` (recordings are deterministic); removes `again`.
+void check_records_identically(RecordOptions o, const std::string& first, const std::string& again);
+
 // Records with `o`, verification turned on, and checks what every "prints
 // what it prints natively" case checks: the recording succeeded, ran clean
 // (check_clean), exited 0 without a deadlock and wrote `native` to stdout.

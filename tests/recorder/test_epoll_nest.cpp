@@ -20,13 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-RecordOptions options(const std::string& prog, const std::string& out, std::vector<std::string> args = {}) {
-  args.insert(args.begin(), prog);
-  RecordOptions o = test::capture_options(args, out);
-  o.quantum = 5000;
-  return o;
-}
-
 }  // namespace
 
 TEST_CASE("epoll: items after dup and close, and nested sets, print what they print natively") {
@@ -48,7 +41,7 @@ TEST_CASE("epoll: items after dup and close, and nested sets, print what they pr
     const bool x86 = std::string(variant).rfind("x86_64", 0) == 0;
     const std::string native = x86 ? test::run_native({prog}).out : glibc_native;
     const std::string out = test::temp_trace(std::string("epoll-nest-") + variant);
-    RecordOptions o = options(prog, out);
+    RecordOptions o = test::threaded_options(prog, out);
     test::check_records_like_native(o, native);
     fs::remove(out);
   }
@@ -60,13 +53,10 @@ TEST_CASE("epoll: the only thread waiting on a set whose inner set watches an un
     if (prog.empty()) continue;
     INFO(std::string(variant));
     const std::string out = test::temp_trace("epoll-nest-deadlock");
-    auto sum = record(options(prog, out, {"deadlock"}));
-    REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
-    REQUIRE(sum->deadlock.has_value());
+    const std::string report = test::deadlock_report(test::threaded_options(prog, out, {"deadlock"}));
     const std::string call = std::string(variant) == "x86_64-dyn" ? "epoll_wait" : "epoll_pwait";
     // fds 3 and 4 are the sets, 5 the pipe's read end.
-    CHECK(*sum->deadlock == "every thread is blocked: thread 1 (tid 4242): " + call + " on fd 5 (a pipe, to read)");
-    CHECK(sum->unsupported.empty());
+    CHECK(report == "every thread is blocked: thread 1 (tid 4242): " + call + " on fd 5 (a pipe, to read)");
     fs::remove(out);
   }
 }

@@ -20,13 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-RecordOptions options(const std::string& prog, const std::string& out, std::vector<std::string> args = {}) {
-  args.insert(args.begin(), prog);
-  RecordOptions o = test::capture_options(args, out);
-  o.quantum = 5000;
-  return o;
-}
-
 bool is_epoll_wait(const std::string& arch, uint64_t n) {
   return arch == "x86_64" ? (n == 232 || n == 281) : n == 22;
 }
@@ -49,7 +42,7 @@ TEST_CASE("eventfd/epoll: threads over an eventfd and an epoll loop print what t
     // AArch64 glibc prints what x86-64 glibc prints.
     const std::string native = x86 ? test::run_native({prog}).out : glibc_native;
     const std::string out = test::temp_trace(std::string("eventfd-epoll-") + variant);
-    RecordOptions o = options(prog, out);
+    RecordOptions o = test::threaded_options(prog, out);
     test::check_records_like_native(o, native);
 
     auto t = test::read_trace(out);
@@ -63,15 +56,7 @@ TEST_CASE("eventfd/epoll: threads over an eventfd and an epoll loop print what t
     CHECK(waits_with_events >= 6);
     CHECK(eventfds >= 6);
 
-    if (x86) {
-      const std::string again = test::temp_trace("eventfd-epoll-again");
-      RecordOptions o2 = options(prog, again);
-      o2.verify = true;
-      auto sum2 = record(o2);
-      REQUIRE(sum2.ok());
-      CHECK(test::file_text(out) == test::file_text(again));
-      fs::remove(again);
-    }
+    if (x86) test::check_records_identically(o, out, test::temp_trace("eventfd-epoll-again"));
     fs::remove(out);
   }
 }
@@ -82,14 +67,11 @@ TEST_CASE("eventfd/epoll: the only thread waiting in epoll on a pipe nobody writ
     if (prog.empty()) continue;
     INFO(std::string(variant));
     const std::string out = test::temp_trace("epoll-deadlock");
-    auto sum = record(options(prog, out, {"deadlock"}));
-    REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
-    REQUIRE(sum->deadlock.has_value());
+    const std::string report = test::deadlock_report(test::threaded_options(prog, out, {"deadlock"}));
     // glibc's epoll_wait is epoll_wait on x86-64; musl's is epoll_pwait;
     // AArch64 has epoll_pwait only.
     const std::string call = std::string(variant) == "x86_64-dyn" ? "epoll_wait" : "epoll_pwait";
-    CHECK(*sum->deadlock == "every thread is blocked: thread 1 (tid 4242): " + call + " on fd 3 (a pipe, to read)");
-    CHECK(sum->unsupported.empty());
+    CHECK(report == "every thread is blocked: thread 1 (tid 4242): " + call + " on fd 3 (a pipe, to read)");
     fs::remove(out);
   }
 }

@@ -18,13 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-RecordOptions options(const std::string& prog, const std::string& out, std::vector<std::string> args = {}) {
-  args.insert(args.begin(), prog);
-  RecordOptions o = test::capture_options(args, out);
-  o.quantum = 5000;
-  return o;
-}
-
 // poll (x86-64) / ppoll (AArch64, which has no poll).
 bool is_poll(const std::string& arch, uint64_t n) { return arch == "x86_64" ? n == 7 : n == 73; }
 
@@ -47,7 +40,7 @@ TEST_CASE("poll/select: threads talking over pipes print what they print nativel
     // prints what x86-64 glibc prints.
     const std::string native = x86 ? test::run_native({prog}).out : glibc_native;
     const std::string out = test::temp_trace(std::string("poll-threads-") + variant);
-    RecordOptions o = options(prog, out);
+    RecordOptions o = test::threaded_options(prog, out);
     const RecordSummary summary = test::check_records_like_native(o, native);
     CHECK(summary.threads == 2);
 
@@ -64,15 +57,7 @@ TEST_CASE("poll/select: threads talking over pipes print what they print nativel
     CHECK(replies >= 5);
     CHECK(timeouts >= 2);  // timeout 0 and 30 ms (and ppoll's 20 ms on AArch64)
 
-    if (x86) {
-      const std::string again = test::temp_trace("poll-threads-again");
-      RecordOptions o2 = options(prog, again);
-      o2.verify = true;
-      auto sum2 = record(o2);
-      REQUIRE(sum2.ok());
-      CHECK(test::file_text(out) == test::file_text(again));
-      fs::remove(again);
-    }
+    if (x86) test::check_records_identically(o, out, test::temp_trace("poll-threads-again"));
     fs::remove(out);
   }
 }
@@ -83,17 +68,14 @@ TEST_CASE("poll/select: every thread waiting on a pipe nobody writes is a deadlo
     if (prog.empty()) continue;
     INFO(std::string(variant));
     const std::string out = test::temp_trace("poll-deadlock");
-    auto sum = record(options(prog, out, {"deadlock"}));
-    REQUIRE_MESSAGE(sum.ok(), (sum.ok() ? "" : sum.error().to_string()));
-    REQUIRE(sum->deadlock.has_value());
+    const std::string report = test::deadlock_report(test::threaded_options(prog, out, {"deadlock"}));
     // glibc's select is pselect6; musl's on x86-64 is select; AArch64 has ppoll only.
     const std::string v = variant;
     const std::string poll_name = v.rfind("aarch64", 0) == 0 ? "ppoll" : "poll";
     const std::string select_name = v == "x86_64" ? "select" : "pselect6";
-    CHECK(*sum->deadlock == "every thread is blocked: thread 1 (tid 4242): " + poll_name +
-                                " on fd 3 (a pipe, to read); thread 2 (tid 4243): " + select_name +
-                                " on fd 3 (a pipe, to read)");
-    CHECK(sum->unsupported.empty());
+    CHECK(report == "every thread is blocked: thread 1 (tid 4242): " + poll_name +
+                      " on fd 3 (a pipe, to read); thread 2 (tid 4243): " + select_name +
+                      " on fd 3 (a pipe, to read)");
     fs::remove(out);
   }
 }
@@ -106,7 +88,7 @@ TEST_CASE("poll/select: a FIFO opened by path is refused with ENOSYS and listed,
   const std::string fifo = (dir / "fifo").string();
   REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
   const std::string out = test::temp_trace("poll-fifo");
-  auto sum = record(options(prog, out, {"fifo", fifo}));
+  auto sum = record(test::threaded_options(prog, out, {"fifo", fifo}));
   REQUIRE_MESSAGE(sum.ok(), (sum.ok() ? "" : sum.error().to_string()));
   CHECK(sum->captured_stdout == "fifo: poll -1 errno 38\n");
   REQUIRE(sum->unsupported.size() == 1);
@@ -114,7 +96,7 @@ TEST_CASE("poll/select: a FIFO opened by path is refused with ENOSYS and listed,
   CHECK(sum->unsupported[0].name == "poll");
   fs::remove(out);
 
-  RecordOptions strict = options(prog, out, {"fifo", fifo});
+  RecordOptions strict = test::threaded_options(prog, out, {"fifo", fifo});
   strict.strict = true;
   auto st = record(strict);
   REQUIRE_FALSE(st.ok());
