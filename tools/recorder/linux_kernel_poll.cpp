@@ -153,9 +153,9 @@ int64_t LinuxKernel::poll_scan(PollRequest& req, std::vector<IoWatch>* watches) 
     const short wanted = short(it.events | POLLERR | POLLHUP);
     if (!f) {
       it.revents = POLLNVAL;
-    } else if (f->kind == GuestFd::Kind::StdStream) {
-      it.revents = short((f->stream == 0 ? POLLIN | POLLRDNORM : POLLOUT | POLLWRNORM) & wanted);
-    } else if (f->kind == GuestFd::Kind::Eventfd || f->kind == GuestFd::Kind::Epoll) {
+    } else if (f->kind != GuestFd::Kind::Host) {
+      // The standard streams, eventfds and epoll sets: the readiness epoll
+      // reports for them (linux_kernel_epoll.cpp).
       it.revents = short(epoll_probe(it.fd, watches, it.events).mask & wanted);
     } else if (f->pipe) {
       pollfd p{f->host, it.events, 0};
