@@ -128,6 +128,36 @@ TEST_CASE("Debian's dynamically linked sort and sha256sum print what they print 
   }
 }
 
+TEST_CASE("a program and files named by relative paths are named absolutely in the trace") {
+  // Readers take only absolute mapping names (a relative one depends on
+  // the directory the reader runs in): a dynamically linked program run as
+  // ./prog was named by its interpreter, and gdb loaded ld.so's symbols as
+  // the program's. files.c maps data.txt, opened relative to its cwd.
+  std::string prog = test::program_path("x86_64-dyn", "files");
+  if (prog.empty()) return;
+  TempDir dir("relative-names");
+  std::ofstream(dir.file("data.txt")) << "0123456789abcdef\n";
+  fs::create_directory(dir.path / "sub");
+  const std::string dir_path = fs::canonical(dir.path).string();
+  const std::string rel = fs::relative(prog, fs::current_path()).string();
+  REQUIRE(rel[0] != '/');
+  std::string out = test::temp_trace("relative-names");
+  auto sum = record_capture({rel, dir_path}, out);
+  REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
+  CHECK(sum->exit_code == 0);
+  auto trace = test::read_trace(out);
+  REQUIRE_MESSAGE(trace.ok(), test::error_text(trace));
+  CHECK(trace->exec_path == fs::canonical(prog).string());
+  bool data_mapped = false;
+  for (const std::string& name : trace->map_names) {
+    INFO(name);
+    CHECK((name.empty() || name[0] == '/' || name[0] == '['));
+    data_mapped = data_mapped || name == dir_path + "/data.txt";
+  }
+  CHECK(data_mapped);
+  fs::remove(out);
+}
+
 TEST_CASE("a missing file is the program's error, as natively") {
   if (!fs::exists("/usr/bin/sha256sum")) return;
   std::string out = test::temp_trace("missing");

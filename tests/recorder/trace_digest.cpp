@@ -16,6 +16,7 @@ class DigestSink final : public fmt::TraceSink {
   explicit DigestSink(TraceDigest& d) : d_(d) {}
   void begin(const fmt::TraceInfo& info) override {
     d_.arch = arch_desc(info.arch).name;
+    d_.exec_path = info.exec_path;
     pc_index_ = arch_desc(info.arch).pc_index;
   }
   void step(const fmt::StepInfo& s) override {
@@ -38,6 +39,9 @@ class DigestSink final : public fmt::TraceSink {
   void thread_begin(uint64_t tid, uint64_t) override { d_.thread_begins.push_back(tid); }
   void mem_write(uint64_t, uint64_t, std::span<const uint8_t>) override {
     if (in_syscall_) ++d_.syscalls.back().mem_writes;
+  }
+  void mem_map(uint64_t, uint64_t, uint64_t, uint8_t, std::string_view name) override {
+    d_.map_names.emplace_back(name);
   }
   void thread_end(uint64_t tid) override {
     d_.thread_ended = true;

@@ -19,6 +19,8 @@ struct SyscallRecord {
 
 struct TraceDigest {
   std::string arch;
+  std::string exec_path;  // the program the trace names
+  std::vector<std::string> map_names;  // names of the mappings, in trace order
   uint64_t steps = 0;
   std::vector<uint64_t> pcs;  // pc of every step
   std::vector<uint64_t> tids;  // thread of every step

@@ -18,6 +18,16 @@ namespace ttd::rec {
 namespace {
 
 constexpr uint64_t kAtEmptyPath = 0x1000;
+
+// The absolute name of the file host descriptor `h` opened by the relative
+// name `rel`: the trace names mappings by their file, and readers take only
+// absolute names (a relative one means nothing outside the guest's cwd).
+std::string host_fd_path(int h, const std::string& rel) {
+  char buf[4096];
+  const std::string link = "/proc/self/fd/" + std::to_string(h);
+  const ssize_t n = ::readlink(link.c_str(), buf, sizeof buf);
+  return n > 0 && n < ssize_t(sizeof buf) && buf[0] == '/' ? std::string(buf, size_t(n)) : rel;
+}
 constexpr uint64_t kMaxIo = 1 << 20;
 constexpr uint64_t kStatxSize = 256;  // struct statx, the same on every architecture
 
@@ -68,7 +78,7 @@ int64_t LinuxKernel::sys_openat(int dirfd, uint64_t path, uint64_t flags, uint64
   GuestFd f;
   f.host = h;
   f.cloexec = (host_flags & O_CLOEXEC) != 0;
-  f.path = p;
+  f.path = p[0] == '/' ? p : host_fd_path(h, p);
   return fds_.add(std::move(f));
 }
 

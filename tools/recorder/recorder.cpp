@@ -52,7 +52,11 @@ std::string absolute_path(const std::string& p) {
 Result<RecordSummary> record(const RecordOptions& opts) {
   if (opts.argv.empty() || opts.argv[0].empty()) return make_error("record", "no program to run");
   if (opts.output.empty()) return make_error("record", "no output file (-o) given");
-  auto elf = load_elf(opts.argv[0]);
+  // By its absolute path: the trace names mappings by their file, and a
+  // reader takes only absolute names for files it may open (a relative one
+  // would depend on the directory `ttd serve` runs in).
+  const std::string exe = absolute_path(opts.argv[0]);
+  auto elf = load_elf(exe);
   if (!elf) return elf.error();
   auto guest_r = guest_arch(elf->arch);
   if (!guest_r) return make_error(opts.argv[0], guest_r.error().message);
@@ -75,7 +79,6 @@ Result<RecordSummary> record(const RecordOptions& opts) {
     if (auto st = cpuid.install(uc.get()); !st) return st.error();
 
   GuestMemory mem(uc.get(), page_size);
-  std::string exe = absolute_path(opts.argv[0]);
   std::string sysroot = opts.sysroot;
   if (sysroot.empty() && elf->arch == ArchId::AArch64 && !elf->interp.empty()) sysroot = kDefaultAarch64Sysroot;
   auto proc = load_process(uc.get(), mem, guest, *elf, opts.argv, opts.env, exe, sysroot);
