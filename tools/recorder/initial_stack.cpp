@@ -60,22 +60,29 @@ InitialStack build_initial_stack(uint64_t top, const std::vector<std::string>& a
       {AT_RANDOM, random},     {AT_EXECFN, execfn},     {AT_PLATFORM, platform},
       {AT_NULL, 0},
   };
+  InitialStack st;
+  // The strings are contiguous: arguments, then the environment, then the
+  // exec file name.
+  st.env_end = execfn;
+  st.env_start = env_ptrs.empty() ? execfn : env_ptrs.front();
+  st.arg_end = st.env_start;
+  st.arg_start = arg_ptrs.empty() ? st.arg_end : arg_ptrs.front();
+  for (auto [k, v] : auxv) {
+    put_u64(st.auxv, k);
+    put_u64(st.auxv, v);
+  }
   std::vector<uint8_t> table;
   put_u64(table, arg_ptrs.size());
   for (uint64_t p : arg_ptrs) put_u64(table, p);
   put_u64(table, 0);
   for (uint64_t p : env_ptrs) put_u64(table, p);
   put_u64(table, 0);
-  for (auto [k, v] : auxv) {
-    put_u64(table, k);
-    put_u64(table, v);
-  }
+  table.insert(table.end(), st.auxv.begin(), st.auxv.end());
   // argc must land on a 16-byte boundary.
   uint64_t argc_at = (w.sp() - table.size()) & ~uint64_t(15);
   w.pad_to(argc_at + table.size());
   w.push(table.data(), table.size());
 
-  InitialStack st;
   st.sp = w.sp();
   st.bytes = w.take();
   return st;

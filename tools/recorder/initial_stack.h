@@ -23,6 +23,11 @@ struct AuxInfo {
 struct InitialStack {
   uint64_t sp = 0;             // the initial stack pointer (points at argc)
   std::vector<uint8_t> bytes;  // memory contents of [sp, top)
+  // Where the argument and environment strings are (Linux's mm->arg_start
+  // .. env_end, which /proc/self/cmdline and environ read) and the
+  // auxiliary vector's words (/proc/self/auxv).
+  uint64_t arg_start = 0, arg_end = 0, env_start = 0, env_end = 0;
+  std::vector<uint8_t> auxv;
 };
 
 // Lays out the stack below `top` (exclusive) for a 64-bit little-endian

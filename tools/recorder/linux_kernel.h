@@ -20,6 +20,7 @@
 #include "tools/recorder/guest_arch.h"
 #include "tools/recorder/guest_fd_table.h"
 #include "tools/recorder/guest_memory.h"
+#include "tools/recorder/guest_proc_files.h"
 #include "tools/recorder/guest_threads.h"
 
 namespace ttd::rec {
@@ -40,6 +41,7 @@ struct ProcessConfig {
   std::optional<std::string> stdin_data;  // else the host's stdin
   bool capture_output = false;          // else the host's stdout/stderr
   std::string sysroot;                  // absolute paths found under it are opened there
+  ProcSelfLayout proc_self;             // the guest's /proc/self/cmdline, environ, auxv
 };
 
 // clone/clone3 made a thread: the caller gives it the parent's CPU state
@@ -139,6 +141,12 @@ class LinuxKernel {
   int64_t sys_readlink(int dirfd, uint64_t path, uint64_t buf, uint64_t size);
   // linux_kernel_files.cpp: paths and descriptors on the host.
   int64_t sys_openat(int dirfd, uint64_t path, uint64_t flags, uint64_t mode);
+  // openat of the guest's own /proc entry (guest_proc_files.h): nullopt
+  // when `p` names none, so the host opens it.
+  std::optional<int64_t> open_proc_self(const std::string& p, int host_flags);
+  // readlink of the guest's /proc/self/exe or fd/N: the target, or nullopt
+  // when `p` names neither; `err` set (-ENOENT) for a closed descriptor.
+  std::optional<std::string> proc_self_link(const std::string& p, int64_t& err);
   int64_t sys_close(int fd);
   int64_t sys_pread(bool write, int fd, uint64_t buf, uint64_t len, int64_t offset);
   int64_t sys_lseek(int fd, int64_t offset, uint64_t whence);

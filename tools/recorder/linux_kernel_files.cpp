@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "tools/recorder/guest_proc_files.h"
 #include "tools/recorder/linux_kernel.h"
 
 namespace ttd::rec {
@@ -18,16 +19,6 @@ namespace ttd::rec {
 namespace {
 
 constexpr uint64_t kAtEmptyPath = 0x1000;
-
-// The absolute name of the file host descriptor `h` opened by the relative
-// name `rel`: the trace names mappings by their file, and readers take only
-// absolute names (a relative one means nothing outside the guest's cwd).
-std::string host_fd_path(int h, const std::string& rel) {
-  char buf[4096];
-  const std::string link = "/proc/self/fd/" + std::to_string(h);
-  const ssize_t n = ::readlink(link.c_str(), buf, sizeof buf);
-  return n > 0 && n < ssize_t(sizeof buf) && buf[0] == '/' ? std::string(buf, size_t(n)) : rel;
-}
 constexpr uint64_t kMaxIo = 1 << 20;
 constexpr uint64_t kStatxSize = 256;  // struct statx, the same on every architecture
 
@@ -71,6 +62,7 @@ int64_t LinuxKernel::sys_openat(int dirfd, uint64_t path, uint64_t flags, uint64
   int dir = fds_.host_dir(dirfd);
   if (dir < 0 && p[0] != '/') return dir;
   int host_flags = host_open_flags(flags);
+  if (auto r = open_proc_self(p, host_flags)) return *r;
   // The recorder never execs, but keep its descriptors from leaking anyway;
   // the guest's own close-on-exec bit is kept in the table.
   int h = ::openat(dir < 0 ? AT_FDCWD : dir, p.c_str(), host_flags | O_CLOEXEC, mode_t(mode & ~umask_ & 07777));
@@ -78,7 +70,10 @@ int64_t LinuxKernel::sys_openat(int dirfd, uint64_t path, uint64_t flags, uint64
   GuestFd f;
   f.host = h;
   f.cloexec = (host_flags & O_CLOEXEC) != 0;
-  f.path = p[0] == '/' ? p : host_fd_path(h, p);
+  // Absolute: the trace names mappings by their file, and readers take
+  // only absolute names (a relative one means nothing outside the guest).
+  std::string host_name = p[0] == '/' ? std::string() : host_fd_target(h);
+  f.path = host_name.empty() || host_name[0] != '/' ? p : std::move(host_name);
   return fds_.add(std::move(f));
 }
 

@@ -267,8 +267,10 @@ int64_t LinuxKernel::sys_readlink(int dirfd, uint64_t path, uint64_t buf, uint64
   if (int64_t e = read_path(path, p); e < 0) return e;
   if (int64_t(size) <= 0) return -EINVAL;
   std::string target;
-  if (p == "/proc/self/exe") {
-    target = cfg_.exe_path;  // the program, not the recorder
+  int64_t err = 0;
+  if (auto link = proc_self_link(p, err)) {
+    if (err < 0) return err;
+    target = std::move(*link);
   } else {
     int dir = fds_.host_dir(dirfd);
     if (dir < 0 && !(p.size() && p[0] == '/')) return dir;

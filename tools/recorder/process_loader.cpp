@@ -124,6 +124,7 @@ Result<LoadedProcess> load_process(uc_engine* uc, GuestMemory& mem, const GuestA
   if (interp) p.interp = interp->path;
   p.sp = stack.sp;
   p.brk_base = mem.page_up(elf.end);
+  p.proc_self = {stack.arg_start, stack.arg_end, stack.env_start, stack.env_end, std::move(stack.auxv)};
   return p;
 }
 

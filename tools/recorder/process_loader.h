@@ -12,6 +12,7 @@
 #include "tools/recorder/elf_image.h"
 #include "tools/recorder/guest_arch.h"
 #include "tools/recorder/guest_memory.h"
+#include "tools/recorder/guest_proc_files.h"
 
 namespace ttd::rec {
 
@@ -21,6 +22,7 @@ struct LoadedProcess {
   std::string interp;        // the interpreter loaded, host path; empty if static
   uint64_t sp = 0;
   uint64_t brk_base = 0;  // page after the highest segment: where the heap starts
+  ProcSelfLayout proc_self;  // where /proc/self/cmdline, environ and auxv come from
 };
 
 // `sysroot` prefixes the interpreter's path (a foreign architecture's

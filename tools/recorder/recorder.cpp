@@ -115,6 +115,7 @@ Result<RecordSummary> record(const RecordOptions& opts) {
   cfg.stdin_data = opts.stdin_data;
   cfg.capture_output = opts.capture_output;
   cfg.sysroot = sysroot;
+  cfg.proc_self = proc->proc_self;
   LinuxKernel kernel(uc.get(), mem, guest, cfg);
 
   RecordSummary sum;

@@ -1,0 +1,91 @@
+// The guest's own /proc entries (guest_proc_files.h): opened, they are
+// memory files holding what Linux would show the program; read as links,
+// the program's descriptors and executable, not the recorder's.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "tools/recorder/guest_proc_files.h"
+#include "tools/recorder/linux_kernel.h"
+
+namespace ttd::rec {
+
+std::optional<std::string> LinuxKernel::proc_self_link(const std::string& p, int64_t& err) {
+  const ProcSelfPath what = proc_self_path(p, kPid);
+  err = 0;
+  if (what.entry == ProcSelfEntry::Exe) return cfg_.exe_path;  // the program, not the recorder
+  if (what.entry != ProcSelfEntry::Fd) return std::nullopt;
+  const GuestFd* f = fds_.get(what.fd);
+  if (!f) {
+    err = -ENOENT;
+    return std::string();
+  }
+  switch (f->kind) {
+    case GuestFd::Kind::Host: return host_fd_target(f->host);
+    case GuestFd::Kind::StdStream: return host_fd_target(f->stream);
+    case GuestFd::Kind::Eventfd: return std::string("anon_inode:[eventfd]");
+    case GuestFd::Kind::Epoll: return std::string("anon_inode:[eventpoll]");
+  }
+  return std::string();
+}
+
+std::optional<int64_t> LinuxKernel::open_proc_self(const std::string& p, int host_flags) {
+  const ProcSelfPath what = proc_self_path(p, kPid);
+  int h = -1;
+  std::string bytes;
+  auto guest_bytes = [this](uint64_t from, uint64_t to) {
+    std::string s(to > from ? to - from : 0, '\0');
+    if (!mem_.read(from, {reinterpret_cast<uint8_t*>(s.data()), s.size()})) s.clear();
+    return s;
+  };
+  switch (what.entry) {
+    case ProcSelfEntry::None: return std::nullopt;
+    case ProcSelfEntry::Exe: h = ::open(cfg_.exe_path.c_str(), host_flags | O_CLOEXEC); break;
+    case ProcSelfEntry::Fd: {
+      // Reopening a descriptor reopens its file (the host's fd number
+      // differs from the guest's).
+      const GuestFd* f = fds_.get(what.fd);
+      if (!f) return -ENOENT;
+      // A standard stream is the recorder's own unless it is captured or
+      // fed from RecordOptions; eventfds and epoll sets are not files.
+      const bool own_stream = f->kind == GuestFd::Kind::StdStream && !cfg_.capture_output &&
+                              (f->stream != 0 || !cfg_.stdin_data);
+      if (f->kind != GuestFd::Kind::Host && !own_stream) return -ENXIO;
+      const int host = f->kind == GuestFd::Kind::Host ? f->host : f->stream;
+      h = ::open(("/proc/self/fd/" + std::to_string(host)).c_str(), host_flags | O_CLOEXEC);
+      break;
+    }
+    case ProcSelfEntry::Maps: bytes = render_proc_maps(mem_.regions()); break;
+    case ProcSelfEntry::Cmdline: bytes = guest_bytes(cfg_.proc_self.arg_start, cfg_.proc_self.arg_end); break;
+    case ProcSelfEntry::Environ: bytes = guest_bytes(cfg_.proc_self.env_start, cfg_.proc_self.env_end); break;
+    case ProcSelfEntry::Auxv:
+      bytes.assign(cfg_.proc_self.auxv.begin(), cfg_.proc_self.auxv.end());
+      break;
+  }
+  if (what.entry == ProcSelfEntry::Exe || what.entry == ProcSelfEntry::Fd) {
+    if (h < 0) return -errno;
+  } else {
+    // The entries are 0444 (root may open them for writing; nothing is written).
+    if ((host_flags & O_ACCMODE) != O_RDONLY && ::geteuid() != 0) return -EACCES;
+    h = ::memfd_create("ttd-proc-self", MFD_CLOEXEC);
+    if (h < 0) return -errno;
+    for (size_t done = 0; done < bytes.size();) {
+      const ssize_t n = ::write(h, bytes.data() + done, bytes.size() - done);
+      if (n <= 0) {
+        ::close(h);
+        return -EIO;
+      }
+      done += size_t(n);
+    }
+    ::lseek(h, 0, SEEK_SET);
+  }
+  GuestFd f;
+  f.host = h;
+  f.cloexec = (host_flags & O_CLOEXEC) != 0;
+  f.path = what.entry == ProcSelfEntry::Exe ? cfg_.exe_path : p;
+  return fds_.add(std::move(f));
+}
+
+}  // namespace ttd::rec
