@@ -11,9 +11,8 @@ namespace ttd::rec {
 
 namespace {
 
-// The virtual clock: one nanosecond per step, starting at a fixed date
-// (2023-11-14 22:13:20 UTC), so traces do not depend on when they were made.
-constexpr uint64_t kEpochSeconds = 1700000000;
+// The virtual clock: one nanosecond per step, starting at
+// ProcessConfig::epoch_seconds.
 constexpr uint64_t kNanos = 1000000000;
 
 constexpr int kSigDfl = 0, kSigIgn = 1;
@@ -147,11 +146,11 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::ClockGetres: r = a[1] && !put_u64s(a[1], {0, 1}) ? -EFAULT : 0; break;
     case Sys::Gettimeofday: {
       uint64_t ns = steps;
-      r = a[0] && !put_u64s(a[0], {kEpochSeconds + ns / kNanos, (ns % kNanos) / 1000}) ? -EFAULT : 0;
+      r = a[0] && !put_u64s(a[0], {cfg_.epoch_seconds + ns / kNanos, (ns % kNanos) / 1000}) ? -EFAULT : 0;
       break;
     }
     case Sys::Time: {
-      uint64_t now = kEpochSeconds + steps / kNanos;
+      uint64_t now = cfg_.epoch_seconds + steps / kNanos;
       r = a[0] && !put_u64s(a[0], {now}) ? -EFAULT : int64_t(now);
       break;
     }
@@ -268,7 +267,7 @@ int64_t LinuxKernel::sys_clock_gettime(uint64_t clock, uint64_t ts, uint64_t ste
   // CLOCK_REALTIME(0), _COARSE(5) and TAI(11) count from the epoch; the
   // monotonic and CPU-time clocks count from process start.
   uint64_t ns = steps;
-  if (clock == 0 || clock == 5 || clock == 11) ns += kEpochSeconds * kNanos;
+  if (clock == 0 || clock == 5 || clock == 11) ns += cfg_.epoch_seconds * kNanos;
   else if (clock > 11) return -EINVAL;
   return put_u64s(ts, {ns / kNanos, ns % kNanos}) ? 0 : -EFAULT;
 }

@@ -42,6 +42,7 @@ struct ProcessConfig {
   bool capture_output = false;          // else the host's stdout/stderr
   std::string sysroot;                  // absolute paths found under it are opened there
   ProcSelfLayout proc_self;             // the guest's /proc/self/cmdline, environ, auxv
+  uint64_t epoch_seconds = 0;           // CLOCK_REALTIME at the first step (RecordOptions)
 };
 
 // clone/clone3 made a thread: the caller gives it the parent's CPU state

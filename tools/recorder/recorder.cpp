@@ -116,6 +116,7 @@ Result<RecordSummary> record(const RecordOptions& opts) {
   cfg.capture_output = opts.capture_output;
   cfg.sysroot = sysroot;
   cfg.proc_self = proc->proc_self;
+  cfg.epoch_seconds = opts.epoch_seconds;
   LinuxKernel kernel(uc.get(), mem, guest, cfg);
 
   RecordSummary sum;

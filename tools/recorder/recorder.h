@@ -70,6 +70,12 @@ struct RecordOptions {
   // reproducible: the same quantum gives the same interleaving.
   uint64_t quantum = kDefaultQuantum;
   static constexpr uint64_t kDefaultQuantum = 100000;
+  // The wall-clock time (seconds since 1970) the program's clocks read at
+  // its first step; they then advance 1 ns per step. Fixed by default so a
+  // recording is reproducible byte for byte; `ttd record` gives the time
+  // the recording starts, so `ls -l` and `date` print what they would.
+  uint64_t epoch_seconds = kFixedEpochSeconds;
+  static constexpr uint64_t kFixedEpochSeconds = 1700000000;  // 2023-11-14 22:13:20 UTC
 };
 
 struct UnsupportedSyscall {

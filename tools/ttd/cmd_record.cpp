@@ -1,7 +1,9 @@
 // ttd record -o OUT.ucir [--max-steps N] [--strict] -- PROGRAM [ARGS...]:
 // runs a Linux ELF (x86-64, aarch64; static or dynamically linked) under
 // the Unicorn recorder and writes a UCIR trace of the whole execution.
+#include <ctime>
 #include <iostream>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +28,7 @@ struct RecordCliOptions {
   std::string sysroot;
   bool quiet = false;
   uint64_t quantum = rec::RecordOptions::kDefaultQuantum;
+  std::optional<uint64_t> epoch;  // --epoch; default: now
 };
 
 // Exit status: 0 the trace is complete (the program exited, or the
@@ -40,6 +43,7 @@ int run_record(const RecordCliOptions& o) {
   ro.strict = o.strict;
   ro.sysroot = o.sysroot;
   ro.quantum = o.quantum;
+  ro.epoch_seconds = o.epoch ? *o.epoch : uint64_t(std::time(nullptr));
   if (!o.clean_env)
     for (char** e = environ; e && *e; ++e) ro.env.emplace_back(*e);
   ro.env.insert(ro.env.end(), o.env.begin(), o.env.end());
@@ -94,6 +98,10 @@ void add_record_command(CLI::App& app, CommandRunner& run) {
                   "threads take turns: at most N instructions each before the next runnable thread runs "
                   "(default 100000; they also switch at blocking futex waits, sched_yield and exit)")
       ->check(CLI::Range(uint64_t(1), uint64_t(1) << 40));
+  sub->add_option("--epoch", o->epoch,
+                  "the time (seconds since 1970) the program's clocks read at its first step; they advance "
+                  "1 ns per step (default: now; give one, e.g. 1700000000, for traces that are identical "
+                  "byte for byte between recordings)");
   sub->add_flag("-q,--quiet", o->quiet, "print nothing on success");
   sub->add_option("command", o->command, "-- PROGRAM [ARGS...]: the program and its arguments")->required();
   sub->footer(

@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""`ttd record` gives the program the wall-clock time of the recording (its
+clocks then advance 1 ns per step), so `date` and `ls -l` print what they
+print natively; `--epoch SECONDS` fixes the start for traces that are
+identical byte for byte between recordings. Before, every recording read
+2023-11-14 and `ls -l` showed files modified since as in the future.
+Usage: record_clock.py TTD"""
+import filecmp
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from cli_checks import check, finish  # noqa: E402
+
+ttd = sys.argv[1]
+date = "/bin/date"
+if not os.path.exists(date):
+    print("no /bin/date: skipped")
+    sys.exit(77)
+
+
+def record(out, *args):
+    return subprocess.run([ttd, "record", "-q", "-o", out, *args], stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=120, env={"LC_ALL": "C", "TZ": "UTC"})
+
+
+with tempfile.TemporaryDirectory() as work:
+    before = int(time.time())
+    p = record(os.path.join(work, "now.ucir"), "--", date, "+%s")
+    after = int(time.time())
+    check(p.returncode == 0, "date records", p.stderr)
+    seconds = int(p.stdout.strip() or "0")
+    check(before <= seconds <= after + 5, "by default the program reads the recording's time",
+          f"{seconds} not in [{before}, {after + 5}]")
+
+    p = record(os.path.join(work, "zero.ucir"), "--epoch", "0", "--", date, "+%F %T")
+    check(p.stdout == "1970-01-01 00:00:00\n", "--epoch 0 starts the clock at 1970", p.stdout + p.stderr)
+
+    a, b = os.path.join(work, "a.ucir"), os.path.join(work, "b.ucir")
+    pa = record(a, "--epoch", "1700000000", "--", date, "+%s")
+    pb = record(b, "--epoch", "1700000000", "--", date, "+%s")
+    check(pa.stdout == "1700000000\n" and pb.stdout == pa.stdout, "--epoch sets the start", pa.stdout + pb.stdout)
+    check(filecmp.cmp(a, b, shallow=False), "two recordings with one --epoch are the same bytes", "")
+
+    p = record(os.path.join(work, "bad.ucir"), "--epoch", "soon", "--", date)
+    check(p.returncode != 0 and "--epoch" in p.stderr, "a bad --epoch is an error naming it", p.stderr)
+finish()
