@@ -136,8 +136,8 @@ void print_attach_help(const Trace& trace, const net::TcpListener& listener) {
   if (exe.empty()) std::cout << "  (the trace does not name its program: put its path after gdb / lldb for symbols)\n";
   // lldb fills a 512-byte cache line per read; the server answers it all
   // or nothing (docs/debugging.md), so a half-known line hides known bytes.
-  std::cout << "  (memory known only in part, as in Tenet traces: add -O 'settings set\n"
-            << "   target.process.disable-memory-cache true' to lldb, so it reads only what it needs)\n";
+  std::cout << "  (for a trace that knows memory only in part, such as a Tenet, REVEN or TT6 one, add\n"
+            << "   -O 'settings set target.process.disable-memory-cache true' to lldb; ttd record's need not)\n";
   std::cout << "Reverse: gdb reverse-stepi / reverse-continue; LLDB 21+ process continue --reverse;\n"
             << "  lldb-16: process plugin packet monitor reverse on (continue/step then run backwards).\n"
             << "Position commands: monitor help (gdb), process plugin packet monitor help (lldb)." << std::endl;
