@@ -41,6 +41,13 @@ class DwarfFile {
   // Copies file-backed bytes of loadable segments at addr; returns how many
   // leading bytes were available.
   size_t read(uint64_t addr, uint8_t* dst, size_t len) const;
+  // The file whose symbol table names functions: this one if it has a
+  // .symtab, else its separate debug file (separate_debug_file.h) if found,
+  // else this one (its .dynsym).
+  const elf::ElfFile& symbol_file() const;
+  // The separate debug file of a stripped file, or nullptr. dwarf() and
+  // debug_cfi() come from it when this file has no DWARF of its own.
+  const DwarfFile* debug_file() const { return debug_file_.get(); }
 
  private:
   explicit DwarfFile(elf::ElfFile file) : file_(std::move(file)) {}
@@ -54,6 +61,7 @@ class DwarfFile {
   mutable Dwarf_CFI* debug_cfi_ = nullptr;
   mutable Dwarf_CFI* eh_cfi_ = nullptr;
   std::vector<Segment> segments_;
+  std::unique_ptr<DwarfFile> debug_file_;
 };
 
 }  // namespace ttd::dbg

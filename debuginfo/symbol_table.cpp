@@ -10,7 +10,7 @@ namespace ttd::dbg {
 SymbolTable SymbolTable::build(const DwarfFile& f, uint64_t bias) {
   SymbolTable t;
   std::vector<FunctionSym> all;
-  for (elf::Symbol& s : elf::symbols(f.file())) {
+  for (elf::Symbol& s : elf::symbols(f.symbol_file())) {
     if ((s.type != STT_FUNC && s.type != STT_GNU_IFUNC) || s.shndx == SHN_UNDEF || s.value == 0) continue;
     all.push_back({std::move(s.name), s.value + bias, s.size});
   }

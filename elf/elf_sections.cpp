@@ -91,6 +91,37 @@ std::vector<Symbol> symbols(const ElfFile& file) {
   return out;
 }
 
+bool has_symtab(const ElfFile& file) {
+  GElf_Shdr sh;
+  return table_of_type(file.libelf(), SHT_SYMTAB, sh) != nullptr;
+}
+
+std::string build_id_hex(const ElfFile& file) {
+  Elf* elf = file.libelf();
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE) continue;
+    Elf_Data* d = elf_getdata(scn, nullptr);
+    if (!d || !d->d_buf) continue;
+    GElf_Nhdr nh;
+    size_t name_at = 0, desc_at = 0;
+    for (size_t off = 0; (off = gelf_getnote(d, off, &nh, &name_at, &desc_at)) > 0;) {
+      if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 || nh.n_descsz == 0 ||
+          std::string_view(static_cast<const char*>(d->d_buf) + name_at, 3) != "GNU")
+        continue;
+      static const char kHex[] = "0123456789abcdef";
+      std::string hex;
+      const auto* b = static_cast<const uint8_t*>(d->d_buf) + desc_at;
+      for (size_t i = 0; i < nh.n_descsz; ++i) {
+        hex += kHex[b[i] >> 4];
+        hex += kHex[b[i] & 15];
+      }
+      return hex;
+    }
+  }
+  return "";
+}
+
 std::unordered_map<uint64_t, uint64_t> relocated_words(const ElfFile& file, const Section& section) {
   Elf* elf = file.libelf();
   std::unordered_map<uint64_t, uint64_t> out;

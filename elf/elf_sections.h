@@ -49,6 +49,11 @@ std::optional<SectionPlace> section_place(const ElfFile& file, size_t index);
 // The named symbols of .symtab, or of .dynsym when the file has no
 // .symtab (stripped programs), in table order.
 std::vector<Symbol> symbols(const ElfFile& file);
+// Whether the file has a .symtab (a stripped one has only .dynsym).
+bool has_symtab(const ElfFile& file);
+
+// The GNU build ID (.note.gnu.build-id) as lowercase hex; "" without one.
+std::string build_id_hex(const ElfFile& file);
 
 // Values the loader writes into words of `section` (by virtual address):
 // RELATIVE relocations (load base 0 + addend) and 64-bit absolute ones

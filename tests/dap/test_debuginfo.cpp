@@ -2,11 +2,17 @@
 // table, breakpoint placement after the prologue, variables and types.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "debuginfo/debug_info.h"
 #include "debuginfo/value_render.h"
+#include "elf/elf_file.h"
+#include "elf/elf_sections.h"
 
 using namespace ttd::dbg;
 
@@ -122,4 +128,52 @@ TEST_CASE("debuginfo: rendering values") {
   arr.size = 6;
   uint8_t s[] = {'p', 't', 0, 0, 0, 0}, k6[] = {1, 1, 1, 1, 1, 1};
   CHECK(render_value(arr, s, k6) == "\"pt\"");
+}
+
+TEST_CASE("debuginfo: a stripped program's symbols and lines come from its build-id debug file") {
+  // As Debian's -dbg packages install them: the stripped ELF, and its
+  // .symtab and DWARF as DIR/.build-id/NN/REST.debug.
+  if (std::string(TTD_OBJCOPY).empty()) return;
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("ttd-debugfile-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto fixture = ttd::elf::ElfFile::open(TTD_DAP_FIXTURE_BINARY, "the fixture");
+  REQUIRE(fixture.ok());
+  const std::string id = ttd::elf::build_id_hex(*fixture);
+  REQUIRE(id.size() > 4);  // gcc links with --build-id on Debian
+  const fs::path debug = dir / "debug" / ".build-id" / id.substr(0, 2) / (id.substr(2) + ".debug");
+  fs::create_directories(debug.parent_path());
+  const std::string stripped = (dir / "stripped").string(), objcopy = TTD_OBJCOPY;
+  REQUIRE(std::system((objcopy + " --only-keep-debug '" + TTD_DAP_FIXTURE_BINARY + "' '" + debug.string() + "'").c_str()) == 0);
+  REQUIRE(std::system((objcopy + " --strip-all '" + TTD_DAP_FIXTURE_BINARY + "' '" + stripped + "'").c_str()) == 0);
+
+  ::setenv("TTD_DEBUG_FILE_DIRECTORY", (dir / "nowhere").c_str(), 1);
+  {
+    auto d = DebugInfo::open(stripped);
+    REQUIRE(d.ok());
+    CHECK((*d)->functions_named("square").empty());  // stripped: no .symtab, no DWARF
+    CHECK_FALSE((*d)->has_lines());
+  }
+  ::setenv("TTD_DEBUG_FILE_DIRECTORY", ((dir / "nowhere").string() + ":" + (dir / "debug").string()).c_str(), 1);
+  {
+    auto d = DebugInfo::open(stripped);
+    REQUIRE(d.ok());
+    auto fns = (*d)->functions_named("square");
+    REQUIRE(fns.size() == 1);
+    CHECK((*d)->has_lines());
+    auto bp = (*d)->breakpoint_address(fns[0]);
+    REQUIRE(bp);
+    auto li = (*d)->line_at(*bp);
+    REQUIRE(li);
+    CHECK(li->line == marker_line("@square_body"));
+  }
+  // A file at that path that is not an ELF with the same build ID is not used.
+  std::ofstream(debug, std::ios::trunc) << "not an ELF file";
+  {
+    auto d = DebugInfo::open(stripped);
+    REQUIRE(d.ok());
+    CHECK((*d)->functions_named("square").empty());
+  }
+  ::unsetenv("TTD_DEBUG_FILE_DIRECTORY");
+  fs::remove_all(dir);
 }
