@@ -33,12 +33,12 @@ test::HostStdoutRun record_mode(const std::string& prog, const std::string& mode
 
 }  // namespace
 
-TEST_CASE("processes: fork, vfork+execve, system, popen, kill+waitid and a crashing child print what they print natively") {
+TEST_CASE("processes: fork, vfork+execve, system, popen, kill+waitid, a crashing child and waitpid beside a thread print what they print natively") {
   for (const char* variant : kVariants) {
     const std::string prog = test::program_path(variant, "processes");
     if (prog.empty()) continue;
     const std::string host = test::program_path("x86_64-dyn", "processes");
-    for (const char* mode : {"fork", "vfork", "system", "popen", "kill", "crash"}) {
+    for (const char* mode : {"fork", "vfork", "system", "popen", "kill", "crash", "thread-wait"}) {
       INFO(variant << " " << mode);
       // AArch64's native output is the x86-64 build's (same libc family).
       const std::string native_prog = variant[0] == 'a' ? host : prog;
@@ -63,6 +63,25 @@ TEST_CASE("processes: what Linux answers, whatever the recorder does") {
   CHECK(test::run_native({prog, "system"}).out == "HI\nsystem: exited 0\n");
   CHECK(test::run_native({prog, "popen"}).out == "popen line: y\npopen line: x\npclose: exited 0\n");
   CHECK(test::run_native({prog, "crash"}).out == "crashing child: killed by signal 11\n");
+  CHECK(test::run_native({prog, "thread-wait"}).out == "child got go\nchild released by a thread: exited 5\n");
+}
+
+TEST_CASE("processes: a write to a pipe whose reader exited is EPIPE, or SIGPIPE kills the recorded process (not the recorder)") {
+  for (const char* variant : {"x86_64", "x86_64-dyn", "aarch64-dyn"}) {
+    const std::string prog = test::program_path(variant, "processes");
+    if (prog.empty()) continue;
+    INFO(variant);
+    const std::string out = test::temp_trace(std::string("processes-sigpipe-") + variant);
+    const test::HostStdoutRun run = record_mode(prog, "sigpipe", out);
+    CHECK(run.out == "write with SIGPIPE ignored: -1 Broken pipe\n");
+    CHECK(run.sum.exited);
+    CHECK(run.sum.signal == 13);
+    CHECK(run.sum.exit_code == 128 + 13);
+    CHECK(run.sum.unsupported.empty());
+    CHECK(run.sum.verify_errors.empty());
+    CHECK(test::read_trace(out).ok());
+    fs::remove(out);
+  }
 }
 
 TEST_CASE("processes: posix_spawn of a program, and of a missing path (glibc: a child exiting 127)") {

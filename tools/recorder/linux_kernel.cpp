@@ -192,6 +192,11 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
       r = -ENOSYS;
       break;
   }
+  // A write to a pipe nobody reads any more (a child exited): Linux sends
+  // SIGPIPE (the recorder ignores it on the host, record()) and returns
+  // EPIPE if the signal is ignored.
+  if (r == -EPIPE && (e.sys == Sys::Write || e.sys == Sys::Writev || e.sys == Sys::Pwrite64))
+    signal_self(13 /*SIGPIPE*/, out);
   out.unsupported = unsupported_now_;
   // This call may have filled, drained or closed a pipe another thread waits on.
   wake_io_waiters();

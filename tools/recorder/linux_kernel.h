@@ -8,6 +8,7 @@
 // trace.
 #pragma once
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #include <cstdint>
 #include <map>
@@ -247,6 +248,8 @@ class LinuxKernel {
   int64_t sys_wait4(int64_t pid, uint64_t status, uint64_t options, uint64_t rusage);
   int64_t sys_waitid(uint64_t idtype, uint64_t id, uint64_t infop, uint64_t options, uint64_t rusage);
   int64_t sys_kill(int64_t pid, uint64_t sig, SyscallOutcome& out);
+  bool wait_blocks(Sys sys, const uint64_t a[6], uint64_t steps);
+  void forget_child(pid_t pid);
   void note_unsupported(uint64_t number, std::string_view name);
 
   uc_engine* uc_;
@@ -275,7 +278,8 @@ class LinuxKernel {
   uint64_t pid_ = kPid;             // getpid: kPid, or the host's in a fork's child
   bool has_children_ = false;       // a fork succeeded: other processes may hold our pipes
   bool unrecorded_child_ = false;   // this is a fork's child
-  int vfork_gate_ = -1;             // in a vfork child: the write end its parent waits on
+  int vfork_gate_ = -1;
+  std::map<pid_t, int> children_;   // children not yet reaped -> a pidfd of each (host fds)             // in a vfork child: the write end its parent waits on
 };
 
 }  // namespace ttd::rec

@@ -69,6 +69,8 @@ bool LinuxKernel::blocks(uint64_t number, const uint64_t a[6], uint64_t steps) {
     case Sys::EpollWait:
     case Sys::EpollPwait:
     case Sys::EpollPwait2: return epoll_blocks(sys, a, steps);
+    case Sys::Wait4:
+    case Sys::Waitid: return wait_blocks(sys, a, steps);
     default: return false;
   }
 }

@@ -70,6 +70,8 @@ int64_t LinuxKernel::sys_new_process(uint64_t flags, uint64_t stack, uint64_t pa
     }
     unrecorded_child_ = true;
     reset_host_signals();
+    for (const auto& [sibling, pidfd] : children_) ::close(pidfd);  // the parent's children are not ours
+    children_.clear();
     pid_ = uint64_t(::getpid());
     threads_.keep_only_current(pid_);
     if (flags & kCloneChildSettid) put_u32s(child_tid, {uint32_t(pid_)});
@@ -82,6 +84,9 @@ int64_t LinuxKernel::sys_new_process(uint64_t flags, uint64_t stack, uint64_t pa
     return 0;
   }
   has_children_ = true;
+  // A pidfd turns "the child exited" into a readable descriptor a parked
+  // wait4/waitid can watch (close-on-exec by Linux's default).
+  if (const long pidfd = ::syscall(SYS_pidfd_open, pid, 0); pidfd >= 0) children_[pid] = int(pidfd);
   if (flags & kCloneParentSettid) put_u32s(parent_tid, {uint32_t(pid)});
   if (vfork) {
     ::close(gate[1]);
@@ -166,6 +171,7 @@ int64_t LinuxKernel::sys_wait4(int64_t pid, uint64_t status, uint64_t options, u
   do r = ::wait4(pid_t(pid), &st, int(options), rusage ? &ru : nullptr);
   while (r < 0 && errno == EINTR);
   if (r < 0) return -errno;
+  if (r > 0 && (WIFEXITED(st) || WIFSIGNALED(st))) forget_child(r);
   if (r > 0 && status && !put_u32s(status, {uint32_t(st)})) return -EFAULT;
   if (r > 0 && rusage && !copy_to_user(rusage, {reinterpret_cast<const uint8_t*>(&ru), kRusageSize}))
     return -EFAULT;
@@ -180,12 +186,55 @@ int64_t LinuxKernel::sys_waitid(uint64_t idtype, uint64_t id, uint64_t infop, ui
   do r = ::syscall(SYS_waitid, int(idtype), pid_t(id), &si, int(options), rusage ? &ru : nullptr);
   while (r < 0 && errno == EINTR);
   if (r < 0) return -errno;
+  const bool gone = si.si_code == CLD_EXITED || si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED;
+  if (si.si_pid && gone && !(options & WNOWAIT)) forget_child(si.si_pid);
   // Linux writes the rusage only when a child was reported (si_pid set),
   // and the siginfo's signo .. status fields always.
   if (rusage && si.si_pid && !copy_to_user(rusage, {reinterpret_cast<const uint8_t*>(&ru), kRusageSize}))
     return -EFAULT;
   if (infop && !copy_to_user(infop, {reinterpret_cast<const uint8_t*>(&si), kWaitidInfoSize})) return -EFAULT;
   return 0;
+}
+
+void LinuxKernel::forget_child(pid_t pid) {
+  if (auto it = children_.find(pid); it != children_.end()) {
+    ::close(it->second);
+    children_.erase(it);
+  }
+}
+
+bool LinuxKernel::wait_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
+  // With one thread the host call may block the emulator thread: nothing
+  // else could run. With more, the waiting thread is parked as a pipe
+  // read is, on the pidfds of the children it waits for, so the others
+  // run (one of them may be what the child waits for).
+  if (unrecorded_child_ || threads_.live() <= 1 || children_.empty()) return false;
+  idtype_t idtype;
+  id_t id;
+  int options, probe;
+  if (sys == Sys::Wait4) {
+    const int32_t pid = int32_t(a[0]);
+    options = int(a[2]);
+    idtype = pid > 0 ? P_PID : pid == -1 ? P_ALL : P_PGID;
+    id = id_t(pid > 0 ? pid : pid < -1 ? -pid : 0);
+    probe = WEXITED | ((options & WUNTRACED) ? WSTOPPED : 0) | (options & (WCONTINUED | __WALL | __WCLONE));
+  } else {
+    idtype = idtype_t(a[0]);
+    id = id_t(a[1]);
+    options = int(a[3]);
+    probe = options & ~WNOHANG;
+  }
+  if (options & WNOHANG) return false;
+  siginfo_t si;
+  std::memset(&si, 0, sizeof si);
+  // Something to report now, or an error: call() answers at once.
+  if (::waitid(idtype, id, &si, probe | WNOHANG | WNOWAIT) < 0 || si.si_pid) return false;
+  std::vector<IoWatch> watches;
+  for (const auto& [pid, pidfd] : children_)
+    if (idtype != P_PID || id_t(pid) == id) watches.push_back(IoWatch{-1, pidfd, POLLIN, nullptr});
+  if (watches.empty()) return false;
+  threads_.wait_poll(sys == Sys::Wait4 ? "wait4" : "waitid", std::move(watches), false, steps);
+  return true;
 }
 
 int64_t LinuxKernel::sys_kill(int64_t pid, uint64_t sig, SyscallOutcome& out) {

@@ -11,12 +11,19 @@
    popen:  popen("printf 'x\ny\n' | sort -r", "r"), read, pclose.
    kill:   fork a child that waits on a pipe forever, kill it with SIGTERM, waitid.
    crash:  fork a child that dereferences NULL; the parent's wait says SIGSEGV.
+   thread-wait: fork a child that waits (natively, with a 20 s timeout)
+           for a line on a pipe, then waitpid for it while another thread
+           writes that line: the waiting thread must let the other run.
+   sigpipe: a child that exits holding a pipe's only read end; the
+           parent's write then fails with EPIPE (SIGPIPE ignored), and
+           kills it (SIGPIPE default).
    exec:   execve in the recorded process itself (not followed: -ENOSYS).
    clone-vm: clone(CLONE_VM) without CLONE_VFORK, a child that would share
            the parent's memory while both run (refused: -ENOSYS). Not for
            running natively. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
@@ -35,6 +42,16 @@ static void report(const char* what, pid_t pid, int st) {
   else if (WIFSIGNALED(st)) printf("%s: killed by signal %d\n", what, WTERMSIG(st));
   else printf("%s: status 0x%x\n", what, st);
   fflush(stdout);
+}
+
+static int gate[2];
+
+static void* release_child(void* arg) {
+  (void)arg;
+  volatile unsigned long work = 0;
+  for (unsigned long i = 0; i < 200000; ++i) work += i;  /* the parent waits first */
+  if (write(gate[1], "go\n", 3) != 3) return NULL;
+  return NULL;
 }
 
 int main(int argc, char** argv) {
@@ -126,6 +143,39 @@ int main(int argc, char** argv) {
     long r = syscall(SYS_clone, CLONE_VM | SIGCHLD, stack + sizeof stack, 0, 0, 0);
     if (r == 0) _exit(0);
     printf("clone(CLONE_VM) without CLONE_VFORK: %s\n", r < 0 ? strerror(errno) : "a child");
+  } else if (!strcmp(mode, "thread-wait")) {
+    if (pipe(gate)) return 1;
+    fflush(stdout);
+    pid_t c = fork();
+    if (c == 0) {
+      dup2(gate[0], 0);
+      close(gate[0]);
+      close(gate[1]);
+      execl("/usr/bin/timeout", "timeout", "20", "/bin/sh", "-c", "read line; echo child got $line; exit 5", (char*)NULL);
+      _exit(99);
+    }
+    close(gate[0]);
+    pthread_t t;
+    pthread_create(&t, NULL, release_child, NULL);
+    int st = 0;
+    pid_t w = waitpid(c, &st, 0);
+    pthread_join(t, NULL);
+    report("child released by a thread", w, st);
+  } else if (!strcmp(mode, "sigpipe")) {
+    int p[2];
+    if (pipe(p)) return 1;
+    pid_t c = fork();
+    if (c == 0) _exit(0);
+    close(p[0]);
+    int st = 0;
+    waitpid(c, &st, 0);
+    signal(SIGPIPE, SIG_IGN);
+    ssize_t n = write(p[1], "x", 1);
+    printf("write with SIGPIPE ignored: %zd %s\n", n, n < 0 ? strerror(errno) : "");
+    fflush(stdout);
+    signal(SIGPIPE, SIG_DFL);
+    n = write(p[1], "x", 1);
+    printf("not reached: %zd\n", n);
   } else if (!strcmp(mode, "exec")) {
     char* args[] = {"/bin/true", NULL};
     execve(args[0], args, environ);
