@@ -62,8 +62,8 @@ RecordSummary check_records_like_native(RecordOptions o, const std::string& nati
   return *sum;
 }
 
-HostStdoutRun record_with_host_stdout(RecordOptions o) {
-  o.capture_output = false;
+HostStdoutRun record_with_host_stdout(RecordOptions o, bool capture_recorded) {
+  o.capture_output = capture_recorded;
   const std::string path = temp_trace("host-stdout");
   std::fflush(stdout);
   const int file = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -84,6 +84,21 @@ TEST_CASE("processes: a write to a pipe whose reader exited is EPIPE, or SIGPIPE
   }
 }
 
+TEST_CASE("processes: with capture_output, the recorded process is captured and a child prints to the recorder's stdout") {
+  for (const char* variant : {"x86_64", "x86_64-dyn", "aarch64-dyn"}) {
+    const std::string prog = test::program_path(variant, "processes");
+    if (prog.empty()) continue;
+    INFO(variant);
+    const std::string out = test::temp_trace(std::string("processes-child-prints-") + variant);
+    RecordOptions o = test::capture_options({prog, "child-prints"}, out);
+    const test::HostStdoutRun run = test::record_with_host_stdout(o, /*capture_recorded=*/true);
+    test::check_clean(run.sum);
+    CHECK(run.out == "child prints\n");
+    CHECK(run.sum.captured_stdout == "parent prints\n");
+    fs::remove(out);
+  }
+}
+
 TEST_CASE("processes: posix_spawn of a program, and of a missing path (glibc: a child exiting 127)") {
   for (const char* variant : kVariants) {
     const std::string prog = test::program_path(variant, "processes");

@@ -54,7 +54,17 @@ int64_t LinuxKernel::sys_new_process(uint64_t flags, uint64_t stack, uint64_t pa
   // the gate's close-on-exec write end (EOF on the read end).
   int gate[2] = {-1, -1};
   if (vfork && ::pipe2(gate, O_CLOEXEC) < 0) return -errno;
-  const pid_t pid = ::fork();
+  pid_t pid;
+  for (;;) {
+    pid = ::fork();
+    // A host pid equal to the recorded process's own (kPid) would make
+    // kill(pid) and wait4(pid) ambiguous: that child leaves at once and
+    // the fork is made again.
+    if (pid == 0 && uint64_t(::getpid()) == kPid) ::_exit(0);
+    if (pid <= 0 || uint64_t(pid) != kPid) break;
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
   if (pid < 0) {
     const int err = errno;
     if (vfork) ::close(gate[0]), ::close(gate[1]);
@@ -69,6 +79,10 @@ int64_t LinuxKernel::sys_new_process(uint64_t flags, uint64_t stack, uint64_t pa
       vfork_gate_ = gate[1];
     }
     unrecorded_child_ = true;
+    // What the child prints goes where its exec'd programs print: the
+    // recorder's stdout/stderr (RecordOptions::capture_output captures
+    // the recorded process only; the child's capture would die with it).
+    cfg_.capture_output = false;
     reset_host_signals();
     for (const auto& [sibling, pidfd] : children_) ::close(pidfd);  // the parent's children are not ours
     children_.clear();

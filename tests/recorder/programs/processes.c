@@ -17,6 +17,11 @@
    sigpipe: a child that exits holding a pipe's only read end; the
            parent's write then fails with EPIPE (SIGPIPE ignored), and
            kills it (SIGPIPE default).
+   child-prints: a forked child prints (stdio) before it exits, then the
+           parent prints.
+   kill-4242: as kill, after asking Linux to give the next pid 4242 (the
+           recorder's pid for the recorded process; needs a pid namespace
+           where /proc/sys/kernel/ns_last_pid is writable).
    exec:   execve in the recorded process itself (not followed: -ENOSYS).
    clone-vm: clone(CLONE_VM) without CLONE_VFORK, a child that would share
            the parent's memory while both run (refused: -ENOSYS). Not for
@@ -112,7 +117,14 @@ int main(int argc, char** argv) {
     while (fgets(line, sizeof line, f)) printf("popen line: %s", line);
     int st = pclose(f);
     report("pclose", 0, st);
-  } else if (!strcmp(mode, "kill")) {
+  } else if (!strcmp(mode, "kill") || !strcmp(mode, "kill-4242")) {
+    if (!strcmp(mode, "kill-4242")) {
+      FILE* last = fopen("/proc/sys/kernel/ns_last_pid", "w");
+      if (!last || fprintf(last, "4241") < 0 || fclose(last) != 0) {
+        printf("cannot set ns_last_pid\n");
+        return 77;
+      }
+    }
     int p[2];
     if (pipe(p)) return 1;
     pid_t c = fork();
@@ -122,6 +134,7 @@ int main(int argc, char** argv) {
       _exit(read(p[0], &byte, 1) == 1 ? 1 : 2);
     }
     close(p[0]);
+    if (!strcmp(mode, "kill-4242")) printf("child pid 4242: %d\n", c == 4242);
     printf("kill: %d\n", kill(c, SIGTERM));
     siginfo_t si;
     memset(&si, 0, sizeof si);
@@ -176,6 +189,17 @@ int main(int argc, char** argv) {
     signal(SIGPIPE, SIG_DFL);
     n = write(p[1], "x", 1);
     printf("not reached: %zd\n", n);
+  } else if (!strcmp(mode, "child-prints")) {
+    fflush(stdout);
+    pid_t c = fork();
+    if (c == 0) {
+      printf("child prints\n");
+      fflush(stdout);
+      _exit(0);
+    }
+    int st = 0;
+    waitpid(c, &st, 0);
+    printf("parent prints\n");
   } else if (!strcmp(mode, "exec")) {
     char* args[] = {"/bin/true", NULL};
     execve(args[0], args, environ);
