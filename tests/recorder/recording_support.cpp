@@ -1,6 +1,10 @@
 #include "tests/recorder/recording_support.h"
 
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
 
 #include <fstream>
 #include <iterator>
@@ -56,6 +60,27 @@ RecordSummary check_records_like_native(RecordOptions o, const std::string& nati
   CHECK_FALSE(sum->deadlock.has_value());
   CHECK(sum->captured_stdout == native);
   return *sum;
+}
+
+HostStdoutRun record_with_host_stdout(RecordOptions o, bool capture_recorded) {
+  o.capture_output = capture_recorded;
+  const std::string path = temp_trace("host-stdout");
+  std::fflush(stdout);
+  const int file = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  REQUIRE(file >= 0);
+  const int saved = ::dup(1);
+  ::dup2(file, 1);
+  ::close(file);
+  auto sum = record(o);
+  std::fflush(stdout);
+  ::dup2(saved, 1);
+  ::close(saved);
+  HostStdoutRun run;
+  run.out = file_text(path);
+  std::filesystem::remove(path);
+  REQUIRE_MESSAGE(sum.ok(), error_text(sum));
+  run.sum = *sum;
+  return run;
 }
 
 std::string file_text(const std::string& path) {

@@ -42,6 +42,17 @@ void check_records_identically(RecordOptions o, const std::string& first, const 
 // Returns the summary for the case's own checks (REQUIREs the recording).
 RecordSummary check_records_like_native(RecordOptions o, const std::string& native);
 
+// Records with `o` (capture_output off, unless `capture_recorded`) while
+// the test's own stdout goes to a file: what a program's children print
+// lands there with what the recorded process prints (captured in the
+// summary instead with `capture_recorded`), in the order written. Returns
+// the summary (REQUIREs the recording) and that output.
+struct HostStdoutRun {
+  RecordSummary sum;
+  std::string out;
+};
+HostStdoutRun record_with_host_stdout(RecordOptions o, bool capture_recorded = false);
+
 // The error text of a failed result, "" for a good one (REQUIRE_MESSAGE).
 template <class T>
 std::string error_text(const Result<T>& r) {

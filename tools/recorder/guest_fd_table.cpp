@@ -43,6 +43,16 @@ int GuestFdTable::add(GuestFd f, int lowest) {
   return fd;
 }
 
+std::vector<std::pair<int, int>> GuestFdTable::inherited_by_exec() const {
+  std::vector<std::pair<int, int>> out;
+  for (const auto& [fd, f] : fds_) {
+    if (f.cloexec) continue;
+    if (f.kind == GuestFd::Kind::Host) out.push_back({fd, f.host});
+    else if (f.kind == GuestFd::Kind::StdStream) out.push_back({fd, f.stream});
+  }
+  return out;
+}
+
 int GuestFdTable::close(int fd) {
   auto it = fds_.find(fd);
   if (it == fds_.end()) return -EBADF;

@@ -63,6 +63,11 @@ class GuestFdTable {
   // dup2 / dup3: a copy on exactly `newfd`, closing what was there.
   int dup_to(int fd, int newfd, bool cloexec);
   int set_cloexec(int fd, bool on);
+  // (guest fd, host fd) of every descriptor an execve keeps: not
+  // close-on-exec, and a host descriptor (a standard stream: the
+  // recorder's own 0-2). Eventfds and epoll sets live in the recorder and
+  // cannot be handed to another program.
+  std::vector<std::pair<int, int>> inherited_by_exec() const;
 
   // The host directory descriptor for a guest dirfd argument (AT_FDCWD or
   // an open guest fd): -EBADF, -ENOTDIR for a standard stream.

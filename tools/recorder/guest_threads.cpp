@@ -66,6 +66,24 @@ void GuestThreads::wait_poll(std::string_view call, std::vector<IoWatch> watches
   if (!t.waiting_since) t.waiting_since = steps;
 }
 
+std::vector<IoWatch> GuestThreads::host_watches() const {
+  std::vector<IoWatch> out;
+  for (const GuestThread& t : threads_) {
+    if (t.state != GuestThread::State::IoWait && t.state != GuestThread::State::PollWait) continue;
+    for (const IoWatch& w : t.io_watch)
+      if (!w.eventfd && w.host_fd >= 0) out.push_back(w);
+  }
+  return out;
+}
+
+void GuestThreads::keep_only_current(uint64_t tid) {
+  for (size_t i = 0; i < threads_.size(); ++i)
+    if (i != current_) threads_[i].state = GuestThread::State::Exited;
+  threads_[current_].tid = tid;
+  // by_tid() finds threads by tid - first_tid_.
+  first_tid_ = tid >= current_ ? tid - current_ : first_tid_;
+}
+
 bool GuestThreads::any_io_waiter() const {
   for (const GuestThread& t : threads_)
     if (t.state == GuestThread::State::IoWait || t.state == GuestThread::State::PollWait) return true;

@@ -82,6 +82,13 @@ class GuestThreads {
   // when it started waiting (the first time, if it waits again).
   void wait_poll(std::string_view call, std::vector<IoWatch> watches, bool timed, uint64_t steps);
   bool any_io_waiter() const;
+  // The host descriptors IoWait and PollWait threads wait for (pipes; not
+  // eventfds), with their events: what the recorder polls on the host
+  // when another process may make them ready (a fork's child).
+  std::vector<IoWatch> host_watches() const;
+  // After a fork, in the child: only the current thread is left (Linux
+  // copies the calling thread), with tid `tid`.
+  void keep_only_current(uint64_t tid);
   // Makes every thread waiting in epoll_wait / epoll_pwait / epoll_pwait2
   // runnable, to run its call again: an epoll_ctl or a close changed what
   // the sets watch, so their watches may be stale.

@@ -96,9 +96,9 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
       out.exit_code = int(a[0] & 0xff);
       break;
     // A signal to any of our threads acts on the process (default actions only).
-    case Sys::Kill: r = a[0] == kPid ? signal_self(a[1], out) : -ESRCH; break;
+    case Sys::Kill: r = sys_kill(int64_t(int32_t(a[0])), a[1], out); break;
     case Sys::Tkill: r = threads_.by_tid(a[0]) ? signal_self(a[1], out) : -ESRCH; break;
-    case Sys::Tgkill: r = (a[0] == kPid && threads_.by_tid(a[1])) ? signal_self(a[2], out) : -ESRCH; break;
+    case Sys::Tgkill: r = (a[0] == pid_ && threads_.by_tid(a[1])) ? signal_self(a[2], out) : -ESRCH; break;
     case Sys::Brk: r = sys_brk(a[0]); break;
     case Sys::Mmap: r = sys_mmap(a, out); break;
     case Sys::Mremap: r = sys_mremap(a[0], a[1], a[2], a[3], a[4]); break;
@@ -134,10 +134,12 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
                                        : sys_clone(a[0], a[1], a[2], a[4], a[3], out);
       break;
     case Sys::Clone3: r = sys_clone3(a[0], a[1], out); break;
-    case Sys::Fork:
-    case Sys::Vfork:
-    case Sys::Execve:
-    case Sys::Execveat: r = refuse_new_process(number, e.name); break;
+    case Sys::Fork: r = sys_new_process(17 /*SIGCHLD*/, 0, 0, 0, 0, out); break;
+    case Sys::Vfork: r = sys_new_process(0x100 | 0x4000 | 17 /*CLONE_VM|CLONE_VFORK|SIGCHLD*/, 0, 0, 0, 0, out); break;
+    case Sys::Execve: r = sys_execve(kAtFdcwd, a[0], a[1], a[2], 0); break;
+    case Sys::Execveat: r = sys_execve(fd(0), a[1], a[2], a[3], a[4]); break;
+    case Sys::Wait4: r = sys_wait4(int64_t(int32_t(a[0])), a[1], a[2], a[3]); break;
+    case Sys::Waitid: r = sys_waitid(a[0], a[1], a[2], a[3], a[4]); break;
     case Sys::Uname: r = sys_uname(a[0]); break;
     case Sys::Readlink: r = sys_readlink(kAtFdcwd, a[0], a[1], a[2]); break;
     case Sys::Readlinkat: r = sys_readlink(fd(0), a[1], a[2], a[3]); break;
@@ -163,12 +165,14 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
       break;
     case Sys::Ioctl: r = sys_ioctl(fd(0), a[1], a[2]); break;
     case Sys::Prlimit64:
-      r = (a[0] != 0 && a[0] != kPid) ? -ESRCH : sys_prlimit(a[1], a[2], a[3]);
+      r = (a[0] != 0 && a[0] != pid_) ? -ESRCH : sys_prlimit(a[1], a[2], a[3]);
       break;
     case Sys::Getrlimit: r = sys_prlimit(a[0], 0, a[1]); break;
-    case Sys::Getpid: r = kPid; break;
+    case Sys::Getpid: r = int64_t(pid_); break;
     case Sys::Gettid: r = int64_t(threads_.current().tid); break;
-    case Sys::Getppid: r = 1; break;
+    // The recorded process's parent is pid 1 (deterministic); a child's is
+    // the recorder process that forked it.
+    case Sys::Getppid: r = unrecorded_child_ ? int64_t(::getppid()) : 1; break;
     case Sys::Getuid: r = getuid(); break;
     case Sys::Geteuid: r = geteuid(); break;
     case Sys::Getgid: r = getgid(); break;
@@ -187,6 +191,11 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
       r = -ENOSYS;
       break;
   }
+  // A write to a pipe nobody reads any more (a child exited): Linux sends
+  // SIGPIPE (the recorder ignores it on the host, record()) and returns
+  // EPIPE if the signal is ignored.
+  if (r == -EPIPE && (e.sys == Sys::Write || e.sys == Sys::Writev || e.sys == Sys::Pwrite64))
+    signal_self(13 /*SIGPIPE*/, out);
   out.unsupported = unsupported_now_;
   // This call may have filled, drained or closed a pipe another thread waits on.
   wake_io_waiters();

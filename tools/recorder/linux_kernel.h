@@ -8,6 +8,7 @@
 // trace.
 #pragma once
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #include <cstdint>
 #include <map>
@@ -53,12 +54,21 @@ struct NewThread {
   std::optional<uint64_t> tls;
 };
 
+// fork/vfork/clone made a process and this is the child (a host fork of
+// the recorder): the caller stops recording, gives the CPU the result 0,
+// this stack pointer (if not 0) and TLS base, and goes on emulating it.
+struct NewProcessChild {
+  uint64_t stack = 0;
+  std::optional<uint64_t> tls;
+};
+
 struct SyscallOutcome {
   int64_t ret = 0;
   bool exited = false;        // the process is gone (exit, exit_group, fatal signal)
   bool thread_exited = false; // only the calling thread ended (exit while others live)
   bool yield = false;         // run another thread now if one can run (sched_yield)
   std::optional<NewThread> new_thread;
+  std::optional<NewProcessChild> child;  // set only in the child of a fork
   int exit_code = 0;
   int signal = 0;             // fatal signal, when killed
   bool unsupported = false;   // answered -ENOSYS because we cannot emulate it
@@ -99,6 +109,16 @@ class LinuxKernel {
   const std::string& unsupported_detail() const { return unsupported_what_; }
   const std::string& captured_stdout() const { return out_[0]; }
   const std::string& captured_stderr() const { return out_[1]; }
+
+  // This process is a fork's child, emulated but not recorded
+  // (linux_kernel_process.cpp): its pipes block on the host, its pid is
+  // the host's.
+  bool unrecorded_child() const { return unrecorded_child_; }
+  // When every thread waits and the process has children (which may make
+  // a pipe ready), waits on the host until one of the waited-for pipes is
+  // ready and makes its threads runnable; false when there is nothing to
+  // wait for on the host (no children, or no thread waits on a pipe).
+  bool wait_for_host_io();
 
   static constexpr uint64_t kPid = 4242;  // also the main thread's tid; thread n has tid 4241 + n
 
@@ -229,7 +249,16 @@ class LinuxKernel {
                     SyscallOutcome& out);
   int64_t sys_clone3(uint64_t args, uint64_t size, SyscallOutcome& out);
   int64_t sys_exit_thread(int code, SyscallOutcome& out);
-  int64_t refuse_new_process(uint64_t number, std::string_view name);
+  // linux_kernel_process.cpp: fork, exec, wait, kill of another process.
+  int64_t sys_new_process(uint64_t flags, uint64_t stack, uint64_t parent_tid, uint64_t child_tid, uint64_t tls,
+                          SyscallOutcome& out);
+  void reset_host_signals();
+  int64_t sys_execve(int dirfd, uint64_t path, uint64_t argv, uint64_t envp, uint64_t flags);
+  int64_t sys_wait4(int64_t pid, uint64_t status, uint64_t options, uint64_t rusage);
+  int64_t sys_waitid(uint64_t idtype, uint64_t id, uint64_t infop, uint64_t options, uint64_t rusage);
+  int64_t sys_kill(int64_t pid, uint64_t sig, SyscallOutcome& out);
+  bool wait_blocks(Sys sys, const uint64_t a[6], uint64_t steps);
+  void forget_child(pid_t pid);
   void note_unsupported(uint64_t number, std::string_view name);
 
   uc_engine* uc_;
@@ -255,6 +284,11 @@ class LinuxKernel {
   std::string unsupported_what_;    // ... what it was
   std::string out_[2];
   GuestThreads threads_{kPid};
+  uint64_t pid_ = kPid;             // getpid: kPid, or the host's in a fork's child
+  bool has_children_ = false;       // a fork succeeded: other processes may hold our pipes
+  bool unrecorded_child_ = false;   // this is a fork's child
+  int vfork_gate_ = -1;
+  std::map<pid_t, int> children_;   // children not yet reaped -> a pidfd of each (host fds)             // in a vfork child: the write end its parent waits on
 };
 
 }  // namespace ttd::rec

@@ -69,6 +69,8 @@ bool LinuxKernel::blocks(uint64_t number, const uint64_t a[6], uint64_t steps) {
     case Sys::EpollWait:
     case Sys::EpollPwait:
     case Sys::EpollPwait2: return epoll_blocks(sys, a, steps);
+    case Sys::Wait4:
+    case Sys::Waitid: return wait_blocks(sys, a, steps);
     default: return false;
   }
 }
@@ -104,7 +106,9 @@ int64_t LinuxKernel::sys_read(int fd, uint64_t buf, uint64_t len) {
   std::vector<uint8_t> data;
   if (f->kind == GuestFd::Kind::Host) {
     data.resize(len);
-    ssize_t n = f->pipe ? pipe_transfer(false, f->host, data.data(), len) : ::read(f->host, data.data(), len);
+    // (A fork's child waits on the host: it has no other threads.)
+    const bool park = f->pipe && !unrecorded_child_;
+    ssize_t n = park ? pipe_transfer(false, f->host, data.data(), len) : ::read(f->host, data.data(), len);
     if (n < 0) return -errno;
     if (n > 0) note_pipe_change(*f);
     data.resize(size_t(n));
@@ -134,8 +138,9 @@ int64_t LinuxKernel::sys_write(int fd, uint64_t buf, uint64_t len) {
   std::vector<uint8_t> data(len);
   if (!copy_from_user(buf, data)) return -EFAULT;
   if (f->kind == GuestFd::Kind::Host) {
-    ssize_t n = f->pipe ? pipe_transfer(true, f->host, data.data(), data.size())
-                        : ::write(f->host, data.data(), data.size());
+    const bool park = f->pipe && !unrecorded_child_;
+    ssize_t n = park ? pipe_transfer(true, f->host, data.data(), data.size())
+                     : ::write(f->host, data.data(), data.size());
     if (n > 0) note_pipe_change(*f);
     return n < 0 ? -errno : int64_t(n);
   }

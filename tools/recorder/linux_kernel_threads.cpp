@@ -1,7 +1,7 @@
 // Threads: clone/clone3 with CLONE_THREAD, futex, thread exit with the
 // clear-child-tid wake (PI locks and the robust-list cleanup at exit are
-// in linux_kernel_pi_robust.cpp). New processes (fork, vfork, execve,
-// clone without CLONE_THREAD) are refused by name. The CPU side of a new
+// in linux_kernel_pi_robust.cpp). New processes (clone without
+// CLONE_THREAD) are linux_kernel_process.cpp's. The CPU side of a new
 // thread and the switching between threads are the recording session's
 // (thread_contexts.h).
 #include <cerrno>
@@ -151,20 +151,9 @@ int64_t LinuxKernel::sys_futex(const uint64_t a[6]) {
   }
 }
 
-int64_t LinuxKernel::refuse_new_process(uint64_t number, std::string_view name) {
-  note_unsupported(number, name);
-  unsupported_what_ = std::string(name) +
-                      " would start a new process or program; ttd record follows one process "
-                      "(its threads are recorded)";
-  return -ENOSYS;
-}
-
 int64_t LinuxKernel::sys_clone(uint64_t flags, uint64_t stack, uint64_t parent_tid, uint64_t child_tid,
                                uint64_t tls, SyscallOutcome& out) {
-  if (!(flags & kCloneThread)) {
-    const bool is_clone3 = arch_.syscalls().lookup(current_).sys == Sys::Clone3;
-    return refuse_new_process(current_, is_clone3 ? "clone3 without CLONE_THREAD" : "clone without CLONE_THREAD");
-  }
+  if (!(flags & kCloneThread)) return sys_new_process(flags, stack, parent_tid, child_tid, tls, out);
   if ((flags & (kCloneVm | kCloneSighand)) != (kCloneVm | kCloneSighand)) return -EINVAL;  // as Linux
   if (flags & ~kThreadFlags) {
     note_unsupported(current_, arch_.syscalls().lookup(current_).name);

@@ -4,6 +4,8 @@
 
 #include <unicorn/unicorn.h>
 
+#include <signal.h>
+
 #include <chrono>
 #include <ctime>
 #include <climits>
@@ -128,7 +130,14 @@ Result<RecordSummary> record(const RecordOptions& opts) {
     if (auto st = session.install_hooks(); !st) return st.error();
     auto t0 = std::chrono::steady_clock::now();
     double c0 = thread_cpu_seconds();
+    // A guest write to a pipe whose reader is gone (a child that exited)
+    // must fail with EPIPE and give the guest its SIGPIPE
+    // (linux_kernel.cpp), not kill the recorder with its trace half written.
+    struct sigaction ignore_pipe {}, old_pipe {};
+    ignore_pipe.sa_handler = SIG_IGN;
+    ::sigaction(SIGPIPE, &ignore_pipe, &old_pipe);
     res = session.run(proc->entry);
+    ::sigaction(SIGPIPE, &old_pipe, nullptr);
     sum.cpu_seconds = thread_cpu_seconds() - c0;
     sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }

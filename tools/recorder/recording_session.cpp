@@ -48,6 +48,7 @@ Status RecordingSession::install_hooks() {
                             : uc_hook_add(uc_, &h, type, cb, this, begin, end);
     if (err != UC_ERR_OK) return make_error("emulator", std::string("cannot install a hook: ") + uc_strerror(err));
     hooks_.push_back(h);
+    if (type & (UC_HOOK_BLOCK | UC_HOOK_CODE | UC_HOOK_MEM_READ)) recording_hooks_.push_back(h);
     return {};
   };
   // begin > end means "everywhere".
@@ -74,10 +75,16 @@ SessionResult RecordingSession::run(uint64_t entry) {
       if (pending_) finish_instruction();
       break;
     }
+    if (child_ && !recording_hooks_.empty()) {  // the fork's child goes on unrecorded
+      drop_recording_hooks();
+      pc = switch_pc_;
+      continue;
+    }
     auto next = switch_threads();
     if (!next) break;
     pc = *next;
   }
+  if (child_) end_child();
   res_.threads = uint32_t(kernel_.threads().count());
   return res_;
 }
@@ -86,7 +93,10 @@ std::optional<uint64_t> RecordingSession::switch_threads() {
   GuestThreads& threads = kernel_.threads();
   const uint32_t cur = threads.current().number;
   const bool gone = threads.current().state == GuestThread::State::Exited;
-  const auto next = threads.pick_next();
+  auto next = threads.pick_next();
+  // Another process (a fork's child) may still make a waited-for pipe
+  // ready: wait for it on the host rather than call it a deadlock.
+  while (!next && kernel_.wait_for_host_io()) next = threads.pick_next();
   if (!next) {
     res_.deadlock = "every thread is blocked: " + threads.describe_blocked();
     return std::nullopt;
@@ -227,6 +237,7 @@ void RecordingSession::on_interrupt(uc_engine*, uint32_t intno, void* p) {
 }
 
 void RecordingSession::syscall() {
+  if (child_) return child_syscall();
   // The trapping instruction itself is done: its step comes first, the
   // kernel's effects after it.
   uint64_t next_pc = pending_pc_ + pending_size_;
@@ -249,6 +260,7 @@ void RecordingSession::syscall() {
   if (pending_) finish_instruction();
 
   SyscallOutcome out = kernel_.call(number, args, res_.steps);
+  if (out.child) return become_child(*out.child, next_pc);
   if (out.unsupported && opts_.strict) {
     const std::string& what = kernel_.unsupported_detail();
     res_.strict_stop = "syscall " + std::to_string(number) + " (" + std::string(out.name) + ")" +

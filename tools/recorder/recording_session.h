@@ -82,6 +82,14 @@ class RecordingSession {
     stopped_ = true;
     uc_emu_stop(uc_);
   }
+  // recording_session_child.cpp: this process became a fork's child (a
+  // host fork of the recorder). It must not write the parent's trace: the
+  // recording hooks go (outside the emulator, in run()), syscalls are
+  // answered without a trace, and the child ends with _exit or its signal.
+  void become_child(const NewProcessChild& c, uint64_t next_pc);
+  void drop_recording_hooks();
+  void child_syscall();
+  [[noreturn]] void end_child();
 
   uc_engine* uc_;
   const ArchDesc& arch_;
@@ -102,6 +110,8 @@ class RecordingSession {
   bool switch_requested_ = false;
   uint64_t switch_pc_ = 0;
   std::vector<uc_hook> hooks_;  // never deleted (see the destructor)
+  std::vector<uc_hook> recording_hooks_;  // block, code, memory: deleted in a fork's child
+  bool child_ = false;          // a fork's child: nothing is recorded
 
   // The instruction that has started but not been finished.
   InsnInfo* pending_ = nullptr;

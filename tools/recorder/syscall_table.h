@@ -39,8 +39,9 @@ enum class Sys : uint8_t {
   Statfs, Fstatfs, Getxattr, Lgetxattr, Fgetxattr, Listxattr, Llistxattr, Flistxattr,
   // No sockets: answered as a kernel built without networking.
   Socket,
-  // Threads (linux_kernel_threads.cpp); new processes are refused by name.
-  Clone, Clone3, Fork, Vfork, Execve, Execveat,
+  // Threads (linux_kernel_threads.cpp); new processes, exec in a fork's
+  // child and waiting for children (linux_kernel_process.cpp).
+  Clone, Clone3, Fork, Vfork, Execve, Execveat, Wait4, Waitid,
 };
 
 struct SyscallEntry {

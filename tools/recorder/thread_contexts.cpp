@@ -87,6 +87,12 @@ Status ThreadContexts::create(uint32_t number, uint64_t pc, uint64_t stack, std:
   return st;
 }
 
+void ThreadContexts::set_stack_and_tls(uint64_t stack, std::optional<uint64_t> tls) {
+  const ThreadRegs r = thread_regs(guest_.id());
+  if (stack) uc_reg_write(uc_, r.sp, &stack);
+  if (tls) uc_reg_write(uc_, r.tls, &*tls);
+}
+
 std::span<const uint8_t> ThreadContexts::shadow_of(uint32_t number) const {
   auto it = parked_.find(number);
   return it == parked_.end() ? std::span<const uint8_t>() : std::span<const uint8_t>(it->second.shadow);

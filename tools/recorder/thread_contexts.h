@@ -38,6 +38,9 @@ class ThreadContexts {
   // state is left as it was. shadow_of() then gives the new thread's
   // registers (the tracker's layout) for its trace keyframe.
   Status create(uint32_t number, uint64_t pc, uint64_t stack, std::optional<uint64_t> tls);
+  // The running CPU's stack pointer (if `stack` is not 0) and TLS base
+  // (a fork's child given a new stack, as posix_spawn's clone does).
+  void set_stack_and_tls(uint64_t stack, std::optional<uint64_t> tls);
   std::span<const uint8_t> shadow_of(uint32_t number) const;
 
  private:

@@ -5,7 +5,8 @@
  * threads are interleaved, so a recording's output equals the native run's.
  * Other modes (argv[1]): "deadlock" (two threads wait for each other),
  * "main-exits" (the main thread ends first, a worker finishes the process),
- * "fork" and "exec" (new processes, which the recorder refuses). */
+ * "fork" and "exec" (a new process, which the recorder follows, and an
+ * exec of the recorded process itself, which it refuses). */
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>

@@ -1,0 +1,209 @@
+/* New processes under the recorder (docs/recording.md, "Processes"):
+   argv[1] picks the case; each prints what it saw, so a recording's output
+   can be compared with the native run's.
+   fork:   fork, the child writes to a pipe, the parent reads it and waits
+           (exit status 7).
+   vfork:  vfork + execve of /bin/echo, then waitpid.
+   spawn:  posix_spawn of /bin/echo, and of a missing path (glibc's
+           child reports the failure through memory it shares with the
+           parent: the recorder's copy does not, see the docs).
+   system: system("echo hi | tr a-z A-Z").
+   popen:  popen("printf 'x\ny\n' | sort -r", "r"), read, pclose.
+   kill:   fork a child that waits on a pipe forever, kill it with SIGTERM, waitid.
+   crash:  fork a child that dereferences NULL; the parent's wait says SIGSEGV.
+   thread-wait: fork a child that waits (natively, with a 120 s timeout)
+           for a line on a pipe, then waitpid for it while another thread
+           writes that line: the waiting thread must let the other run.
+   sigpipe: a child that exits holding a pipe's only read end; the
+           parent's write then fails with EPIPE (SIGPIPE ignored), and
+           kills it (SIGPIPE default).
+   child-prints: a forked child prints (stdio) before it exits, then the
+           parent prints.
+   kill-4242: as kill, after asking Linux to give the next pid 4242 (the
+           recorder's pid for the recorded process; needs a pid namespace
+           where /proc/sys/kernel/ns_last_pid is writable).
+   exec:   execve in the recorded process itself (not followed: -ENOSYS).
+   clone-vm: clone(CLONE_VM) without CLONE_VFORK, a child that would share
+           the parent's memory while both run (refused: -ENOSYS). Not for
+           running natively. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+static void report(const char* what, pid_t pid, int st) {
+  if (pid < 0) printf("%s: wait failed: %s\n", what, strerror(errno));
+  else if (WIFEXITED(st)) printf("%s: exited %d\n", what, WEXITSTATUS(st));
+  else if (WIFSIGNALED(st)) printf("%s: killed by signal %d\n", what, WTERMSIG(st));
+  else printf("%s: status 0x%x\n", what, st);
+  fflush(stdout);
+}
+
+static int gate[2];
+
+static void* release_child(void* arg) {
+  (void)arg;
+  /* (Under the recorder the main thread keeps the CPU after
+     pthread_create until it waits in waitpid.) */
+  if (write(gate[1], "go\n", 3) != 3) return NULL;
+  return NULL;
+}
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "fork";
+  if (!strcmp(mode, "fork")) {
+    int p[2];
+    if (pipe(p)) return 1;
+    pid_t c = fork();
+    if (c == 0) {
+      close(p[0]);
+      char msg[64];
+      int n = snprintf(msg, sizeof msg, "child says hello, ppid known %d\n", getppid() > 0);
+      if (write(p[1], msg, n) != n) _exit(1);
+      _exit(7);
+    }
+    close(p[1]);
+    char buf[128];
+    ssize_t n, total = 0;
+    while ((n = read(p[0], buf + total, sizeof buf - 1 - total)) > 0) total += n;
+    buf[total] = 0;
+    printf("parent read %zd bytes: %s", total, buf);
+    int st = 0;
+    pid_t w = waitpid(c, &st, 0);
+    printf("waited for the child: %d\n", w == c);
+    report("fork child", w, st);
+  } else if (!strcmp(mode, "vfork")) {
+    fflush(stdout);
+    pid_t c = vfork();
+    if (c == 0) {
+      char* args[] = {"/bin/echo", "echo", "from", "vfork", NULL};
+      execve(args[0], args, environ);
+      _exit(99);
+    }
+    int st = 0;
+    { pid_t w_ = waitpid(c, &st, 0); report("vfork child", w_, st); }
+  } else if (!strcmp(mode, "spawn")) {
+    fflush(stdout);
+    char* args[] = {"echo", "spawned", "echo", NULL};
+    pid_t pid = -1;
+    int r = posix_spawn(&pid, "/bin/echo", NULL, NULL, args, environ);
+    int st = 0;
+    printf("posix_spawn /bin/echo: %d\n", r);
+    { pid_t w_ = waitpid(pid, &st, 0); report("spawned echo", w_, st); }
+    char* missing[] = {"nope", NULL};
+    r = posix_spawn(&pid, "/nonexistent/program", NULL, NULL, missing, environ);
+    /* Natively: ENOENT and no child. Recorded: 0 and a child that exits
+       127 (the failure cannot travel back through a copy). */
+    printf("posix_spawn of a missing path: %s\n", r == 0 ? "0, child" : strerror(r));
+    if (r == 0) { pid_t w_ = waitpid(pid, &st, 0); report("missing-path child", w_, st); }
+  } else if (!strcmp(mode, "system")) {
+    fflush(stdout);
+    int st = system("echo hi | tr a-z A-Z");
+    report("system", 0, st);
+  } else if (!strcmp(mode, "popen")) {
+    FILE* f = popen("printf 'x\\ny\\n' | sort -r", "r");
+    if (!f) return 2;
+    char line[64];
+    while (fgets(line, sizeof line, f)) printf("popen line: %s", line);
+    int st = pclose(f);
+    report("pclose", 0, st);
+  } else if (!strcmp(mode, "kill") || !strcmp(mode, "kill-4242")) {
+    if (!strcmp(mode, "kill-4242")) {
+      FILE* last = fopen("/proc/sys/kernel/ns_last_pid", "w");
+      if (!last || fprintf(last, "4241") < 0 || fclose(last) != 0) {
+        printf("cannot set ns_last_pid\n");
+        return 77;
+      }
+    }
+    int p[2];
+    if (pipe(p)) return 1;
+    pid_t c = fork();
+    if (c == 0) {  /* waits for a byte nobody sends */
+      char byte;
+      close(p[1]);
+      _exit(read(p[0], &byte, 1) == 1 ? 1 : 2);
+    }
+    close(p[0]);
+    if (!strcmp(mode, "kill-4242")) printf("child pid 4242: %d\n", c == 4242);
+    printf("kill: %d\n", kill(c, SIGTERM));
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    int r = waitid(P_PID, c, &si, WEXITED);
+    printf("waitid: %d pid same %d code %d (CLD_KILLED %d) status %d\n", r, si.si_pid == c, si.si_code,
+           CLD_KILLED, si.si_status);
+  } else if (!strcmp(mode, "crash")) {
+    fflush(stdout);
+    pid_t c = fork();
+    if (c == 0) {
+      volatile int* p = NULL;
+      *p = 1;
+      _exit(0);
+    }
+    int st = 0;
+    { pid_t w_ = waitpid(c, &st, 0); report("crashing child", w_, st); }
+  } else if (!strcmp(mode, "clone-vm")) {
+    static char stack[65536];
+    long r = syscall(SYS_clone, CLONE_VM | SIGCHLD, stack + sizeof stack, 0, 0, 0);
+    if (r == 0) _exit(0);
+    printf("clone(CLONE_VM) without CLONE_VFORK: %s\n", r < 0 ? strerror(errno) : "a child");
+  } else if (!strcmp(mode, "thread-wait")) {
+    if (pipe(gate)) return 1;
+    fflush(stdout);
+    pid_t c = fork();
+    if (c == 0) {
+      dup2(gate[0], 0);
+      close(gate[0]);
+      close(gate[1]);
+      execl("/usr/bin/timeout", "timeout", "120", "/bin/sh", "-c", "read line; echo child got $line; exit 5", (char*)NULL);
+      _exit(99);
+    }
+    close(gate[0]);
+    pthread_t t;
+    pthread_create(&t, NULL, release_child, NULL);
+    int st = 0;
+    pid_t w = waitpid(c, &st, 0);
+    pthread_join(t, NULL);
+    report("child released by a thread", w, st);
+  } else if (!strcmp(mode, "sigpipe")) {
+    int p[2];
+    if (pipe(p)) return 1;
+    pid_t c = fork();
+    if (c == 0) _exit(0);
+    close(p[0]);
+    int st = 0;
+    waitpid(c, &st, 0);
+    signal(SIGPIPE, SIG_IGN);
+    ssize_t n = write(p[1], "x", 1);
+    printf("write with SIGPIPE ignored: %zd %s\n", n, n < 0 ? strerror(errno) : "");
+    fflush(stdout);
+    signal(SIGPIPE, SIG_DFL);
+    n = write(p[1], "x", 1);
+    printf("not reached: %zd\n", n);
+  } else if (!strcmp(mode, "child-prints")) {
+    fflush(stdout);
+    pid_t c = fork();
+    if (c == 0) {
+      printf("child prints\n");
+      fflush(stdout);
+      _exit(0);
+    }
+    int st = 0;
+    waitpid(c, &st, 0);
+    printf("parent prints\n");
+  } else if (!strcmp(mode, "exec")) {
+    char* args[] = {"/bin/true", NULL};
+    execve(args[0], args, environ);
+    printf("execve in the process itself: %s\n", strerror(errno));
+  }
+  return 0;
+}

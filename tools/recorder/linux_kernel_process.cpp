@@ -1,0 +1,273 @@
+// New processes: fork, vfork and clone/clone3 without CLONE_THREAD make a
+// host fork of the recorder. The trace records the process `ttd record`
+// started; a child goes on being emulated, unrecorded, in the forked
+// recorder (the session stops writing there), and its execve runs the new
+// program natively on the host (host_exec.h). wait4 and waitid, and kill
+// of another process, go to the host. docs/recording.md, "Processes".
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "tools/recorder/host_exec.h"
+#include "tools/recorder/linux_kernel.h"
+
+namespace ttd::rec {
+
+namespace {
+
+constexpr uint64_t kCloneVm = 0x100, kCloneVfork = 0x4000, kCloneSettls = 0x80000,
+                   kCloneParentSettid = 0x100000, kCloneChildCleartid = 0x200000, kCloneChildSettid = 0x1000000;
+// What a new process may ask for besides its exit signal (the low byte).
+constexpr uint64_t kProcessFlags =
+    kCloneVm | kCloneVfork | kCloneSettls | kCloneParentSettid | kCloneChildCleartid | kCloneChildSettid;
+constexpr int kSigchld = 17;
+constexpr size_t kMaxArgs = 1 << 16;       // argv / envp entries read from the guest
+constexpr size_t kMaxArg = 128 * 1024;     // bytes of one (MAX_ARG_STRLEN)
+constexpr size_t kRusageSize = 144;        // struct rusage on 64-bit Linux
+constexpr size_t kWaitidInfoSize = 28;     // the siginfo fields waitid writes (signo .. status)
+
+}  // namespace
+
+int64_t LinuxKernel::sys_new_process(uint64_t flags, uint64_t stack, uint64_t parent_tid, uint64_t child_tid,
+                                     uint64_t tls, SyscallOutcome& out) {
+  const uint64_t exit_signal = flags & 0xff;
+  // A child sharing memory without vfork's wait (CLONE_VM alone) would
+  // need the two to run on one memory: not reproduced.
+  if ((flags & ~(kProcessFlags | 0xff)) || ((flags & kCloneVm) && !(flags & kCloneVfork)) ||
+      (exit_signal && exit_signal != kSigchld)) {
+    note_unsupported(current_, arch_.syscalls().lookup(current_).name);
+    char hex[24];
+    std::snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)flags);
+    unsupported_what_ = std::string("a new process with clone flags ") + hex +
+                        " (fork, vfork and posix_spawn's CLONE_VM|CLONE_VFORK are followed)";
+    return -ENOSYS;
+  }
+  const bool vfork = flags & kCloneVfork;
+  // vfork: the parent waits until the child execs or exits, which closes
+  // the gate's close-on-exec write end (EOF on the read end).
+  int gate[2] = {-1, -1};
+  if (vfork && ::pipe2(gate, O_CLOEXEC) < 0) return -errno;
+  pid_t pid;
+  for (;;) {
+    pid = ::fork();
+    // A host pid equal to the recorded process's own (kPid) would make
+    // kill(pid) and wait4(pid) ambiguous: that child leaves at once and
+    // the fork is made again.
+    if (pid == 0 && uint64_t(::getpid()) == kPid) ::_exit(0);
+    if (pid <= 0 || uint64_t(pid) != kPid) break;
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  if (pid < 0) {
+    const int err = errno;
+    if (vfork) ::close(gate[0]), ::close(gate[1]);
+    return -err;
+  }
+  if (pid == 0) {
+    // A grandchild must not hold its parent's gate open.
+    if (vfork_gate_ >= 0) ::close(vfork_gate_);
+    vfork_gate_ = -1;
+    if (vfork) {
+      ::close(gate[0]);
+      vfork_gate_ = gate[1];
+    }
+    unrecorded_child_ = true;
+    // What the child prints goes where its exec'd programs print: the
+    // recorder's stdout/stderr (RecordOptions::capture_output captures
+    // the recorded process only; the child's capture would die with it).
+    cfg_.capture_output = false;
+    reset_host_signals();
+    for (const auto& [sibling, pidfd] : children_) ::close(pidfd);  // the parent's children are not ours
+    children_.clear();
+    pid_ = uint64_t(::getpid());
+    threads_.keep_only_current(pid_);
+    if (flags & kCloneChildSettid) put_u32s(child_tid, {uint32_t(pid_)});
+    if ((flags & kCloneParentSettid) && (flags & kCloneVm)) put_u32s(parent_tid, {uint32_t(pid_)});
+    threads_.current().clear_child_tid = (flags & kCloneChildCleartid) ? child_tid : 0;
+    NewProcessChild c;
+    c.stack = stack;
+    if (flags & kCloneSettls) c.tls = tls;
+    out.child = c;
+    return 0;
+  }
+  has_children_ = true;
+  // A pidfd turns "the child exited" into a readable descriptor a parked
+  // wait4/waitid can watch (close-on-exec by Linux's default).
+  if (const long pidfd = ::syscall(SYS_pidfd_open, pid, 0); pidfd >= 0) children_[pid] = int(pidfd);
+  if (flags & kCloneParentSettid) put_u32s(parent_tid, {uint32_t(pid)});
+  if (vfork) {
+    ::close(gate[1]);
+    char c;
+    while (::read(gate[0], &c, 1) < 0 && errno == EINTR) {
+    }
+    ::close(gate[0]);
+  }
+  return pid;
+}
+
+void LinuxKernel::reset_host_signals() {
+  // The recorder's own handlers (a test runner's crash reporter, ttd's
+  // SIGINT) are not the guest's: signals sent to the child act by their
+  // default action, or are ignored where the guest ignores them. Guest
+  // handlers are not run (docs/recording.md, "Processes").
+  for (int sig = 1; sig <= 64; ++sig) {
+    if (sig == SIGKILL || sig == SIGSTOP) continue;
+    uint64_t handler = 0;
+    if (auto it = sigactions_.find(uint64_t(sig)); it != sigactions_.end()) std::memcpy(&handler, it->second.data(), 8);
+    struct sigaction sa {};
+    sa.sa_handler = handler == 1 ? SIG_IGN : SIG_DFL;
+    ::sigaction(sig, &sa, nullptr);
+  }
+}
+
+int64_t LinuxKernel::sys_execve(int dirfd, uint64_t path, uint64_t argv, uint64_t envp, uint64_t flags) {
+  const std::string_view name = arch_.syscalls().lookup(current_).name;
+  if (!unrecorded_child_) {
+    note_unsupported(current_, name);
+    unsupported_what_ = std::string(name) +
+                        " in the recorded process would replace the recorded program; ttd record "
+                        "follows one program (a child's " + std::string(name) + " runs natively)";
+    return -ENOSYS;
+  }
+  HostExec x;
+  auto p = read_c_string(path, 4096);
+  if (!p) return -EFAULT;
+  x.path = *p;
+  auto read_vector = [&](uint64_t at, std::vector<std::string>& v) -> int64_t {
+    for (size_t i = 0; at; ++i) {
+      if (i >= kMaxArgs) return -E2BIG;
+      uint8_t b[8];
+      if (!copy_from_user(at + 8 * i, b)) return -EFAULT;
+      uint64_t ptr;
+      std::memcpy(&ptr, b, 8);
+      if (!ptr) break;
+      auto s = read_c_string(ptr, kMaxArg);
+      if (!s) return -EFAULT;
+      v.push_back(std::move(*s));
+    }
+    return 0;
+  };
+  if (int64_t e = read_vector(argv, x.argv); e < 0) return e;
+  if (int64_t e = read_vector(envp, x.envp); e < 0) return e;
+  if (dirfd != GuestFdTable::kAtFdcwd) {
+    x.dirfd = fds_.host_dir(dirfd);
+    if (x.dirfd < 0 && !(x.path.size() && x.path[0] == '/') && !(flags & AT_EMPTY_PATH)) return x.dirfd;
+    if (flags & AT_EMPTY_PATH) {
+      const GuestFd* f = fds_.get(dirfd);
+      if (!f || f->kind != GuestFd::Kind::Host) return -EBADF;
+      x.dirfd = f->host;
+    }
+  }
+  x.flags = int(flags);
+  x.fds = fds_.inherited_by_exec();
+  x.cwd = fds_.host_dir(GuestFdTable::kAtFdcwd);
+  x.umask = umask_;
+  x.sigmask = sigmask_;
+  for (const auto& [sig, act] : sigactions_) {
+    uint64_t handler = 0;
+    std::memcpy(&handler, act.data(), 8);
+    if (handler == 1 /*SIG_IGN*/) x.ignored |= uint64_t(1) << (sig - 1);
+  }
+  return exec_on_host(x);
+}
+
+int64_t LinuxKernel::sys_wait4(int64_t pid, uint64_t status, uint64_t options, uint64_t rusage) {
+  int st = 0;
+  struct rusage ru {};
+  pid_t r;
+  do r = ::wait4(pid_t(pid), &st, int(options), rusage ? &ru : nullptr);
+  while (r < 0 && errno == EINTR);
+  if (r < 0) return -errno;
+  if (r > 0 && (WIFEXITED(st) || WIFSIGNALED(st))) forget_child(r);
+  if (r > 0 && status && !put_u32s(status, {uint32_t(st)})) return -EFAULT;
+  if (r > 0 && rusage && !copy_to_user(rusage, {reinterpret_cast<const uint8_t*>(&ru), kRusageSize}))
+    return -EFAULT;
+  return r;
+}
+
+int64_t LinuxKernel::sys_waitid(uint64_t idtype, uint64_t id, uint64_t infop, uint64_t options, uint64_t rusage) {
+  siginfo_t si;
+  std::memset(&si, 0, sizeof si);
+  struct rusage ru {};
+  long r;
+  do r = ::syscall(SYS_waitid, int(idtype), pid_t(id), &si, int(options), rusage ? &ru : nullptr);
+  while (r < 0 && errno == EINTR);
+  if (r < 0) return -errno;
+  const bool gone = si.si_code == CLD_EXITED || si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED;
+  if (si.si_pid && gone && !(options & WNOWAIT)) forget_child(si.si_pid);
+  // Linux writes the rusage only when a child was reported (si_pid set),
+  // and the siginfo's signo .. status fields always.
+  if (rusage && si.si_pid && !copy_to_user(rusage, {reinterpret_cast<const uint8_t*>(&ru), kRusageSize}))
+    return -EFAULT;
+  if (infop && !copy_to_user(infop, {reinterpret_cast<const uint8_t*>(&si), kWaitidInfoSize})) return -EFAULT;
+  return 0;
+}
+
+void LinuxKernel::forget_child(pid_t pid) {
+  if (auto it = children_.find(pid); it != children_.end()) {
+    ::close(it->second);
+    children_.erase(it);
+  }
+}
+
+bool LinuxKernel::wait_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
+  // With one thread the host call may block the emulator thread: nothing
+  // else could run. With more, the waiting thread is parked as a pipe
+  // read is, on the pidfds of the children it waits for, so the others
+  // run (one of them may be what the child waits for).
+  if (unrecorded_child_ || threads_.live() <= 1 || children_.empty()) return false;
+  idtype_t idtype;
+  id_t id;
+  int options, probe;
+  if (sys == Sys::Wait4) {
+    const int32_t pid = int32_t(a[0]);
+    options = int(a[2]);
+    idtype = pid > 0 ? P_PID : pid == -1 ? P_ALL : P_PGID;
+    id = id_t(pid > 0 ? pid : pid < -1 ? -pid : 0);
+    probe = WEXITED | ((options & WUNTRACED) ? WSTOPPED : 0) | (options & (WCONTINUED | __WALL | __WCLONE));
+  } else {
+    idtype = idtype_t(a[0]);
+    id = id_t(a[1]);
+    options = int(a[3]);
+    probe = options & ~WNOHANG;
+  }
+  if (options & WNOHANG) return false;
+  siginfo_t si;
+  std::memset(&si, 0, sizeof si);
+  // Something to report now, or an error: call() answers at once.
+  if (::waitid(idtype, id, &si, probe | WNOHANG | WNOWAIT) < 0 || si.si_pid) return false;
+  std::vector<IoWatch> watches;
+  for (const auto& [pid, pidfd] : children_)
+    if (idtype != P_PID || id_t(pid) == id) watches.push_back(IoWatch{-1, pidfd, POLLIN, nullptr});
+  if (watches.empty()) return false;
+  threads_.wait_poll(sys == Sys::Wait4 ? "wait4" : "waitid", std::move(watches), false, steps);
+  return true;
+}
+
+int64_t LinuxKernel::sys_kill(int64_t pid, uint64_t sig, SyscallOutcome& out) {
+  if (uint64_t(pid) == pid_) return signal_self(sig, out);
+  // Another process: only one this process started can be ours to signal
+  // (before any fork: no such process, as before).
+  if (pid > 0 && (has_children_ || unrecorded_child_)) return ::kill(pid_t(pid), int(sig)) < 0 ? -errno : 0;
+  return -ESRCH;
+}
+
+bool LinuxKernel::wait_for_host_io() {
+  if (!has_children_) return false;
+  std::vector<pollfd> p;
+  for (const IoWatch& w : threads_.host_watches()) p.push_back(pollfd{w.host_fd, w.events, 0});
+  if (p.empty()) return false;
+  while (::poll(p.data(), p.size(), -1) < 0 && errno == EINTR) {
+  }
+  wake_io_waiters();
+  return true;
+}
+
+}  // namespace ttd::rec

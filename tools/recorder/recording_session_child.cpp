@@ -1,0 +1,79 @@
+// A fork's child in the recorder (docs/recording.md, "Processes"): the
+// host fork copied the emulator, the guest's memory and the trace writer's
+// buffers; only this thread exists in the child, and the writer's thread,
+// mutexes and file belong to the parent. So the child never touches the
+// emitter or the writer again: its recording hooks are deleted, its
+// syscalls are answered by the kernel without a trace, and it ends with
+// _exit (no destructors, no flush) or by its own fatal signal, so the
+// parent's wait4 sees what Linux would show.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "tools/recorder/recording_session.h"
+
+namespace ttd::rec {
+
+void RecordingSession::become_child(const NewProcessChild& c, uint64_t next_pc) {
+  child_ = true;
+  pending_ = nullptr;
+  const int64_t zero = 0;
+  uc_reg_write(uc_, guest_.syscall_abi().ret, &zero);
+  for (auto [reg, value] : guest_.syscall_clobbers(uc_, next_pc)) uc_reg_write(uc_, reg, &value);
+  contexts_.set_stack_and_tls(c.stack, c.tls);
+  // Hooks cannot be deleted from inside one: stop, and run() deletes them.
+  request_switch(next_pc);
+}
+
+void RecordingSession::drop_recording_hooks() {
+  for (uc_hook h : recording_hooks_) uc_hook_del(uc_, h);
+  recording_hooks_.clear();
+  slice_left_ = 0;
+}
+
+void RecordingSession::child_syscall() {
+  // Without the code hook the pc tells where we are: x86-64's syscall
+  // hook runs with rip at the 2-byte `syscall` (Unicorn adds its length
+  // after the hook); AArch64's svc interrupt comes with the pc after it.
+  uint64_t pc = 0;
+  uc_reg_read(uc_, arch_.pc().unicorn_id, &pc);
+  const uint64_t next_pc = guest_.syscall_via_insn_hook() ? pc + 2 : pc;
+  const SyscallAbi& abi = guest_.syscall_abi();
+  uint64_t number = 0, args[6] = {};
+  uc_reg_read(uc_, abi.number, &number);
+  for (int i = 0; i < 6; ++i) uc_reg_read(uc_, abi.args[i], &args[i]);
+  // No other thread runs here, so nothing parks: blocking calls block on
+  // the host (pipes), or fail as they would without a waker.
+  SyscallOutcome out = kernel_.call(number, args, res_.steps);
+  if (out.exited || out.thread_exited) {
+    res_.exit_code = out.exit_code;
+    res_.signal = out.signal;
+    end_child();
+  }
+  uc_reg_write(uc_, abi.ret, &out.ret);
+  for (auto [reg, value] : guest_.syscall_clobbers(uc_, next_pc)) uc_reg_write(uc_, reg, &value);
+  if (out.child) contexts_.set_stack_and_tls(out.child->stack, out.child->tls);  // a grandchild
+}
+
+void RecordingSession::end_child() {
+  if (res_.deadlock || (res_.fault && !res_.signal)) {
+    const std::string why = res_.deadlock ? "deadlock: " + *res_.deadlock : *res_.fault;
+    std::fprintf(stderr, "ttd record: unrecorded child process %d stopped: %s\n", int(::getpid()), why.c_str());
+    ::_exit(127);
+  }
+  if (res_.signal) {
+    // Die of the signal itself, with its default action.
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    ::sigaction(res_.signal, &dfl, nullptr);
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, res_.signal);
+    ::sigprocmask(SIG_UNBLOCK, &s, nullptr);
+    ::kill(::getpid(), res_.signal);
+  }
+  ::_exit(res_.exit_code & 0xff);
+}
+
+}  // namespace ttd::rec
