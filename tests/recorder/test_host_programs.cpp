@@ -147,7 +147,7 @@ TEST_CASE("a program and files named by relative paths are named absolutely in t
   CHECK(sum->exit_code == 0);
   auto trace = test::read_trace(out);
   REQUIRE_MESSAGE(trace.ok(), test::error_text(trace));
-  CHECK(trace->exec_path == fs::canonical(prog).string());
+  CHECK(trace->exec_path == fs::absolute(prog).lexically_normal().string());
   bool data_mapped = false;
   for (const std::string& name : trace->map_names) {
     INFO(name);

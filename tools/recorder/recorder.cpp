@@ -54,11 +54,16 @@ std::string absolute_path(const std::string& p) {
 Result<RecordSummary> record(const RecordOptions& opts) {
   if (opts.argv.empty() || opts.argv[0].empty()) return make_error("record", "no program to run");
   if (opts.output.empty()) return make_error("record", "no output file (-o) given");
-  // By its absolute path: the trace names mappings by their file, and a
+  // By an absolute path: the trace names mappings by their file, and a
   // reader takes only absolute names for files it may open (a relative one
-  // would depend on the directory `ttd serve` runs in).
-  const std::string exe = absolute_path(opts.argv[0]);
-  auto elf = load_elf(exe);
+  // would depend on the directory `ttd serve` runs in). Symbolic links are
+  // kept there (/bin/sh stays /bin/sh); /proc/self/exe resolves them, as
+  // Linux does.
+  const std::string& arg0 = opts.argv[0];
+  const std::string program =
+      arg0[0] == '/' ? arg0 : std::filesystem::absolute(arg0).lexically_normal().string();
+  const std::string exe = absolute_path(arg0);
+  auto elf = load_elf(program);
   if (!elf) return elf.error();
   auto guest_r = guest_arch(elf->arch);
   if (!guest_r) return make_error(opts.argv[0], guest_r.error().message);
