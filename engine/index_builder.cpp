@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "engine/index_builder_impl.h"
@@ -40,6 +41,21 @@ IndexBuilder::IndexBuilder(std::string index_path, SourceStamp stamp, uint64_t s
     std::fwrite(header_space, 1, kIndexHeaderSize, impl_->out);
   }
   impl_->blobs = std::make_unique<BlobWriter>(impl_->out, kIndexHeaderSize);
+  if (size_t budget = page_budget_pages())
+    impl_->page_lists.set_budget(budget, std::make_unique<PageSpillFile>(spill_dir_for(impl_->path)));
+}
+
+size_t IndexBuilder::page_budget_pages() {
+  double mb = kDefaultPageBudgetMB;  // fractions allowed: tests budget a few pages
+  if (const char* e = std::getenv("TTD_BUILD_PAGE_BUDGET_MB"); e && *e) mb = std::strtod(e, nullptr);
+  if (!(mb > 0)) return 0;
+  // A page costs its Page and the pool's block overhead.
+  return std::max<size_t>(1, size_t(mb * double(1 << 20) / double(sizeof(Page) + 64)));
+}
+
+IndexBuilder::PageBudgetStats IndexBuilder::page_budget_stats() const {
+  auto s = impl_->page_lists.eviction_stats();
+  return {s.evicted, s.read_back, s.spill_slots};
 }
 
 IndexBuilder::~IndexBuilder() {

@@ -61,6 +61,19 @@ class IndexBuilder : public fmt::TraceSink {
   // more usable CPUs; docs/design.md, "Build threads"). For tests.
   bool used_replay_thread() const;
 
+  // The page budget (docs/design.md, "Build page budget"): the live
+  // state's cold pages are evicted to a spill file while the pages held
+  // exceed it. TTD_BUILD_PAGE_BUDGET_MB sets it (MB, fractions allowed; 0: no budget); else
+  // kDefaultPageBudgetMB.
+  static constexpr size_t kDefaultPageBudgetMB = 640;
+  static size_t page_budget_pages();
+  // Pages evicted and read back so far, the spill file's size in pages.
+  // For tests and benchmarks (after finish(), or on a one-core build).
+  struct PageBudgetStats {
+    uint64_t evicted = 0, read_back = 0, spill_pages = 0;
+  };
+  PageBudgetStats page_budget_stats() const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

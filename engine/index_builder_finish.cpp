@@ -19,6 +19,8 @@ Result<std::unique_ptr<IndexFile>> IndexBuilder::finish(std::chrono::steady_cloc
   if (!I.arch) return make_error(I.path, "the trace reader produced no trace");
   if (I.chunk_open || I.chunks.empty()) end();
   I.stop_replay();
+  // A spill that failed left pages unknown: the index would be wrong.
+  if (!I.page_lists.error().empty() && I.write_error.empty()) I.write_error = I.page_lists.error();
   I.meta.step_count = I.steps;
   I.meta.unique_pages = I.pages.tickets().size();
   I.flush_summaries();

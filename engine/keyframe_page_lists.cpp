@@ -14,8 +14,15 @@ const std::vector<KeyframeSegment>& KeyframePageLists::segments_of(uint64_t pid)
 }
 
 void KeyframePageLists::update(MachineState& live) {
-  for (auto it = maps_.begin(); it != maps_.end();)
-    it = live.processes().count(it->first) ? std::next(it) : maps_.erase(it);
+  for (auto it = maps_.begin(); it != maps_.end();) {
+    if (live.processes().count(it->first)) {
+      ++it;
+      continue;
+    }
+    for (auto& [key, seg] : it->second.by_key)
+      for (Held& h : seg.holding) release(h);
+    it = maps_.erase(it);
+  }
   for (auto& [pid, p] : live.processes()) {
     auto [it, fresh] = maps_.try_emplace(pid);
     PagedMemory& mem = p.memory;
@@ -25,6 +32,7 @@ void KeyframePageLists::update(MachineState& live) {
       apply_changes(mem, it->second);
     mem.start_change_log();
   }
+  if (budget_) evict_cold(live);
 }
 
 void KeyframePageLists::rebuild(const PagedMemory& mem, ProcessMap& map) {
@@ -32,7 +40,8 @@ void KeyframePageLists::rebuild(const PagedMemory& mem, ProcessMap& map) {
   // previous versions (delta bases) of the live ones, and unchanged pages
   // keep their ids.
   changed_.clear();
-  for (const auto& [no, page] : mem.pages()) changed_.push_back(no);
+  // Evicted pages are not read: those untouched since are unchanged.
+  mem.for_each_held([this](uint64_t no) { changed_.push_back(no); });
   for (const auto& [key, seg] : map.by_key)
     for (const KeyframePage& p : seg.pages) changed_.push_back(p.no);
   std::sort(changed_.begin(), changed_.end());
@@ -67,24 +76,34 @@ void KeyframePageLists::set_page(Segment& seg, uint64_t no, const PagedMemory& m
                              [](const KeyframePage& p, uint64_t n) { return p.no < n; });
   const size_t at = size_t(it - seg.pages.begin());
   const bool had = it != seg.pages.end() && it->no == no;
-  auto live = mem.pages().find(no);
-  if (live == mem.pages().end()) {
+  if (had && !seg.holding[at].page && mem.untouched_lazy(no)) return;  // evicted, unchanged since
+  // Reads an evicted page back if it was changed unread (read_back shares
+  // its old version with the map again).
+  const std::shared_ptr<Page>* live = mem.find_shared(no);
+  if (!live) {
     if (had) {
+      release(seg.holding[at]);
       seg.pages.erase(it);
       seg.holding.erase(seg.holding.begin() + long(at));
     }
     return;
   }
   if (had) {
+    Held& h = seg.holding[at];
     // The same page object put back keeps its id.
-    if (seg.holding[at] != live->second) {
-      it->id = store_(live->second, seg.holding[at].get(), it->id);
-      seg.holding[at] = live->second;
+    if (h.page != *live) {
+      // Replaced whole while evicted: the old version is in its slot.
+      std::shared_ptr<Page> old = h.page ? h.page : take_spilled(h);
+      it->id = store_(*live, old.get(), it->id);
+      if (!h.page) ++held_;
+      h.page = *live;
+      h.ref = true;
     }
     return;
   }
-  seg.pages.insert(it, KeyframePage{no, store_(live->second, nullptr, 0)});
-  seg.holding.insert(seg.holding.begin() + long(at), live->second);
+  seg.pages.insert(it, KeyframePage{no, store_(*live, nullptr, 0)});
+  seg.holding.insert(seg.holding.begin() + long(at), Held{*live});
+  ++held_;
 }
 
 void KeyframePageLists::store_segments(ProcessMap& map, const std::vector<uint64_t>& keys) {

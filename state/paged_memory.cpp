@@ -158,6 +158,24 @@ bool PagedMemory::has_page_for_change(uint64_t no) {
   return pages_.count(no) != 0;
 }
 
+bool PagedMemory::evict(uint64_t no, const Page* expect) {
+  auto it = pages_.find(no);
+  if (it == pages_.end() || it->second.get() != expect || overlays_.count(no)) return false;
+  if (no == cache_no_[0] || no == cache_no_[1]) forget_cached();
+  pages_.erase(it);
+  const uint64_t key = no >> kPageGroupShift;
+  auto g = std::lower_bound(lazy_.begin(), lazy_.end(), key, [](const LazyGroup& x, uint64_t k) { return x.key < k; });
+  if (g == lazy_.end() || g->key != key) {
+    // A new group: every other page of it already has its truth in pages_.
+    LazyGroup fresh{key, key, {}};
+    std::fill(std::begin(fresh.resolved), std::end(fresh.resolved), ~0ull);
+    g = lazy_.insert(g, fresh);
+  }
+  const uint64_t rel = no & (kPageGroupPages - 1);
+  g->resolved[rel >> 6] &= ~(uint64_t(1) << (rel & 63));
+  return true;
+}
+
 void PagedMemory::install_lazy(const LazyGroupRef* groups, size_t n) {
   pages_.clear();
   overlays_.clear();

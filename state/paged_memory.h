@@ -161,6 +161,31 @@ class PagedMemory {
   const std::optional<Error>& fault() const { return fault_; }
   void clear_fault() { fault_.reset(); }
 
+  // Eviction (the index builder's page budget, engine/keyframe_page_lists.h):
+  // page no, held as `expect`, leaves memory and becomes lazy, its source
+  // (group id: no >> kPageGroupShift) serving it again on the next access.
+  // Not a change: nothing is logged. False (nothing done) if page no is not
+  // `expect` or has an overlay.
+  bool evict(uint64_t no, const Page* expect);
+  // Page no is lazy and untouched: evicted (or installed lazy) and neither
+  // read nor changed since.
+  bool untouched_lazy(uint64_t no) const {
+    return !lazy_.empty() && unresolved_group(no) && !overlays_.count(no);
+  }
+  // The page at no (nullptr: none), faulting in that page only.
+  const std::shared_ptr<Page>* find_shared(uint64_t no) const {
+    if (!lazy_.empty()) resolve(no);
+    auto it = pages_.find(no);
+    return it == pages_.end() ? nullptr : &it->second;
+  }
+  // Calls f(no) for every page held in memory or as an overlay (may
+  // repeat none), faulting none in.
+  template <class F>
+  void for_each_held(F f) const {
+    for (const auto& [no, p] : pages_) f(no);
+    for (const auto& [no, o] : overlays_) f(no);
+  }
+
   // Change log, for restoring a keyframe over this memory incrementally:
   // while on, the number of every page that is created, copied on write,
   // replaced or dropped is appended (unsorted, may repeat). Past
