@@ -177,6 +177,26 @@ void IndexBuilder::reg(uint64_t tid, uint16_t reg, std::span<const uint8_t> valu
   I.live_call([&](auto& a) { a.reg(tidx, reg, value.data(), uint32_t(value.size())); });
 }
 
+void IndexBuilder::reg_value(uint64_t tid, uint16_t reg, uint64_t value, uint32_t bytes) {
+  // reg() without the bytes: the encoder and the register file take the
+  // integer as it is.
+  auto& I = *impl_;
+  if (reg >= I.arch->regs.size()) return;
+  uint32_t tidx = I.thread_index(tid, I.in_step ? I.cur_pid : 1);
+  if (I.in_step) {
+    I.enc->reg_value(tidx, reg, value, bytes);
+    I.summary->reg(reg);
+  }
+  if (reg == I.arch->pc_index) I.flush_pc(tidx);
+  if (I.deferred) {
+    uint8_t le[8];
+    store_le64(le, value);
+    I.effects.reg(tidx, reg, le, bytes);
+  } else {
+    I.applier->reg_value(tidx, reg, value, bytes);
+  }
+}
+
 void IndexBuilder::reg_unknown(uint64_t tid, uint16_t reg) {
   auto& I = *impl_;
   if (reg >= I.arch->regs.size()) return;

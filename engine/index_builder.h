@@ -33,6 +33,7 @@ class IndexBuilder : public fmt::TraceSink {
   void attr_u64(AttrKey key, uint64_t v) override;
   void attr_u64s(const AttrKey* keys, const uint64_t* values, size_t n) override;
   void reg(uint64_t tid, uint16_t reg, std::span<const uint8_t> value) override;
+  void reg_value(uint64_t tid, uint16_t reg, uint64_t value, uint32_t bytes) override;
   void reg_unknown(uint64_t tid, uint16_t reg) override;
   void mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t> bytes) override;
   void mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::span<const uint8_t> bytes) override;

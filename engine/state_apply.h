@@ -54,6 +54,13 @@ class StateApplier final : public EffectVisitor {
     if (reg == pc_index_ && defer_pcs_) drop_due_pc(t);
     t.regs.set_bytes(reg, {value, len});
   }
+  // reg() of a little-endian target's register of `bytes` (1 to 8) bytes,
+  // from the integer those bytes hold.
+  void reg_value(uint32_t tidx, uint16_t reg, uint64_t value, uint32_t bytes) {
+    ThreadState& t = thread(tidx);
+    if (reg == pc_index_ && defer_pcs_) drop_due_pc(t);
+    t.regs.set_le_value(reg, value, bytes);
+  }
   void reg_unknown(uint32_t tidx, uint16_t reg) override;
   void mem_write(uint64_t pid, uint64_t addr, const uint8_t* bytes, uint64_t len) override {
     process(pid).memory.write(addr, bytes, len);

@@ -246,9 +246,24 @@ class StepEncoder {
     if (size > 8 || reg >= kShortRegs || arch_->endian != Endian::Little || std::endian::native != std::endian::little)
         [[unlikely]]
       return reg_general(tidx, reg, value);
+    reg_short(tidx, reg, load_le(value.data(), std::min<size_t>(value.size(), size)));
+  }
+  // reg() of a little-endian target's register of `bytes` (1 to 8) bytes,
+  // from the integer those bytes hold (the bits above them ignored).
+  [[gnu::always_inline]] void reg_value(uint32_t tidx, uint16_t reg, uint64_t value, uint32_t bytes) {
+    if (reg >= kShortRegs || bytes != arch_->regs[reg].bytes() || arch_->endian != Endian::Little ||
+        std::endian::native != std::endian::little) [[unlikely]] {
+      uint8_t le[8];
+      store_le64(le, value);
+      return this->reg(tidx, reg, {le, bytes < 8 ? bytes : 8});
+    }
+    reg_short(tidx, reg, bytes >= 8 ? value : value & ((uint64_t(1) << (8 * bytes)) - 1));
+  }
+  void reg_unknown(uint32_t tidx, uint16_t reg);
+  // A register below kShortRegs of at most 8 bytes, as its integer value.
+  [[gnu::always_inline]] void reg_short(uint32_t tidx, uint16_t reg, uint64_t x) {
     before_effect();
     ctx_thread(tidx);
-    const uint64_t x = load_le(value.data(), std::min<size_t>(value.size(), size));
     uint64_t& last = history_.slot(tidx, reg);
     const uint64_t d = zigzag(int64_t(x - last)), dp = zigzag(int64_t(x - (&last)[RegisterHistory::kPrior]));
     const bool prior = var_len(dp) < var_len(d);
@@ -260,7 +275,6 @@ class StepEncoder {
     ++short_regs_;
     RegisterHistory::note(last, x);
   }
-  void reg_unknown(uint32_t tidx, uint16_t reg);
   // Inline, as begin_step: one of the memory accesses is on about half the
   // steps of a trace that records them.
   void mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t> bytes) {

@@ -2,6 +2,7 @@
 // reply is their hex) plus a validity bit per register. A register the
 // trace never told us about is unknown, not zero.
 #pragma once
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -39,6 +40,24 @@ class RegisterFile {
       return;
     }
     set_bytes_general(reg, value);
+  }
+  // set_bytes() of `bytes` (1 to 8) little-endian bytes holding `value`
+  // (bits above them ignored), without the bytes: the index builder gets
+  // most register values as integers.
+  void set_le_value(uint16_t reg, uint64_t value, uint32_t bytes) {
+    const auto& d = arch_->regs[reg];
+    if (arch_->endian == Endian::Little && std::endian::native == std::endian::little && bytes == d.bytes() &&
+        (bytes == 8 || bytes == 4)) {
+      valid_[reg >> 6] |= (1ull << (reg & 63));
+      if (bytes == 8)
+        std::memcpy(bytes_.data() + d.offset, &value, 8);
+      else
+        std::memcpy(bytes_.data() + d.offset, &value, 4);
+      return;
+    }
+    uint8_t le[8];
+    for (uint32_t i = 0; i < 8; ++i) le[i] = uint8_t(value >> (8 * i));
+    set_bytes_general(reg, {le, bytes < 8 ? bytes : 8});
   }
   // Sets the low 64 bits from an integer (written in target byte order).
   void set_u64(uint16_t reg, uint64_t value);

@@ -93,6 +93,16 @@ class TraceSink {
   // Effects. `reg` is an index into arch_desc(info.arch).regs; the value is
   // in target byte order, at most the register's size.
   virtual void reg(uint64_t tid, uint16_t reg, std::span<const uint8_t> value) = 0;
+  // The same for a register of `bytes` (1 to 8) bytes on a little-endian
+  // target, given as the integer its bytes hold (bits above them are
+  // ignored). Readers whose trace holds integers (UCIR's OP_REG) call this
+  // instead, and a sink that wants the integer (the index builder) skips
+  // the bytes' round trip. By default: reg() with the low bytes.
+  virtual void reg_value(uint64_t tid, uint16_t reg, uint64_t value, uint32_t bytes) {
+    uint8_t le[8];
+    for (uint32_t i = 0; i < 8; ++i) le[i] = uint8_t(value >> (8 * i));
+    this->reg(tid, reg, {le, bytes < 8 ? bytes : 8});
+  }
   virtual void reg_unknown(uint64_t tid, uint16_t reg) {}
   virtual void mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t> bytes) = 0;
   // A read of `size` bytes; `bytes` is empty when the trace does not say
