@@ -44,14 +44,11 @@ Result<std::unique_ptr<DwarfFile>> DwarfFile::open(const std::string& path) {
     }
   }
   f->has_dwarf_sections_ = has_dwarf_sections(f->elf());
-  if (!f->has_dwarf_sections_ || !elf::has_symtab(f->file_)) {
+  if (!elf::has_symtab(f->file_)) {
     const std::string debug_path = separate_debug_file_path(f->file_);
     if (!debug_path.empty()) {
       auto debug = elf::ElfFile::open(debug_path, "the separate debug file");
-      if (debug) {
-        f->debug_file_.reset(new DwarfFile(std::move(*debug)));
-        f->debug_file_->has_dwarf_sections_ = has_dwarf_sections(f->debug_file_->elf());
-      }
+      if (debug) f->debug_file_.reset(new DwarfFile(std::move(*debug)));
     }
   }
   return f;
@@ -62,7 +59,6 @@ const elf::ElfFile& DwarfFile::symbol_file() const {
 }
 
 Dwarf* DwarfFile::dwarf() const {
-  if (!has_dwarf_sections_ && debug_file_) return debug_file_->dwarf();
   // A missing .debug_info is normal (stripped programs): dwarf stays null.
   if (!dwarf_opened_) {
     dwarf_opened_ = true;
@@ -72,10 +68,7 @@ Dwarf* DwarfFile::dwarf() const {
   return dwarf_;
 }
 
-Dwarf_CFI* DwarfFile::debug_cfi() const {
-  if (!has_dwarf_sections_ && debug_file_) return debug_file_->debug_cfi();
-  return dwarf() ? debug_cfi_ : nullptr;
-}
+Dwarf_CFI* DwarfFile::debug_cfi() const { return dwarf() ? debug_cfi_ : nullptr; }
 
 Dwarf_CFI* DwarfFile::eh_cfi() const {
   if (!eh_cfi_opened_) {

@@ -45,8 +45,10 @@ class DwarfFile {
   // .symtab, else its separate debug file (separate_debug_file.h) if found,
   // else this one (its .dynsym).
   const elf::ElfFile& symbol_file() const;
-  // The separate debug file of a stripped file, or nullptr. dwarf() and
-  // debug_cfi() come from it when this file has no DWARF of its own.
+  // The separate debug file of a file without .symtab, or nullptr. Only
+  // its .symtab is used: its DWARF sections are compressed, and reading
+  // them for one pc took a one-shot `ttd query` from 10 ms to 530 ms and
+  // 8 MB to 48 MB (libc6-dbg's libc, 2026-11-27).
   const DwarfFile* debug_file() const { return debug_file_.get(); }
 
  private:

