@@ -45,18 +45,13 @@ Result<std::unique_ptr<DwarfFile>> DwarfFile::open(const std::string& path) {
   }
   f->has_dwarf_sections_ = has_dwarf_sections(f->elf());
   if (!elf::has_symtab(f->file_)) {
-    const std::string debug_path = separate_debug_file_path(f->file_);
-    if (!debug_path.empty()) {
-      auto debug = elf::ElfFile::open(debug_path, "the separate debug file");
-      if (debug) f->debug_file_.reset(new DwarfFile(std::move(*debug)));
-    }
+    auto debug = open_separate_debug_file(f->file_);
+    if (debug && elf::has_symtab(*debug)) f->debug_symbols_ = std::make_unique<elf::ElfFile>(std::move(*debug));
   }
   return f;
 }
 
-const elf::ElfFile& DwarfFile::symbol_file() const {
-  return debug_file_ && !elf::has_symtab(file_) && elf::has_symtab(debug_file_->file_) ? debug_file_->file_ : file_;
-}
+const elf::ElfFile& DwarfFile::symbol_file() const { return debug_symbols_ ? *debug_symbols_ : file_; }
 
 Dwarf* DwarfFile::dwarf() const {
   // A missing .debug_info is normal (stripped programs): dwarf stays null.

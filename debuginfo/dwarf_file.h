@@ -45,11 +45,6 @@ class DwarfFile {
   // .symtab, else its separate debug file (separate_debug_file.h) if found,
   // else this one (its .dynsym).
   const elf::ElfFile& symbol_file() const;
-  // The separate debug file of a file without .symtab, or nullptr. Only
-  // its .symtab is used: its DWARF sections are compressed, and reading
-  // them for one pc took a one-shot `ttd query` from 10 ms to 530 ms and
-  // 8 MB to 48 MB (libc6-dbg's libc, 2026-11-27).
-  const DwarfFile* debug_file() const { return debug_file_.get(); }
 
  private:
   explicit DwarfFile(elf::ElfFile file) : file_(std::move(file)) {}
@@ -63,7 +58,11 @@ class DwarfFile {
   mutable Dwarf_CFI* debug_cfi_ = nullptr;
   mutable Dwarf_CFI* eh_cfi_ = nullptr;
   std::vector<Segment> segments_;
-  std::unique_ptr<DwarfFile> debug_file_;
+  // The separate debug file of a file without .symtab, when it has one.
+  // Only its .symtab is used: its DWARF sections are compressed, and
+  // reading them for one pc took a one-shot `ttd query` from 10 ms to
+  // 530 ms and 8 MB to 48 MB (libc6-dbg's libc, 2026-11-27).
+  std::unique_ptr<elf::ElfFile> debug_symbols_;
 };
 
 }  // namespace ttd::dbg

@@ -1,6 +1,7 @@
 #include "debuginfo/separate_debug_file.h"
 
 #include <cstdlib>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -25,15 +26,15 @@ std::vector<std::string> debug_directories() {
 
 }  // namespace
 
-std::string separate_debug_file_path(const elf::ElfFile& file) {
+std::optional<elf::ElfFile> open_separate_debug_file(const elf::ElfFile& file) {
   const std::string id = elf::build_id_hex(file);
-  if (id.size() < 4) return "";
+  if (id.size() < 4) return std::nullopt;
   for (const std::string& dir : debug_directories()) {
     const std::string path = dir + "/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug";
     auto candidate = elf::ElfFile::open(path, "the separate debug file");
-    if (candidate && elf::build_id_hex(*candidate) == id) return path;
+    if (candidate && elf::build_id_hex(*candidate) == id) return std::move(*candidate);
   }
-  return "";
+  return std::nullopt;
 }
 
 }  // namespace ttd::dbg

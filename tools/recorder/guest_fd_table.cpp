@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "tools/recorder/guest_proc_files.h"
+
 namespace ttd::rec {
 
 GuestFdTable::GuestFdTable() {
@@ -135,10 +137,8 @@ int GuestFdTable::chdir_to(int host_dir_fd) {
 }
 
 std::string GuestFdTable::cwd() const {
-  char buf[4096];
-  std::string link = "/proc/self/fd/" + std::to_string(cwd_);
-  ssize_t n = ::readlink(link.c_str(), buf, sizeof buf);
-  return n > 0 ? std::string(buf, size_t(n)) : std::string("/");
+  std::string path = host_fd_target(cwd_);
+  return path.empty() ? std::string("/") : path;
 }
 
 }  // namespace ttd::rec
