@@ -89,6 +89,16 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     // /etc/passwd (ls -l, tar, sqlite3 looking for ~/.sqliterc) and does
     // without, as on a kernel built without networking.
     case Sys::Socket: r = -EAFNOSUPPORT; break;
+    // So no descriptor is a socket (bash asks whether stdin is one).
+    case Sys::Getsockname:
+    case Sys::Getpeername: r = fds_.get(int(a[0])) ? -ENOTSOCK : -EBADF; break;
+    // The process leads its own process group and session, as a program a
+    // shell started as a job does; its children (host processes) are asked
+    // of the host.
+    case Sys::Getpgrp: r = pid_; break;
+    case Sys::Getpgid:
+    case Sys::Getsid: r = process_group_of(int64_t(int32_t(a[0])), e.sys == Sys::Getsid); break;
+    case Sys::Setpgid: r = sys_setpgid(int64_t(int32_t(a[0])), int64_t(int32_t(a[1]))); break;
     case Sys::SchedGetaffinity: r = sys_sched_getaffinity(a[0], a[1], a[2]); break;
     case Sys::Exit: r = sys_exit_thread(int(a[0] & 0xff), out); break;
     case Sys::ExitGroup:

@@ -257,6 +257,8 @@ class LinuxKernel {
   int64_t sys_wait4(int64_t pid, uint64_t status, uint64_t options, uint64_t rusage);
   int64_t sys_waitid(uint64_t idtype, uint64_t id, uint64_t infop, uint64_t options, uint64_t rusage);
   int64_t sys_kill(int64_t pid, uint64_t sig, SyscallOutcome& out);
+  int64_t process_group_of(int64_t pid, bool session);
+  int64_t sys_setpgid(int64_t pid, int64_t pgid);
   bool wait_blocks(Sys sys, const uint64_t a[6], uint64_t steps);
   void forget_child(pid_t pid);
   void note_unsupported(uint64_t number, std::string_view name);

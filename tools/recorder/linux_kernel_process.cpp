@@ -259,6 +259,28 @@ int64_t LinuxKernel::sys_kill(int64_t pid, uint64_t sig, SyscallOutcome& out) {
   return -ESRCH;
 }
 
+// The recorded process leads its own group and session. In an unrecorded
+// child pid_ is the host's pid and the host answers for it; another
+// process can only be a child this process made.
+int64_t LinuxKernel::process_group_of(int64_t pid, bool session) {
+  if (pid < 0) return -EINVAL;
+  const bool self = pid == 0 || uint64_t(pid) == pid_;
+  if (self && !unrecorded_child_) return int64_t(pid_);
+  if (!self && !(has_children_ || unrecorded_child_)) return -ESRCH;
+  const pid_t host = self ? 0 : pid_t(pid);
+  const pid_t r = session ? ::getsid(host) : ::getpgid(host);
+  return r < 0 ? -errno : r;
+}
+
+int64_t LinuxKernel::sys_setpgid(int64_t pid, int64_t pgid) {
+  if (pid < 0 || pgid < 0) return -EINVAL;
+  const bool self = pid == 0 || uint64_t(pid) == pid_;
+  if (self && !unrecorded_child_)
+    return pgid == 0 || uint64_t(pgid) == pid_ ? 0 : -EPERM;  // already its own group's leader
+  if (!self && !(has_children_ || unrecorded_child_)) return -ESRCH;
+  return ::setpgid(self ? 0 : pid_t(pid), pid_t(pgid)) < 0 ? -errno : 0;
+}
+
 bool LinuxKernel::wait_for_host_io() {
   if (!has_children_) return false;
   std::vector<pollfd> p;

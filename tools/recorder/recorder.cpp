@@ -20,6 +20,7 @@
 #include "tools/recorder/guest_memory.h"
 #include "tools/recorder/linux_kernel.h"
 #include "tools/recorder/process_loader.h"
+#include "tools/recorder/program_lookup.h"
 #include "tools/recorder/recording_session.h"
 #include "tools/recorder/register_tracker.h"
 #include "tools/recorder/trace_emitter.h"
@@ -59,7 +60,12 @@ Result<RecordSummary> record(const RecordOptions& opts) {
   // would depend on the directory `ttd serve` runs in). Symbolic links are
   // kept there (/bin/sh stays /bin/sh); /proc/self/exe resolves them, as
   // Linux does.
-  const std::string& arg0 = opts.argv[0];
+  // A name without a slash is looked up in the program's PATH, as execvp
+  // does; argv[0] stays as given.
+  std::string path_storage;
+  auto found = find_program(opts.argv[0], path_in_environment(opts.env, path_storage));
+  if (!found) return found.error();
+  const std::string& arg0 = *found;
   const std::string program =
       arg0[0] == '/' ? arg0 : std::filesystem::absolute(arg0).lexically_normal().string();
   const std::string exe = absolute_path(arg0);

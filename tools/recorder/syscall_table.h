@@ -38,7 +38,9 @@ enum class Sys : uint8_t {
   // File-system information (linux_kernel_fsinfo.cpp).
   Statfs, Fstatfs, Getxattr, Lgetxattr, Fgetxattr, Listxattr, Llistxattr, Flistxattr,
   // No sockets: answered as a kernel built without networking.
-  Socket,
+  Socket, Getsockname, Getpeername,
+  // Process groups and sessions: the process leads its own (pid 4242).
+  Getpgrp, Getpgid, Getsid, Setpgid,
   // Threads (linux_kernel_threads.cpp); new processes, exec in a fork's
   // child and waiting for children (linux_kernel_process.cpp).
   Clone, Clone3, Fork, Vfork, Execve, Execveat, Wait4, Waitid,
@@ -49,16 +51,26 @@ struct SyscallEntry {
   std::string_view name;  // Linux's name, for reports
 };
 
+// Linux's name for every number the architecture has ("" for the unused).
+std::string_view linux_syscall_name_x86_64(uint64_t number);
+std::string_view linux_syscall_name_aarch64(uint64_t number);
+
 class SyscallTable {
  public:
-  SyscallTable(std::initializer_list<std::pair<const uint64_t, SyscallEntry>> entries) : map_(entries) {}
-  // Unknown numbers give {Unsupported, "unknown"}.
+  using NameOf = std::string_view (*)(uint64_t number);
+  SyscallTable(NameOf all_names, std::initializer_list<std::pair<const uint64_t, SyscallEntry>> entries)
+      : all_names_(all_names), map_(entries) {}
+  // Numbers not listed are unsupported, named from Linux's list; a number
+  // Linux does not have is "unknown".
   SyscallEntry lookup(uint64_t number) const {
     auto it = map_.find(number);
-    return it == map_.end() ? SyscallEntry{Sys::Unsupported, "unknown"} : it->second;
+    if (it != map_.end()) return it->second;
+    const std::string_view name = all_names_(number);
+    return SyscallEntry{Sys::Unsupported, name.empty() ? std::string_view("unknown") : name};
   }
 
  private:
+  NameOf all_names_;
   std::unordered_map<uint64_t, SyscallEntry> map_;
 };
 

@@ -8,7 +8,7 @@ namespace ttd::rec {
 const SyscallTable& syscall_table_aarch64() {
   using S = Sys;
   constexpr S U = S::Unsupported;
-  static const SyscallTable table{
+  static const SyscallTable table(linux_syscall_name_aarch64, {
       {17, {S::Getcwd, "getcwd"}},              {23, {S::Dup, "dup"}},
       {24, {S::Dup3, "dup3"}},                {25, {S::Fcntl, "fcntl"}},
       {29, {S::Ioctl, "ioctl"}},        {34, {U, "mkdirat"}},
@@ -41,7 +41,9 @@ const SyscallTable& syscall_table_aarch64() {
       {174, {S::Getuid, "getuid"}},     {175, {S::Geteuid, "geteuid"}},
       {176, {S::Getgid, "getgid"}},     {177, {S::Getegid, "getegid"}},
       {178, {S::Gettid, "gettid"}},     {179, {S::Sysinfo, "sysinfo"}},
-      {198, {S::Socket, "socket"}},             {214, {S::Brk, "brk"}},
+      {198, {S::Socket, "socket"}},     {204, {S::Getsockname, "getsockname"}},
+      {205, {S::Getpeername, "getpeername"}}, {154, {S::Setpgid, "setpgid"}},
+      {155, {S::Getpgid, "getpgid"}},   {156, {S::Getsid, "getsid"}},             {214, {S::Brk, "brk"}},
       {215, {S::Munmap, "munmap"}},     {216, {S::Mremap, "mremap"}},
       {220, {S::Clone, "clone"}},       {221, {S::Execve, "execve"}},
       {281, {S::Execveat, "execveat"}},
@@ -61,7 +63,7 @@ const SyscallTable& syscall_table_aarch64() {
       {441, {S::EpollPwait2, "epoll_pwait2"}},
       {10, {S::Fgetxattr, "fgetxattr"}}, {11, {S::Listxattr, "listxattr"}},
       {12, {S::Llistxattr, "llistxattr"}}, {13, {S::Flistxattr, "flistxattr"}},
-  };
+  });
   return table;
 }
 

@@ -7,7 +7,7 @@ namespace ttd::rec {
 const SyscallTable& syscall_table_x86_64() {
   using S = Sys;
   constexpr S U = S::Unsupported;
-  static const SyscallTable table{
+  static const SyscallTable table(linux_syscall_name_x86_64, {
       {0, {S::Read, "read"}},          {1, {S::Write, "write"}},
       {2, {S::Open, "open"}},                {3, {S::Close, "close"}},
       {4, {S::Stat, "stat"}},                {5, {S::Fstat, "fstat"}},
@@ -26,7 +26,10 @@ const SyscallTable& syscall_table_x86_64() {
       {33, {S::Dup2, "dup2"}},               {34, {U, "pause"}},
       {35, {S::Nanosleep, "nanosleep"}}, {37, {U, "alarm"}},
       {38, {U, "setitimer"}},          {39, {S::Getpid, "getpid"}},
-      {41, {S::Socket, "socket"}},             {42, {U, "connect"}},
+      {41, {S::Socket, "socket"}},      {51, {S::Getsockname, "getsockname"}},
+      {52, {S::Getpeername, "getpeername"}}, {109, {S::Setpgid, "setpgid"}},
+      {111, {S::Getpgrp, "getpgrp"}},   {121, {S::Getpgid, "getpgid"}},
+      {124, {S::Getsid, "getsid"}},             {42, {U, "connect"}},
       {56, {S::Clone, "clone"}},       {57, {S::Fork, "fork"}},
       {58, {S::Vfork, "vfork"}},       {59, {S::Execve, "execve"}},
       {322, {S::Execveat, "execveat"}},
@@ -71,7 +74,7 @@ const SyscallTable& syscall_table_x86_64() {
       {291, {S::EpollCreate1, "epoll_create1"}}, {441, {S::EpollPwait2, "epoll_pwait2"}},
       {193, {S::Fgetxattr, "fgetxattr"}}, {194, {S::Listxattr, "listxattr"}},
       {195, {S::Llistxattr, "llistxattr"}}, {196, {S::Flistxattr, "flistxattr"}},
-  };
+  });
   return table;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/recorder/program_environment.h"
 #include "tools/recorder/recorder.h"
 #include "tools/ttd/commands.h"
 
@@ -44,9 +45,15 @@ int run_record(const RecordCliOptions& o) {
   ro.sysroot = o.sysroot;
   ro.quantum = o.quantum;
   ro.epoch_seconds = o.epoch ? *o.epoch : uint64_t(std::time(nullptr));
+  std::vector<std::string> inherited;
   if (!o.clean_env)
-    for (char** e = environ; e && *e; ++e) ro.env.emplace_back(*e);
-  ro.env.insert(ro.env.end(), o.env.begin(), o.env.end());
+    for (char** e = environ; e && *e; ++e) inherited.emplace_back(*e);
+  auto env = rec::environment_with(std::move(inherited), o.env);
+  if (!env) {
+    std::cerr << "ttd record: " << env.error().to_string() << "\n";
+    return 1;
+  }
+  ro.env = std::move(*env);
 
   auto summary = rec::record(ro);
   if (!summary) {
@@ -83,7 +90,8 @@ void add_record_command(CLI::App& app, CommandRunner& run) {
       "write a UCIR trace");
   sub->add_option("-o,--output", o->output, "trace file to write (UCIR)")->required();
   sub->add_option("--max-steps", o->max_steps, "stop after this many steps (default: run to exit)");
-  sub->add_option("--env", o->env, "set NAME=VALUE in the program's environment (repeatable)")
+  sub->add_option("--env", o->env,
+                  "set NAME=VALUE in the program's environment, replacing an inherited NAME (repeatable)")
       ->allow_extra_args(false);
   sub->add_flag("--clean-env", o->clean_env, "start the program with an empty environment (plus --env)");
   sub->add_flag("--verify", o->verify,
@@ -105,6 +113,7 @@ void add_record_command(CLI::App& app, CommandRunner& run) {
   sub->add_flag("-q,--quiet", o->quiet, "print nothing on success");
   sub->add_option("command", o->command, "-- PROGRAM [ARGS...]: the program and its arguments")->required();
   sub->footer(
+      "PROGRAM without a slash is looked up in the program's PATH, as a shell does.\n"
       "The program's stdin, stdout and stderr are the recorder's. It opens, reads and writes host\n"
       "files as it would natively (the recorder is not a sandbox). Syscalls the recorder cannot\n"
       "emulate return -ENOSYS to the program and are listed in the summary (--strict: fail instead).\n"
