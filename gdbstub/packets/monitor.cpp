@@ -68,7 +68,11 @@ std::string reverse_command(HandlerContext& ctx, std::string_view arg) {
   if (arg == "on") ctx.state.reverse_mode = true;
   else if (arg == "off") ctx.state.reverse_mode = false;
   else if (!arg.empty()) return "error: reverse takes on or off\n";
-  return std::string("direction: ") + (ctx.state.reverse_mode ? "reverse" : "forward") + "\n";
+  const std::string now = std::string("direction: ") + (ctx.state.reverse_mode ? "reverse" : "forward");
+  // A bare "monitor reverse" only asks; say how to change it, since users
+  // type it expecting a switch.
+  if (arg.empty()) return now + " (monitor reverse " + (ctx.state.reverse_mode ? "off" : "on") + " to change)\n";
+  return now + "\n";
 }
 
 }  // namespace

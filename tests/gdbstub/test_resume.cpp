@@ -182,6 +182,11 @@ TEST_CASE("monitor reverse on: ordinary continue and step run backwards") {
   REQUIRE(on.size() == 2);
   CHECK(decode_hex_text(on[0].substr(1)) == "direction: reverse\n");
   CHECK(h.state.reverse_mode);
+  // A bare "reverse" asks, and says how to change it.
+  auto ask = h.all("qRcmd," + encode_hex_text("reverse"));
+  REQUIRE(ask.size() == 2);
+  CHECK(decode_hex_text(ask[0].substr(1)) == "direction: reverse (monitor reverse off to change)\n");
+  CHECK(h.state.reverse_mode);
   h.one("Z0,1004,1");
   CHECK(h.one("vCont;c").find("thread:p1.1;") != std::string::npos);
   CHECK(h.target.position() == 7);
