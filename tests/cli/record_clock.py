@@ -45,6 +45,23 @@ with tempfile.TemporaryDirectory() as work:
     check(pa.stdout == "1700000000\n" and pb.stdout == pa.stdout, "--epoch sets the start", pa.stdout + pb.stdout)
     check(filecmp.cmp(a, b, shallow=False), "two recordings with one --epoch are the same bytes", "")
 
+    # A file written just before the recording starts is not in the
+    # program's future: the clock starts at the recording's time to the
+    # nanosecond (it started at the whole second: make warned "modification
+    # time 0.62 s in the future").
+    python3 = "/usr/bin/python3"
+    if os.path.exists(python3):
+        fresh = os.path.join(work, "fresh")
+        future = []
+        for attempt in range(3):
+            with open(fresh, "w") as f:
+                f.write("x")
+            p = record(os.path.join(work, "fresh.ucir"), "--", python3, "-S", "-c",
+                       "import os, sys, time; print(os.stat(sys.argv[1]).st_mtime_ns <= time.time_ns())", fresh)
+            if p.stdout != "True\n":
+                future.append(p.stdout + p.stderr)
+        check(not future, "a file modified just before the recording is not in the program's future", future)
+
     p = record(os.path.join(work, "bad.ucir"), "--epoch", "soon", "--", date)
     check(p.returncode != 0 and "--epoch" in p.stderr, "a bad --epoch is an error naming it", p.stderr)
 finish()

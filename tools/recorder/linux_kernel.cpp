@@ -75,8 +75,18 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::Umask: r = umask_; umask_ = uint32_t(a[0] & 0777); break;
     case Sys::Prctl: r = sys_prctl(a[0], a[1]); break;
     case Sys::Sysinfo: r = sys_sysinfo(a[0], steps); break;
-    case Sys::Getresuid: r = put_u32s(a[0], {getuid()}) && put_u32s(a[1], {geteuid()}) && put_u32s(a[2], {getuid()}) ? 0 : -EFAULT; break;
-    case Sys::Getresgid: r = put_u32s(a[0], {getgid()}) && put_u32s(a[1], {getegid()}) && put_u32s(a[2], {getgid()}) ? 0 : -EFAULT; break;
+    case Sys::Getresuid:
+    case Sys::Getresgid:
+    case Sys::Setuid:
+    case Sys::Setgid:
+    case Sys::Setreuid:
+    case Sys::Setregid:
+    case Sys::Setresuid:
+    case Sys::Setresgid:
+    case Sys::Setfsuid:
+    case Sys::Setfsgid:
+    case Sys::Getgroups:
+    case Sys::Setgroups: r = sys_credentials(e.sys, a); break;
     case Sys::Statfs: r = sys_statfs(false, a[0], a[1]); break;
     case Sys::Fstatfs: r = sys_statfs(true, a[0], a[1]); break;
     case Sys::Getxattr: r = sys_xattr(XattrCall::Get, a[0], a[1], a[2], a[3]); break;
@@ -157,12 +167,12 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::ClockGettime: r = sys_clock_gettime(a[0], a[1], steps); break;
     case Sys::ClockGetres: r = a[1] && !put_u64s(a[1], {0, 1}) ? -EFAULT : 0; break;
     case Sys::Gettimeofday: {
-      uint64_t ns = steps;
+      uint64_t ns = cfg_.epoch_nanoseconds + steps;
       r = a[0] && !put_u64s(a[0], {cfg_.epoch_seconds + ns / kNanos, (ns % kNanos) / 1000}) ? -EFAULT : 0;
       break;
     }
     case Sys::Time: {
-      uint64_t now = cfg_.epoch_seconds + steps / kNanos;
+      uint64_t now = cfg_.epoch_seconds + (cfg_.epoch_nanoseconds + steps) / kNanos;
       r = a[0] && !put_u64s(a[0], {now}) ? -EFAULT : int64_t(now);
       break;
     }
@@ -286,7 +296,7 @@ int64_t LinuxKernel::sys_clock_gettime(uint64_t clock, uint64_t ts, uint64_t ste
   // CLOCK_REALTIME(0), _COARSE(5) and TAI(11) count from the epoch; the
   // monotonic and CPU-time clocks count from process start.
   uint64_t ns = steps;
-  if (clock == 0 || clock == 5 || clock == 11) ns += cfg_.epoch_seconds * kNanos;
+  if (clock == 0 || clock == 5 || clock == 11) ns += cfg_.epoch_seconds * kNanos + cfg_.epoch_nanoseconds;
   else if (clock > 11) return -EINVAL;
   return put_u64s(ts, {ns / kNanos, ns % kNanos}) ? 0 : -EFAULT;
 }

@@ -44,6 +44,7 @@ struct ProcessConfig {
   std::string sysroot;                  // absolute paths found under it are opened there
   ProcSelfLayout proc_self;             // the guest's /proc/self/cmdline, environ, auxv
   uint64_t epoch_seconds = 0;           // CLOCK_REALTIME at the first step (RecordOptions)
+  uint32_t epoch_nanoseconds = 0;       // and its nanoseconds
 };
 
 // clone/clone3 made a thread: the caller gives it the parent's CPU state
@@ -258,6 +259,8 @@ class LinuxKernel {
   int64_t sys_waitid(uint64_t idtype, uint64_t id, uint64_t infop, uint64_t options, uint64_t rusage);
   int64_t sys_kill(int64_t pid, uint64_t sig, SyscallOutcome& out);
   int64_t process_group_of(int64_t pid, bool session);
+  // linux_kernel_ids.cpp: user and group ids, the host's.
+  int64_t sys_credentials(Sys sys, const uint64_t a[6]);
   int64_t sys_setpgid(int64_t pid, int64_t pgid);
   bool wait_blocks(Sys sys, const uint64_t a[6], uint64_t steps);
   void forget_child(pid_t pid);

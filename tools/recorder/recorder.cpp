@@ -130,6 +130,7 @@ Result<RecordSummary> record(const RecordOptions& opts) {
   cfg.sysroot = sysroot;
   cfg.proc_self = proc->proc_self;
   cfg.epoch_seconds = opts.epoch_seconds;
+  cfg.epoch_nanoseconds = opts.epoch_nanoseconds % 1000000000u;
   LinuxKernel kernel(uc.get(), mem, guest, cfg);
 
   RecordSummary sum;

@@ -75,6 +75,11 @@ struct RecordOptions {
   // recording is reproducible byte for byte; `ttd record` gives the time
   // the recording starts, so `ls -l` and `date` print what they would.
   uint64_t epoch_seconds = kFixedEpochSeconds;
+  // And the nanoseconds within that second (0-999999999): `ttd record`
+  // gives them, so a file modified in the second the recording starts is
+  // not in the program's future (make warned "modification time 0.62 s in
+  // the future").
+  uint32_t epoch_nanoseconds = 0;
   static constexpr uint64_t kFixedEpochSeconds = 1700000000;  // 2023-11-14 22:13:20 UTC
 };
 

@@ -41,6 +41,8 @@ enum class Sys : uint8_t {
   Socket, Getsockname, Getpeername,
   // Process groups and sessions: the process leads its own (pid 4242).
   Getpgrp, Getpgid, Getsid, Setpgid,
+  // Credentials: the host's (linux_kernel_ids.cpp).
+  Setuid, Setgid, Setreuid, Setregid, Setresuid, Setresgid, Setfsuid, Setfsgid, Getgroups, Setgroups,
   // Threads (linux_kernel_threads.cpp); new processes, exec in a fork's
   // child and waiting for children (linux_kernel_process.cpp).
   Clone, Clone3, Fork, Vfork, Execve, Execveat, Wait4, Waitid,

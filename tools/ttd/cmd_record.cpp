@@ -44,7 +44,14 @@ int run_record(const RecordCliOptions& o) {
   ro.strict = o.strict;
   ro.sysroot = o.sysroot;
   ro.quantum = o.quantum;
-  ro.epoch_seconds = o.epoch ? *o.epoch : uint64_t(std::time(nullptr));
+  if (o.epoch) {
+    ro.epoch_seconds = *o.epoch;
+  } else {
+    timespec now {};
+    ::clock_gettime(CLOCK_REALTIME, &now);
+    ro.epoch_seconds = uint64_t(now.tv_sec);
+    ro.epoch_nanoseconds = uint32_t(now.tv_nsec);
+  }
   std::vector<std::string> inherited;
   if (!o.clean_env)
     for (char** e = environ; e && *e; ++e) inherited.emplace_back(*e);
