@@ -72,6 +72,43 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::Fadvise64: r = fds_.get(fd(0)) ? 0 : -EBADF; break;  // advice only
     case Sys::Unlink: r = sys_unlinkat(kAtFdcwd, a[0], 0); break;
     case Sys::Unlinkat: r = sys_unlinkat(fd(0), a[1], a[2]); break;
+    case Sys::Mkdir:
+    case Sys::Mkdirat:
+    case Sys::Rmdir:
+    case Sys::Rename:
+    case Sys::Renameat:
+    case Sys::Renameat2:
+    case Sys::Link:
+    case Sys::Linkat:
+    case Sys::Symlink:
+    case Sys::Symlinkat:
+    case Sys::Chmod:
+    case Sys::Fchmod:
+    case Sys::Fchmodat:
+    case Sys::Chown:
+    case Sys::Lchown:
+    case Sys::Fchown:
+    case Sys::Fchownat:
+    case Sys::Truncate:
+    case Sys::Ftruncate:
+    case Sys::Fallocate:
+    case Sys::Fsync:
+    case Sys::Fdatasync:
+    case Sys::Syncfs:
+    case Sys::Sync:
+    case Sys::Flock:
+    case Sys::Utimensat:
+    case Sys::Mknod:
+    case Sys::Mknodat:
+    case Sys::CopyFileRange:
+    case Sys::Sendfile:
+    case Sys::Setxattr:
+    case Sys::Lsetxattr:
+    case Sys::Fsetxattr:
+    case Sys::Removexattr:
+    case Sys::Lremovexattr:
+    case Sys::Fremovexattr:
+    case Sys::Creat: r = sys_fs_change(e.sys, a); break;
     case Sys::Umask: r = umask_; umask_ = uint32_t(a[0] & 0777); break;
     case Sys::Prctl: r = sys_prctl(a[0], a[1]); break;
     case Sys::Sysinfo: r = sys_sysinfo(a[0], steps); break;

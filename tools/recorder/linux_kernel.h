@@ -259,6 +259,12 @@ class LinuxKernel {
   int64_t sys_waitid(uint64_t idtype, uint64_t id, uint64_t infop, uint64_t options, uint64_t rusage);
   int64_t sys_kill(int64_t pid, uint64_t sig, SyscallOutcome& out);
   int64_t process_group_of(int64_t pid, bool session);
+  // linux_kernel_fs_changes.cpp: mkdir, rename, link, chmod, truncate, utimensat ... on the host.
+  int64_t sys_fs_change(Sys sys, const uint64_t a[6]);
+  int64_t sys_copy_between_files(Sys sys, const uint64_t a[6]);
+  int64_t sys_change_xattr(Sys sys, const uint64_t a[6]);
+  int64_t host_at(int dirfd, uint64_t path_addr, int& dir, std::string& path);
+  int64_t host_fd_for_change(uint64_t guest_fd);
   // linux_kernel_ids.cpp: user and group ids, the host's.
   int64_t sys_credentials(Sys sys, const uint64_t a[6]);
   int64_t sys_setpgid(int64_t pid, int64_t pgid);

@@ -41,6 +41,12 @@ enum class Sys : uint8_t {
   Socket, Getsockname, Getpeername,
   // Process groups and sessions: the process leads its own (pid 4242).
   Getpgrp, Getpgid, Getsid, Setpgid,
+  // Changes to the file system, on the host (linux_kernel_fs_changes.cpp);
+  // x86-64's path-only forms mapped onto the *at calls.
+  Mkdir, Mkdirat, Rmdir, Rename, Renameat, Renameat2, Link, Linkat, Symlink, Symlinkat,
+  Chmod, Fchmod, Fchmodat, Chown, Lchown, Fchown, Fchownat, Truncate, Ftruncate, Fallocate,
+  Fsync, Fdatasync, Syncfs, Sync, Flock, Utimensat, Mknod, Mknodat, CopyFileRange, Sendfile, Creat,
+  Setxattr, Lsetxattr, Fsetxattr, Removexattr, Lremovexattr, Fremovexattr,
   // Credentials: the host's (linux_kernel_ids.cpp).
   Setuid, Setgid, Setreuid, Setregid, Setresuid, Setresgid, Setfsuid, Setfsgid, Getgroups, Setgroups,
   // Threads (linux_kernel_threads.cpp); new processes, exec in a fork's
