@@ -123,7 +123,8 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::Setfsuid:
     case Sys::Setfsgid:
     case Sys::Getgroups:
-    case Sys::Setgroups: r = sys_credentials(e.sys, a); break;
+    case Sys::Setgroups:
+    case Sys::Capget: r = sys_credentials(e.sys, a); break;
     case Sys::Statfs: r = sys_statfs(false, a[0], a[1]); break;
     case Sys::Fstatfs: r = sys_statfs(true, a[0], a[1]); break;
     case Sys::Getxattr: r = sys_xattr(XattrCall::Get, a[0], a[1], a[2], a[3]); break;

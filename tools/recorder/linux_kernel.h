@@ -267,6 +267,7 @@ class LinuxKernel {
   int64_t host_fd_for_change(uint64_t guest_fd);
   // linux_kernel_ids.cpp: user and group ids, the host's.
   int64_t sys_credentials(Sys sys, const uint64_t a[6]);
+  int64_t sys_capget(uint64_t header, uint64_t data);
   int64_t sys_setpgid(int64_t pid, int64_t pgid);
   bool wait_blocks(Sys sys, const uint64_t a[6], uint64_t steps);
   void forget_child(pid_t pid);

@@ -6,10 +6,12 @@
 // Linux's process-wide semantics (nptl's setxid) want. Before, the set
 // calls were -ENOSYS: make's posix_spawn child exited 127 ("Error 127").
 #include <grp.h>
+#include <sys/syscall.h>
 #include <sys/fsuid.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <vector>
 
 #include "tools/recorder/linux_kernel.h"
@@ -64,8 +66,36 @@ int64_t LinuxKernel::sys_credentials(Sys sys, const uint64_t a[6]) {
       if (n && !copy_from_user(a[1], std::span<uint8_t>(bytes, n * sizeof(gid_t)))) return -EFAULT;
       return result(::setgroups(n, list.data()));
     }
+    case Sys::Capget: return sys_capget(a[0], a[1]);
     default: return -ENOSYS;
   }
+}
+
+// capget(header, data): the recorder's capabilities (node asks whether it
+// holds only CAP_NET_BIND_SERVICE). The header's version decides how many
+// 12-byte data structs follow (v1: one, v2 and v3: two).
+int64_t LinuxKernel::sys_capget(uint64_t header, uint64_t data) {
+  uint8_t h[8];
+  if (!copy_from_user(header, h)) return -EFAULT;
+  uint32_t version = 0;
+  int32_t pid = 0;
+  std::memcpy(&version, h, 4);
+  std::memcpy(&pid, h + 4, 4);
+  if (pid < 0) return -EINVAL;
+  if (pid != 0 && uint64_t(pid) != pid_) return -ESRCH;  // another process: not ours to ask
+  struct {
+    uint32_t version;
+    int pid;
+  } host_header{version, 0};
+  uint32_t caps[6] = {};
+  const int64_t r = ::syscall(SYS_capget, &host_header, data ? caps : nullptr) < 0 ? -errno : 0;
+  // An unknown version comes back as the preferred one (with EINVAL, or
+  // with 0 when data is NULL: how programs ask which version to use).
+  if (host_header.version != version && !put_u32s(header, {host_header.version})) return -EFAULT;
+  if (r < 0 || !data) return r;
+  const size_t structs = version == 0x19980330 ? 1 : 2;  // _LINUX_CAPABILITY_VERSION_1
+  std::span<const uint8_t> out(reinterpret_cast<const uint8_t*>(caps), structs * 12);
+  return copy_to_user(data, out) ? 0 : -EFAULT;
 }
 
 }  // namespace ttd::rec

@@ -253,6 +253,19 @@ int64_t LinuxKernel::sys_newfstatat(int dirfd, uint64_t path, uint64_t buf, uint
 int64_t LinuxKernel::sys_ioctl(int fd, uint64_t request, uint64_t arg) {
   const GuestFd* f = fds_.get(fd);
   if (!f) return -EBADF;
+  // Requests every file takes (fs/ioctl.c): close-on-exec, and non-blocking
+  // mode, which libuv sets with FIONBIO on the pipe it makes of stdout
+  // (node printed "Error: open ENOTTY" when it was refused).
+  if (request == FIOCLEX || request == FIONCLEX) return fds_.set_cloexec(fd, request == FIOCLEX);
+  if (request == FIONBIO) {
+    uint8_t b[4];
+    if (!copy_from_user(arg, b)) return -EFAULT;
+    int on = 0;
+    std::memcpy(&on, b, 4);
+    if (f->kind == GuestFd::Kind::Eventfd) f->eventfd->set_nonblocking(on != 0);
+    if (f->kind != GuestFd::Kind::Host) return 0;  // as F_SETFL: the emulated streams never block the recorder
+    return ::ioctl(f->host, FIONBIO, &on) < 0 ? -errno : 0;
+  }
   if (f->kind != GuestFd::Kind::Host) return -ENOTTY;  // TCGETS, TIOCGWINSZ, ...: not terminals
   // Terminal and byte-count queries on host files; the kernel's structs
   // are the same on x86-64 and AArch64.

@@ -48,7 +48,7 @@ enum class Sys : uint8_t {
   Fsync, Fdatasync, Syncfs, Sync, Flock, Utimensat, Mknod, Mknodat, CopyFileRange, Sendfile, Creat,
   Setxattr, Lsetxattr, Fsetxattr, Removexattr, Lremovexattr, Fremovexattr,
   // Credentials: the host's (linux_kernel_ids.cpp).
-  Setuid, Setgid, Setreuid, Setregid, Setresuid, Setresgid, Setfsuid, Setfsgid, Getgroups, Setgroups,
+  Setuid, Setgid, Setreuid, Setregid, Setresuid, Setresgid, Setfsuid, Setfsgid, Getgroups, Setgroups, Capget,
   // Threads (linux_kernel_threads.cpp); new processes, exec in a fork's
   // child and waiting for children (linux_kernel_process.cpp).
   Clone, Clone3, Fork, Vfork, Execve, Execveat, Wait4, Waitid,
