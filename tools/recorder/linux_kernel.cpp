@@ -137,6 +137,10 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     // /etc/passwd (ls -l, tar, sqlite3 looking for ~/.sqliterc) and does
     // without, as on a kernel built without networking.
     case Sys::Socket: r = -EAFNOSUPPORT; break;
+    // No protection keys: what Linux 6.1 answers on a CPU without PKU
+    // (EINVAL; the man page says ENOSPC). V8 asks, and does without.
+    case Sys::PkeyAlloc: r = -EINVAL; break;
+    case Sys::PkeyFree: r = -EINVAL; break;
     // So no descriptor is a socket (bash asks whether stdin is one).
     case Sys::Getsockname:
     case Sys::Getpeername: r = fds_.get(int(a[0])) ? -ENOTSOCK : -EBADF; break;

@@ -47,6 +47,8 @@ enum class Sys : uint8_t {
   Chmod, Fchmod, Fchmodat, Chown, Lchown, Fchown, Fchownat, Truncate, Ftruncate, Fallocate,
   Fsync, Fdatasync, Syncfs, Sync, Flock, Utimensat, Mknod, Mknodat, CopyFileRange, Sendfile, Creat,
   Setxattr, Lsetxattr, Fsetxattr, Removexattr, Lremovexattr, Fremovexattr,
+  // Memory protection keys: none (the emulated CPU has no PKU).
+  PkeyAlloc, PkeyFree,
   // Credentials: the host's (linux_kernel_ids.cpp).
   Setuid, Setgid, Setreuid, Setregid, Setresuid, Setresgid, Setfsuid, Setfsgid, Getgroups, Setgroups, Capget,
   // Threads (linux_kernel_threads.cpp); new processes, exec in a fork's
