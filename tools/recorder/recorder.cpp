@@ -216,6 +216,11 @@ std::string describe(const RecordSummary& s) {
     out += buf;
   }
   out += "\n";
+  if (s.traces.size() > 1) {
+    out += "through execve, " + std::to_string(s.traces.size()) + " traces (the figures above: the last; CPU and time: all):\n";
+    for (const RecordedTrace& t : s.traces)
+      out += "  " + t.path + ": " + t.program + ", " + std::to_string(t.steps) + " steps\n";
+  }
   if (s.fault) out += "stopped: emulator fault: " + *s.fault + "\n";
   else if (s.deadlock) out += "stopped: deadlock: " + *s.deadlock + "\n";
   else if (s.signal) out += "program killed by signal " + std::to_string(s.signal) + "\n";

@@ -66,7 +66,10 @@ void merge(RecordSummary& chain, RecordSummary next) {
     while (!what.empty() && what.back() == '\n') what.pop_back();
     opts.notice("child " + std::to_string(::getpid()) + " (" + sum->traces.front().path + "): " + what);
   }
-  if (sum->signal && !sum->fault) {
+  // A deadlock has no Linux equivalent (the child would hang): 127, as an
+  // unrecorded child's. A fault is its signal, as Linux delivers it.
+  if (sum->deadlock || (sum->fault && !sum->signal)) ::_exit(127);
+  if (sum->signal) {
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     ::sigaction(sum->signal, &dfl, nullptr);
@@ -105,11 +108,16 @@ Result<RecordSummary> record(const RecordOptions& opts) {
   spec.env = opts.env;
   spec.output = opts.output;
   std::string base = opts.output;  // what the chain's names are made from
+  const pid_t recorder = ::getpid();
   bool child = false;               // this process is a followed fork's child
   std::optional<RecordSummary> chain;
   std::string requested = spec.program;  // the path execve was given, for messages
   for (uint64_t n = 1;; ++n) {
     auto image = record_image(opts, std::move(spec));
+    // A followed child may fail inside record_image (--strict, a trace it
+    // cannot create): it must end there, never return into the parent's
+    // caller, so the process is checked, not only what the image said.
+    if (::getpid() != recorder) child = true;
     if (!image) {
       if (!chain) {
         if (child) end_followed_child(opts, image.error());
@@ -123,10 +131,9 @@ Result<RecordSummary> record(const RecordOptions& opts) {
       chain->exit_code = 128 + 11;
       break;
     }
-    if (image->forked_child && !child) {
+    if (image->forked_child) {
       // This process became a followed child inside record_image: its
       // chain starts over at its own trace.
-      child = true;
       chain.reset();
       base = image->output;
       n = 1;
