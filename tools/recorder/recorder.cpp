@@ -211,8 +211,10 @@ std::string describe(const RecordSummary& s) {
                     (s.threads > 1 ? ", " + std::to_string(s.threads) + " threads" : std::string()) + ")";
   if (s.seconds > 0) {
     char buf[64];
+    uint64_t all_steps = s.traces.size() > 1 ? 0 : s.steps;  // the times are the whole chain's
+    for (size_t i = 0; s.traces.size() > 1 && i < s.traces.size(); ++i) all_steps += s.traces[i].steps;
     std::snprintf(buf, sizeof buf, " in %.2f s (%.1f M steps/s; emulator thread %.2f s CPU)", s.seconds,
-                  s.steps / s.seconds / 1e6, s.cpu_seconds);
+                  all_steps / s.seconds / 1e6, s.cpu_seconds);
     out += buf;
   }
   out += "\n";

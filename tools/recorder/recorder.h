@@ -134,7 +134,9 @@ struct RecordSummary {
   uint64_t verify_register_misses = 0;
 };
 
-// Loads and runs the program, writing the trace to options.output. Errors
+// Loads and runs the program, writing the trace to options.output; an
+// execve of it goes on in the next trace of the chain, and with
+// follow_fork each child in its own (recording_chain.h). Errors
 // (cannot read the program or its interpreter, not an ELF, unsupported
 // architecture, cannot write the output, the dynamic loader gave up before
 // the program started, --strict stopped at an unsupported syscall) come
