@@ -84,7 +84,7 @@ TEST_CASE("exec chain: sh -c 'exec prog' records prog in a second trace, output 
     auto first = test::read_trace(out);
     REQUIRE_MESSAGE(first.ok(), test::error_text(first));
     REQUIRE_FALSE(first->syscalls.empty());
-    CHECK(first->syscalls.back().number == (variant[0] == 'a' ? 59u : 59u));  // sh is the host's x86-64 dash
+    CHECK(first->syscalls.back().number == 59u);  // execve: sh is the host's x86-64 dash for every variant
     CHECK(first->steps == sum->traces[0].steps);
     auto second = test::read_trace(chain_trace_name(out, 1));
     REQUIRE_MESSAGE(second.ok(), test::error_text(second));
