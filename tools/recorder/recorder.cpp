@@ -145,7 +145,8 @@ Result<ImageResult> record_image(const RecordOptions& opts, ImageSpec spec) {
       output = child_trace_name(opts.output, ::getpid());
       auto child_writer = fmt::UcirWriter::create(output, elf->arch, "linux", true);
       if (!child_writer) {
-        if (opts.notice) opts.notice("cannot record child " + std::to_string(::getpid()) + ": " + child_writer.error().to_string());
+        if (opts.notice)
+          opts.notice("cannot record child " + std::to_string(::getpid()) + ": " + child_writer.error().to_string());
         ::_exit(127);
       }
       writer = std::move(*child_writer);
@@ -219,7 +220,8 @@ std::string describe(const RecordSummary& s) {
   }
   out += "\n";
   if (s.traces.size() > 1) {
-    out += "through execve, " + std::to_string(s.traces.size()) + " traces (the figures above: the last; CPU and time: all):\n";
+    out += "through execve, " + std::to_string(s.traces.size()) +
+           " traces (the figures above: the last; CPU and time: all):\n";
     for (const RecordedTrace& t : s.traces)
       out += "  " + t.path + ": " + t.program + ", " + std::to_string(t.steps) + " steps\n";
   }
