@@ -51,6 +51,20 @@ with tempfile.TemporaryDirectory() as work:
     check(p.returncode == 1 and "give it as ./local-tool" in p.stderr,
           "a file in the current directory that PATH does not search is pointed out", p.stderr)
 
+    # A #! script, found in PATH, runs its interpreter with the script's
+    # path and the arguments, as execve runs it.
+    bindir = os.path.join(work, "bin")
+    os.mkdir(bindir)
+    with open(os.path.join(bindir, "greet"), "w") as f:
+        f.write("#!/bin/sh -e\necho \"hello $1 from $0\"\n")
+    os.chmod(os.path.join(bindir, "greet"), 0o755)
+    saved = env["PATH"]
+    env["PATH"] = bindir + ":" + saved
+    p = record(work, "--", "greet", "world")
+    env["PATH"] = saved
+    check(p.returncode == 0 and p.stdout == f"hello world from {bindir}/greet\n",
+          "a #! script in PATH runs its interpreter", p.stdout + p.stderr[-300:])
+
     p = record(work, "--env", "HOME", "--", "printenv", "HOME")
     check(p.returncode == 1 and "expected NAME=VALUE, got 'HOME'" in p.stderr, "--env without '=' is an error",
           p.stderr)

@@ -23,6 +23,7 @@ import subprocess
 import sys
 import threading
 
+import exec_chain_cases
 import gdb_mi_cases
 import lldb_attach_cases
 import pie_tenet_cases
@@ -312,6 +313,7 @@ CASES.update(lldb_attach_cases.CASES)
 CASES.update(pie_tenet_cases.CASES)
 CASES.update(gdb_mi_cases.CASES)
 CASES.update(serve_limits_cases.CASES)
+CASES.update(exec_chain_cases.CASES)
 
 
 def main():

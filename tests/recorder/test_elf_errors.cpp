@@ -50,9 +50,20 @@ TEST_CASE("a missing program is reported with its path") {
 }
 
 TEST_CASE("a file that is not ELF is refused") {
-  std::string p = write_temp("text", {'#', '!', '/', 'b', 'i', 'n', '/', 's', 'h', '\n'});
+  std::string p = write_temp("text", {'e', 'c', 'h', 'o', ' ', 'x', '\n'});
   CHECK(record_error({p}).find("program is not an ELF file") != std::string::npos);
   std::filesystem::remove(p);
+  // A #! script runs its interpreter, as execve would; one that cannot be
+  // run says why.
+  std::string script = write_temp("script", {'#', '!', '/', 'b', 'i', 'n', '/', 's', 'h', '\n'});
+  CHECK(record_error({script}).find("cannot run this #! script: Permission denied") != std::string::npos);
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  std::string missing = write_temp("script-missing", {'#', '!', '/', 'n', 'o', '/', 's', 'h', '\n'});
+  std::filesystem::permissions(missing, std::filesystem::perms::owner_all);
+  CHECK(record_error({missing}).find("its interpreter '/no/sh' (or that program's loader) does not exist") !=
+        std::string::npos);
+  std::filesystem::remove(missing);
+  std::filesystem::remove(script);
   std::string empty = write_temp("empty", {});
   CHECK(record_error({empty}).find("program is not an ELF file") != std::string::npos);
   std::filesystem::remove(empty);

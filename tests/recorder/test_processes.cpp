@@ -141,22 +141,22 @@ TEST_CASE("processes: the trace has the fork returning the child's pid and reads
   fs::remove(out);
 }
 
-TEST_CASE("processes: execve in the recorded process itself is -ENOSYS, and --strict names it") {
+TEST_CASE("processes: execve in the recorded process itself goes on in a second trace (test_exec.cpp), also with --strict") {
   const std::string prog = test::program_path("x86_64-dyn", "processes");
   if (prog.empty()) return;
   const std::string out = test::temp_trace("processes-exec");
   RecordOptions o = test::capture_options({prog, "exec"}, out);
-  auto sum = record(o);
-  REQUIRE(sum.ok());
-  CHECK(sum->captured_stdout == "execve in the process itself: Function not implemented\n");
-  REQUIRE(sum->unsupported.size() == 1);
-  CHECK(sum->unsupported[0].name == "execve");
-  o.strict = true;
-  auto strict = record(o);
-  REQUIRE_FALSE(strict.ok());
-  CHECK(strict.error().message.find("execve in the recorded process would replace the recorded program") !=
-        std::string::npos);
-  CHECK_FALSE(fs::exists(out));
+  for (bool strict : {false, true}) {
+    o.strict = strict;
+    auto sum = record(o);
+    REQUIRE(sum.ok());
+    test::check_clean(*sum);
+    CHECK(sum->captured_stdout == "");  // /bin/true
+    CHECK(sum->exit_code == 0);
+    REQUIRE(sum->traces.size() == 2);
+    CHECK(sum->traces[1].program == "/bin/true");
+    for (const RecordedTrace& t : sum->traces) fs::remove(t.path);
+  }
 }
 
 TEST_CASE("processes: clone(CLONE_VM) without CLONE_VFORK (shared memory while both run) is refused by name") {

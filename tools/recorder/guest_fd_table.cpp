@@ -28,6 +28,19 @@ GuestFdTable::~GuestFdTable() {
   if (cwd_ >= 0) ::close(cwd_);
 }
 
+void GuestFdTable::close_on_exec() {
+  std::vector<int> doomed;
+  for (const auto& [fd, f] : fds_)
+    if (f.cloexec) doomed.push_back(fd);
+  for (int fd : doomed) close(fd);
+}
+
+void GuestFdTable::swap(GuestFdTable& other) noexcept {
+  fds_.swap(other.fds_);
+  std::swap(cwd_, other.cwd_);
+  std::swap(next_file_, other.next_file_);
+}
+
 const GuestFd* GuestFdTable::get(int fd) const {
   auto it = fds_.find(fd);
   return it == fds_.end() ? nullptr : &it->second;

@@ -68,6 +68,12 @@ class GuestFdTable {
   // recorder's own 0-2). Eventfds and epoll sets live in the recorder and
   // cannot be handed to another program.
   std::vector<std::pair<int, int>> inherited_by_exec() const;
+  // execve of the recorded process (guest_execve.h): closes every
+  // close-on-exec descriptor, as Linux does at the point of no return.
+  void close_on_exec();
+  // Hands the whole table (descriptors, working directory) to the next
+  // program image's kernel.
+  void swap(GuestFdTable& other) noexcept;
 
   // The host directory descriptor for a guest dirfd argument (AT_FDCWD or
   // an open guest fd): -EBADF, -ENOTDIR for a standard stream.

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "tools/recorder/guest_arch.h"
+#include "tools/recorder/guest_execve.h"
 #include "tools/recorder/guest_fd_table.h"
 #include "tools/recorder/guest_memory.h"
 #include "tools/recorder/guest_proc_files.h"
@@ -45,6 +47,27 @@ struct ProcessConfig {
   ProcSelfLayout proc_self;             // the guest's /proc/self/cmdline, environ, auxv
   uint64_t epoch_seconds = 0;           // CLOCK_REALTIME at the first step (RecordOptions)
   uint32_t epoch_nanoseconds = 0;       // and its nanoseconds
+  bool follow_fork = false;             // a fork's child is recorded too (RecordOptions::follow_fork)
+};
+
+// What a process keeps across execve into the next program image's
+// kernel (linux_kernel_exec.cpp): its descriptors without close-on-exec,
+// working directory, umask, blocked mask, ignored signals, pid, children
+// and the emulated streams' state. Handled signals go back to default.
+struct ExecCarry {
+  GuestFdTable fds;
+  uint32_t umask = 022;
+  uint64_t sigmask = 0;
+  std::map<uint64_t, std::vector<uint8_t>> ignored_actions;  // raw struct sigaction of SIG_IGN signals
+  uint64_t pid = 0;
+  bool has_children = false;
+  std::map<pid_t, int> children;
+  size_t stdin_pos = 0;
+  std::string out[2];
+  uint64_t next_pipe_id = 1;
+  std::map<uint64_t, uint64_t> pipe_changes;
+  bool capture_output = false;
+  uint64_t random_state = 0;
 };
 
 // clone/clone3 made a thread: the caller gives it the parent's CPU state
@@ -120,6 +143,20 @@ class LinuxKernel {
   // ready and makes its threads runnable; false when there is nothing to
   // wait for on the host (no children, or no thread waits on a pipe).
   bool wait_for_host_io();
+
+  // execve/execveat of the recorded process passed Linux's checks
+  // (guest_execve.h): what to load next. The caller ends this image's
+  // trace at the call and starts the next one (recording_chain.h).
+  std::optional<ExecTarget> take_exec() {
+    auto x = std::move(exec_);
+    exec_.reset();
+    return x;
+  }
+  // linux_kernel_exec.cpp: what the next image keeps, taken out of this
+  // kernel (close-on-exec descriptors closed first), and given to the
+  // next image's kernel before its first step.
+  std::unique_ptr<ExecCarry> hand_over_for_exec();
+  void inherit(std::unique_ptr<ExecCarry> carry);
 
   static constexpr uint64_t kPid = 4242;  // also the main thread's tid; thread n has tid 4241 + n
 
@@ -255,6 +292,9 @@ class LinuxKernel {
                           SyscallOutcome& out);
   void reset_host_signals();
   int64_t sys_execve(int dirfd, uint64_t path, uint64_t argv, uint64_t envp, uint64_t flags);
+  // linux_kernel_exec.cpp: the recorded process's own execve.
+  int64_t exec_recorded(int dirfd, const std::string& path, std::vector<std::string> argv,
+                        std::vector<std::string> envp, uint64_t flags);
   int64_t sys_wait4(int64_t pid, uint64_t status, uint64_t options, uint64_t rusage);
   int64_t sys_waitid(uint64_t idtype, uint64_t id, uint64_t infop, uint64_t options, uint64_t rusage);
   int64_t sys_kill(int64_t pid, uint64_t sig, SyscallOutcome& out);
@@ -300,6 +340,7 @@ class LinuxKernel {
   bool has_children_ = false;       // a fork succeeded: other processes may hold our pipes
   bool unrecorded_child_ = false;   // this is a fork's child
   int vfork_gate_ = -1;
+  std::optional<ExecTarget> exec_;  // set by a successful exec_recorded
   std::map<pid_t, int> children_;   // children not yet reaped -> a pidfd of each (host fds)             // in a vfork child: the write end its parent waits on
 };
 

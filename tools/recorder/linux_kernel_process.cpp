@@ -78,7 +78,10 @@ int64_t LinuxKernel::sys_new_process(uint64_t flags, uint64_t stack, uint64_t pa
       ::close(gate[0]);
       vfork_gate_ = gate[1];
     }
-    unrecorded_child_ = true;
+    // --follow-fork: the child is recorded into its own trace; its parent
+    // (and siblings) may hold its pipes, so a parked read waits on the host.
+    unrecorded_child_ = !cfg_.follow_fork;
+    has_children_ = cfg_.follow_fork;
     // What the child prints goes where its exec'd programs print: the
     // recorder's stdout/stderr (RecordOptions::capture_output captures
     // the recorded process only; the child's capture would die with it).
@@ -128,14 +131,6 @@ void LinuxKernel::reset_host_signals() {
 }
 
 int64_t LinuxKernel::sys_execve(int dirfd, uint64_t path, uint64_t argv, uint64_t envp, uint64_t flags) {
-  const std::string_view name = arch_.syscalls().lookup(current_).name;
-  if (!unrecorded_child_) {
-    note_unsupported(current_, name);
-    unsupported_what_ = std::string(name) +
-                        " in the recorded process would replace the recorded program; ttd record "
-                        "follows one program (a child's " + std::string(name) + " runs natively)";
-    return -ENOSYS;
-  }
   HostExec x;
   auto p = read_c_string(path, 4096);
   if (!p) return -EFAULT;
@@ -156,6 +151,9 @@ int64_t LinuxKernel::sys_execve(int dirfd, uint64_t path, uint64_t argv, uint64_
   };
   if (int64_t e = read_vector(argv, x.argv); e < 0) return e;
   if (int64_t e = read_vector(envp, x.envp); e < 0) return e;
+  // The recorded process (or a --follow-fork child): the new program is
+  // recorded too, into the next trace (linux_kernel_exec.cpp).
+  if (!unrecorded_child_) return exec_recorded(dirfd, x.path, std::move(x.argv), std::move(x.envp), flags);
   if (dirfd != GuestFdTable::kAtFdcwd) {
     x.dirfd = fds_.host_dir(dirfd);
     if (x.dirfd < 0 && !(x.path.size() && x.path[0] == '/') && !(flags & AT_EMPTY_PATH)) return x.dirfd;

@@ -1,10 +1,12 @@
-// record(): wires the pieces together. ELF -> emulator with the process
-// loaded -> keyframe -> run under hooks -> summary.
+// record_image(): wires the pieces together for one program image. ELF ->
+// emulator with the process loaded -> keyframe -> run under hooks ->
+// summary. record() (recording_chain.cpp) chains images across execve.
 #include "tools/recorder/recorder.h"
 
 #include <unicorn/unicorn.h>
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <ctime>
@@ -20,7 +22,7 @@
 #include "tools/recorder/guest_memory.h"
 #include "tools/recorder/linux_kernel.h"
 #include "tools/recorder/process_loader.h"
-#include "tools/recorder/program_lookup.h"
+#include "tools/recorder/recording_chain.h"
 #include "tools/recorder/recording_session.h"
 #include "tools/recorder/register_tracker.h"
 #include "tools/recorder/trace_emitter.h"
@@ -45,34 +47,16 @@ double thread_cpu_seconds() {
 
 constexpr const char* kDefaultAarch64Sysroot = "/usr/aarch64-linux-gnu";
 
-std::string absolute_path(const std::string& p) {
-  char buf[PATH_MAX];
-  return realpath(p.c_str(), buf) ? std::string(buf) : p;
-}
-
 }  // namespace
 
-Result<RecordSummary> record(const RecordOptions& opts) {
-  if (opts.argv.empty() || opts.argv[0].empty()) return make_error("record", "no program to run");
-  if (opts.output.empty()) return make_error("record", "no output file (-o) given");
-  // By an absolute path: the trace names mappings by their file, and a
-  // reader takes only absolute names for files it may open (a relative one
-  // would depend on the directory `ttd serve` runs in). Symbolic links are
-  // kept there (/bin/sh stays /bin/sh); /proc/self/exe resolves them, as
-  // Linux does.
-  // A name without a slash is looked up in the program's PATH, as execvp
-  // does; argv[0] stays as given.
-  std::string path_storage;
-  auto found = find_program(opts.argv[0], path_in_environment(opts.env, path_storage));
-  if (!found) return found.error();
-  const std::string& arg0 = *found;
-  const std::string program =
-      arg0[0] == '/' ? arg0 : std::filesystem::absolute(arg0).lexically_normal().string();
-  const std::string exe = absolute_path(arg0);
+Result<ImageResult> record_image(const RecordOptions& opts, ImageSpec spec) {
+  const std::string& program = spec.program;
+  const std::string& exe = spec.exe;
+  std::string output = spec.output;
   auto elf = load_elf(program);
   if (!elf) return elf.error();
   auto guest_r = guest_arch(elf->arch);
-  if (!guest_r) return make_error(opts.argv[0], guest_r.error().message);
+  if (!guest_r) return make_error(spec.argv.empty() ? program : spec.argv[0], guest_r.error().message);
   const GuestArch& guest = **guest_r;
   const ArchDesc& arch = arch_desc(elf->arch);
 
@@ -94,12 +78,12 @@ Result<RecordSummary> record(const RecordOptions& opts) {
   GuestMemory mem(uc.get(), page_size);
   std::string sysroot = opts.sysroot;
   if (sysroot.empty() && elf->arch == ArchId::AArch64 && !elf->interp.empty()) sysroot = kDefaultAarch64Sysroot;
-  auto proc = load_process(uc.get(), mem, guest, *elf, opts.argv, opts.env, exe, sysroot);
+  auto proc = load_process(uc.get(), mem, guest, *elf, spec.argv, spec.env, exe, sysroot);
   if (!proc) return proc.error();
   // A dynamically linked program starts in ld.so; if ld.so exits before
   // the program's entry ran (a library is missing), nothing was recorded
   // of the program itself.
-  bool reached_entry = proc->interp.empty();
+  bool reached_entry = proc->interp.empty() || !spec.first;
   uc_hook entry_hook = 0;
   if (!reached_entry) {
     auto on_entry = +[](uc_engine*, uint64_t, uint32_t, void* flag) { *static_cast<bool*>(flag) = true; };
@@ -114,7 +98,7 @@ Result<RecordSummary> record(const RecordOptions& opts) {
 
   // Ops are encoded in the hooks; snappy, checksums and I/O (most of a
   // writer's time) run on the writer's own thread.
-  auto created = fmt::UcirWriter::create(opts.output, elf->arch, "linux", /*compress_in_background=*/true);
+  auto created = fmt::UcirWriter::create(output, elf->arch, "linux", /*compress_in_background=*/true);
   if (!created) return created.error();
   std::unique_ptr<fmt::UcirWriter> writer = std::move(*created);
   std::unique_ptr<TraceMirror> mirror;
@@ -131,7 +115,10 @@ Result<RecordSummary> record(const RecordOptions& opts) {
   cfg.proc_self = proc->proc_self;
   cfg.epoch_seconds = opts.epoch_seconds;
   cfg.epoch_nanoseconds = opts.epoch_nanoseconds % 1000000000u;
+  cfg.follow_fork = opts.follow_fork;
   LinuxKernel kernel(uc.get(), mem, guest, cfg);
+  kernel.inherit(std::move(spec.carry));
+  ImageResult ir;
 
   RecordSummary sum;
   sum.arch = elf->arch;
@@ -140,6 +127,7 @@ Result<RecordSummary> record(const RecordOptions& opts) {
     RecordingSession session(uc.get(), arch, guest, mem, kernel, tracker, emitter, opts, mirror.get(),
                              sum.verify_errors);
     if (auto st = session.install_hooks(); !st) return st.error();
+    session.set_clock_base(spec.clock_base);
     auto t0 = std::chrono::steady_clock::now();
     double c0 = thread_cpu_seconds();
     // A guest write to a pipe whose reader is gone (a child that exited)
@@ -149,16 +137,38 @@ Result<RecordSummary> record(const RecordOptions& opts) {
     ignore_pipe.sa_handler = SIG_IGN;
     ::sigaction(SIGPIPE, &ignore_pipe, &old_pipe);
     res = session.run(proc->entry);
+    while (res.forked_child_pc) {
+      // A followed fork's child (recording_chain.h): the parent's writer
+      // (its thread, its file) is the parent's: left untouched, never
+      // closed here. The child's trace starts with its whole state.
+      (void)writer.release();
+      ir.forked_child = true;
+      output = child_trace_name(opts.output, ::getpid());
+      auto child_writer = fmt::UcirWriter::create(output, elf->arch, "linux", true);
+      if (!child_writer) {
+        if (opts.notice)
+          opts.notice("cannot record child " + std::to_string(::getpid()) + ": " + child_writer.error().to_string());
+        ::_exit(127);
+      }
+      writer = std::move(*child_writer);
+      emitter.rebind(*writer);
+      tracker.load_all();
+      emitter.keyframe(tracker);
+      if (opts.notice) opts.notice("fork: child " + std::to_string(::getpid()) + " recorded in " + output);
+      session.restart_counting();
+      res = session.run(*res.forked_child_pc);
+    }
+    ir.clock_end = session.clock_steps();
     ::sigaction(SIGPIPE, &old_pipe, nullptr);
     sum.cpu_seconds = thread_cpu_seconds() - c0;
     sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   if (auto st = writer->close(); !st) return st.error();
   if (entry_hook) uc_hook_del(uc.get(), entry_hook);
-  auto fail = [&](std::string what) -> Result<RecordSummary> {
+  auto fail = [&](std::string what) -> Result<ImageResult> {
     std::error_code ec;
-    std::filesystem::remove(opts.output, ec);
-    return make_error(opts.argv[0], std::move(what));
+    std::filesystem::remove(output, ec);
+    return make_error(spec.argv.empty() ? program : spec.argv[0], std::move(what));
   };
   if (res.strict_stop) return fail("unsupported " + *res.strict_stop + " (--strict; no trace written)");
   if (!reached_entry && res.exited && !res.fault) {
@@ -170,6 +180,7 @@ Result<RecordSummary> record(const RecordOptions& opts) {
                 "; no trace written");
   }
 
+  sum.traces.push_back({output, program, res.steps});
   sum.steps = res.steps;
   sum.syscalls = res.syscalls;
   sum.exited = res.exited;
@@ -187,7 +198,13 @@ Result<RecordSummary> record(const RecordOptions& opts) {
     sum.verify_memory_mismatches = mirror->check_memory(mem, sum.verify_errors);
     sum.verify_register_misses = res.register_misses;
   }
-  return sum;
+  if (res.exec) {
+    ir.exec = std::move(res.exec);
+    ir.carry = kernel.hand_over_for_exec();
+  }
+  ir.output = output;
+  ir.sum = std::move(sum);
+  return ir;
 }
 
 std::string describe(const RecordSummary& s) {
@@ -196,11 +213,19 @@ std::string describe(const RecordSummary& s) {
                     (s.threads > 1 ? ", " + std::to_string(s.threads) + " threads" : std::string()) + ")";
   if (s.seconds > 0) {
     char buf[64];
+    uint64_t all_steps = s.traces.size() > 1 ? 0 : s.steps;  // the times are the whole chain's
+    for (size_t i = 0; s.traces.size() > 1 && i < s.traces.size(); ++i) all_steps += s.traces[i].steps;
     std::snprintf(buf, sizeof buf, " in %.2f s (%.1f M steps/s; emulator thread %.2f s CPU)", s.seconds,
-                  s.steps / s.seconds / 1e6, s.cpu_seconds);
+                  all_steps / s.seconds / 1e6, s.cpu_seconds);
     out += buf;
   }
   out += "\n";
+  if (s.traces.size() > 1) {
+    out += "through execve, " + std::to_string(s.traces.size()) +
+           " traces (the figures above: the last; CPU and time: all):\n";
+    for (const RecordedTrace& t : s.traces)
+      out += "  " + t.path + ": " + t.program + ", " + std::to_string(t.steps) + " steps\n";
+  }
   if (s.fault) out += "stopped: emulator fault: " + *s.fault + "\n";
   else if (s.deadlock) out += "stopped: deadlock: " + *s.deadlock + "\n";
   else if (s.signal) out += "program killed by signal " + std::to_string(s.signal) + "\n";

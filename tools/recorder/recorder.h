@@ -81,6 +81,16 @@ struct RecordOptions {
   // the future").
   uint32_t epoch_nanoseconds = 0;
   static constexpr uint64_t kFixedEpochSeconds = 1700000000;  // 2023-11-14 22:13:20 UTC
+  // Record every child process too (fork, vfork, clone without
+  // CLONE_THREAD), each into its own trace named after its pid
+  // (recording_chain.h), instead of running it unrecorded; its execve is
+  // then recorded as the recorded process's is.
+  bool follow_fork = false;
+  // Lines for people, as the recording goes on in another trace (an
+  // execve, a followed child starting and ending); `ttd record` prints
+  // them on stderr. Called in the process that writes the trace (a
+  // followed child is a fork of the recorder).
+  std::function<void(const std::string&)> notice;
 };
 
 struct UnsupportedSyscall {
@@ -89,8 +99,19 @@ struct UnsupportedSyscall {
   uint64_t count = 0;
 };
 
+struct RecordedTrace {
+  std::string path;     // the trace file
+  std::string program;  // what it recorded (the program's path as executed)
+  uint64_t steps = 0;
+};
+
+// A chain of traces (an execve continues the recording in the next one):
+// `traces` lists them in order; the other fields are the last one's (its
+// steps, exit status, fault), except `unsupported`, the verify figures and
+// the times, which add up over the chain.
 struct RecordSummary {
   ArchId arch = ArchId::X86_64;
+  std::vector<RecordedTrace> traces;
   uint64_t steps = 0;     // = number of step records in the trace
   uint64_t syscalls = 0;  // syscall records written
   bool exited = false;    // the program called exit / exit_group or died of a signal
@@ -118,7 +139,9 @@ struct RecordSummary {
   uint64_t verify_register_misses = 0;
 };
 
-// Loads and runs the program, writing the trace to options.output. Errors
+// Loads and runs the program, writing the trace to options.output; an
+// execve of it goes on in the next trace of the chain, and with
+// follow_fork each child in its own (recording_chain.h). Errors
 // (cannot read the program or its interpreter, not an ELF, unsupported
 // architecture, cannot write the output, the dynamic loader gave up before
 // the program started, --strict stopped at an unsupported syscall) come

@@ -245,7 +245,7 @@ void RecordingSession::syscall() {
   uint64_t number = 0, args[6] = {};
   uc_reg_read(uc_, abi.number, &number);
   for (int i = 0; i < 6; ++i) uc_reg_read(uc_, abi.args[i], &args[i]);
-  if (kernel_.blocks(number, args, res_.steps)) {
+  if (kernel_.blocks(number, args, clock_steps())) {
     // A futex wait that must wait: the instruction has not happened yet.
     // It runs again (and is recorded then) once the thread is woken.
     emit_.drop_accesses();
@@ -259,8 +259,9 @@ void RecordingSession::syscall() {
   }
   if (pending_) finish_instruction();
 
-  SyscallOutcome out = kernel_.call(number, args, res_.steps);
-  if (out.child) return become_child(*out.child, next_pc);
+  SyscallOutcome out = kernel_.call(number, args, clock_steps());
+  if (out.child)
+    return opts_.follow_fork ? become_recorded_child(*out.child, next_pc) : become_child(*out.child, next_pc);
   if (out.unsupported && opts_.strict) {
     const std::string& what = kernel_.unsupported_detail();
     res_.strict_stop = "syscall " + std::to_string(number) + " (" + std::string(out.name) + ")" +
@@ -269,6 +270,7 @@ void RecordingSession::syscall() {
     return stop();
   }
   ++res_.syscalls;
+  if (auto target = kernel_.take_exec()) return end_for_exec(number, args, std::move(*target));
   if (out.exited) {
     // The process ends inside this syscall: OP_EXIT is one of its effects,
     // as usercorn writes it.

@@ -36,6 +36,12 @@ struct SessionResult {
   uint32_t threads = 1;                    // threads the guest ran
   uint64_t register_mismatches = 0;  // verify only
   uint64_t register_misses = 0;      // verify only: changes the fast path would have missed
+  // recording_session_exec.cpp: the run ended at a successful execve (the
+  // trace ends there; the chain loads this next) ...
+  std::optional<ExecTarget> exec;
+  // ... or, with RecordOptions::follow_fork, this process is now a fork's
+  // child, to be recorded from this pc into a trace of its own.
+  std::optional<uint64_t> forked_child_pc;
 };
 
 class RecordingSession {
@@ -54,6 +60,15 @@ class RecordingSession {
   // "Threads"): a thread runs until it has run RecordOptions::quantum
   // instructions, blocks in a futex wait, yields or exits.
   SessionResult run(uint64_t entry);
+  // The child of a followed fork goes on in a new trace (the emitter now
+  // writes there): steps count from 0 again, the clocks go on.
+  void restart_counting() {
+    clock_base_ += res_.steps;
+    res_ = SessionResult{};
+  }
+  // Steps since the recording chain started: what the guest's clocks read.
+  uint64_t clock_steps() const { return clock_base_ + res_.steps; }
+  void set_clock_base(uint64_t steps) { clock_base_ = steps; }
 
  private:
   static void on_block(uc_engine* uc, uint64_t addr, uint32_t size, void* self);
@@ -88,6 +103,11 @@ class RecordingSession {
   // answered without a trace, and the child ends with _exit or its signal.
   void become_child(const NewProcessChild& c, uint64_t next_pc);
   void drop_recording_hooks();
+  // recording_session_exec.cpp: a successful execve ends the trace (the
+  // call with OP_EXIT as its effect); a --follow-fork child stops here to
+  // be recorded into its own trace.
+  void end_for_exec(uint64_t number, const uint64_t args[6], ExecTarget target);
+  void become_recorded_child(const NewProcessChild& c, uint64_t next_pc);
   void child_syscall();
   [[noreturn]] void end_child();
 
@@ -112,6 +132,7 @@ class RecordingSession {
   std::vector<uc_hook> hooks_;  // never deleted (see the destructor)
   std::vector<uc_hook> recording_hooks_;  // block, code, memory: deleted in a fork's child
   bool child_ = false;          // a fork's child: nothing is recorded
+  uint64_t clock_base_ = 0;     // steps of earlier traces of the chain (restart_counting)
 
   // The instruction that has started but not been finished.
   InsnInfo* pending_ = nullptr;

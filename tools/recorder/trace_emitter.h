@@ -20,7 +20,14 @@ namespace ttd::rec {
 class TraceEmitter {
  public:
   TraceEmitter(fmt::UcirWriter& writer, const GuestMemory& mem, TraceMirror* mirror)
-      : w_(writer), mem_(mem), mirror_(mirror) {}
+      : w_(&writer), mem_(mem), mirror_(mirror) {}
+
+  // A followed fork's child writes its own trace from here on
+  // (recording_chain.cpp); the parent's writer is left as it is.
+  void rebind(fmt::UcirWriter& writer) {
+    w_ = &writer;
+    drop_accesses();
+  }
 
   // The starting state: every register and every mapping with its non-zero
   // pages.
@@ -28,7 +35,7 @@ class TraceEmitter {
 
   // The thread whose instructions follow (1 = the main thread).
   void set_thread(uint32_t number) {
-    w_.set_thread(number);
+    w_->set_thread(number);
     if (mirror_) mirror_->select_thread(number);
     thread_ = number;
   }
@@ -37,8 +44,8 @@ class TraceEmitter {
   void thread_keyframe(uint32_t number, uint64_t pc, const RegisterTracker& regs, std::span<const uint8_t> shadow);
 
   void block(uint64_t addr, uint32_t size) {
-    w_.begin_frame();
-    w_.jmp(addr, size);
+    w_->begin_frame();
+    w_->jmp(addr, size);
   }
   void mem_read(uint64_t addr, uint32_t size) { add({addr, 0, size, false}); }
   void mem_write(uint64_t addr, uint32_t size, int64_t value) { add({addr, uint64_t(value), size, true}); }
@@ -54,17 +61,17 @@ class TraceEmitter {
   // they follow its own writes.
   void corrected_memory(uint64_t addr, std::span<const uint8_t> bytes) { write_memory(addr, bytes); }
   void reg(uint16_t index, std::span<const uint8_t> value) {
-    w_.reg_inline(index, value);
+    w_->reg_inline(index, value);
     if (mirror_) mirror_->reg(index, value);
   }
-  void step(uint32_t size) { w_.step_inline(uint8_t(size)); }
+  void step(uint32_t size) { w_->step_inline(uint8_t(size)); }
 
   void begin_syscall(uint32_t number, uint64_t ret, std::span<const uint64_t> args) {
-    w_.begin_syscall(number, ret, args);
+    w_->begin_syscall(number, ret, args);
   }
   void kernel_effects(const std::vector<KernelEffect>& effects);
-  void end_syscall() { w_.end_syscall(); }
-  void exit() { w_.exit(); }
+  void end_syscall() { w_->end_syscall(); }
+  void exit() { w_->exit(); }
 
  private:
   struct Access {
@@ -88,13 +95,13 @@ class TraceEmitter {
     if (mirror_) mirror_->mem_write(addr, bytes);
     while (!bytes.empty()) {
       const size_t n = std::min(bytes.size(), kMaxWriteOp);
-      w_.mem_write(addr, bytes.first(n));
+      w_->mem_write(addr, bytes.first(n));
       addr += n;
       bytes = bytes.subspan(n);
     }
   }
 
-  fmt::UcirWriter& w_;
+  fmt::UcirWriter* w_;
   const GuestMemory& mem_;
   TraceMirror* mirror_;
   Access pending_[kInline];

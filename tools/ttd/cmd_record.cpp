@@ -26,6 +26,7 @@ struct RecordCliOptions {
   bool clean_env = false;
   bool verify = false;
   bool strict = false;
+  bool follow_fork = false;
   std::string sysroot;
   bool quiet = false;
   uint64_t quantum = rec::RecordOptions::kDefaultQuantum;
@@ -42,6 +43,10 @@ int run_record(const RecordCliOptions& o) {
   ro.max_steps = o.max_steps;
   ro.verify = o.verify;
   ro.strict = o.strict;
+  ro.follow_fork = o.follow_fork;
+  // Where the recording goes on (execve, followed children): always said,
+  // even with -q, since it names files the user did not.
+  ro.notice = [](const std::string& line) { std::cerr << "ttd record: " << line << "\n" << std::flush; };
   ro.sysroot = o.sysroot;
   ro.quantum = o.quantum;
   if (o.epoch) {
@@ -68,7 +73,11 @@ int run_record(const RecordCliOptions& o) {
     return 1;
   }
   const rec::RecordSummary& s = *summary;
-  if (!o.quiet) std::cerr << "ttd record: wrote " << o.output << "\n" << rec::describe(s);
+  if (!o.quiet) {
+    std::cerr << "ttd record: wrote " << o.output;
+    for (size_t i = 1; i < s.traces.size(); ++i) std::cerr << ", " << s.traces[i].path;
+    std::cerr << "\n" << rec::describe(s);
+  }
   if (o.verify) {
     bool clean = s.verify_errors.empty() && s.verify_register_misses == 0;
     std::cerr << "verify: " << (clean ? "the trace matches the emulator" : "MISMATCHES") << " ("
@@ -106,6 +115,9 @@ void add_record_command(CLI::App& app, CommandRunner& run) {
   sub->add_flag("--strict", o->strict,
                 "fail at the first syscall the recorder cannot emulate (default: it returns -ENOSYS to the "
                 "program and is listed in the summary)");
+  sub->add_flag("--follow-fork", o->follow_fork,
+                "record every child process too, each into its own trace OUT.PID.ucir (PID as the program "
+                "sees it; default: children run unrecorded and their execve natively)");
   sub->add_option("--sysroot", o->sysroot,
                   "where a foreign architecture's dynamic loader and libraries live (default for aarch64 "
                   "programs: /usr/aarch64-linux-gnu)");
@@ -126,7 +138,8 @@ void add_record_command(CLI::App& app, CommandRunner& run) {
       "emulate return -ENOSYS to the program and are listed in the summary (--strict: fail instead).\n"
       "Exit status: 0 trace complete (program exited or --max-steps reached), 1 recording failed,\n"
       "2 usage error, 3 the program faulted under emulation or every thread blocked (the trace ends\n"
-      "there).");
+      "there). An execve of the program goes on in OUT.1.ucir, OUT.2.ucir ...; the summary and the\n"
+      "exit status it reports are the last program's.");
   sub->callback([o, &run] { run = [o] { return run_record(*o); }; });
 }
 

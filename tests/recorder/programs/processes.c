@@ -22,7 +22,7 @@
    kill-4242: as kill, after asking Linux to give the next pid 4242 (the
            recorder's pid for the recorded process; needs a pid namespace
            where /proc/sys/kernel/ns_last_pid is writable).
-   exec:   execve in the recorded process itself (not followed: -ENOSYS).
+   exec:   execve in the recorded process itself (recorded into a second trace).
    clone-vm: clone(CLONE_VM) without CLONE_VFORK, a child that would share
            the parent's memory while both run (refused: -ENOSYS). Not for
            running natively. */

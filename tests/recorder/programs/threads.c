@@ -6,7 +6,7 @@
  * Other modes (argv[1]): "deadlock" (two threads wait for each other),
  * "main-exits" (the main thread ends first, a worker finishes the process),
  * "fork" and "exec" (a new process, which the recorder follows, and an
- * exec of the recorded process itself, which it refuses). */
+ * exec of the recorded process itself, recorded into a second trace). */
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
