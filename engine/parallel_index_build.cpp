@@ -27,10 +27,14 @@ struct Encoded {
   uint64_t file_done = 0, file_size = 0;
 };
 
-// The hand-offs between the scan, the workers and the caller, under one mutex.
+// The hand-offs between the scan, the workers and the caller, under one
+// mutex; each waits on its own condition, so that a hand-off wakes only
+// the thread it is for.
 struct Pipeline {
   std::mutex mu;
-  std::condition_variable changed;
+  std::condition_variable work;   // workers: a segment to encode (or the end)
+  std::condition_variable room;   // the scan: fewer segments ahead of the caller
+  std::condition_variable taken_next;  // the caller: the next segment encoded
   std::deque<std::pair<uint64_t, std::unique_ptr<fmt::TraceSegment>>> todo;
   std::map<uint64_t, Encoded> done;  // by segment number, until taken
   uint64_t scanned = 0, taken = 0;
@@ -40,7 +44,12 @@ struct Pipeline {
     std::lock_guard<std::mutex> l(mu);
     if (failure.empty()) failure = std::move(why);
     stop = true;
-    changed.notify_all();
+    wake_all();
+  }
+  void wake_all() {
+    work.notify_all();
+    room.notify_all();
+    taken_next.notify_all();
   }
 };
 
@@ -48,19 +57,25 @@ void scan(fmt::SegmentedRead& segmented, Pipeline& p, size_t ahead) {
   for (;;) {
     {
       std::unique_lock<std::mutex> l(p.mu);
-      p.changed.wait(l, [&] { return p.stop || p.scanned - p.taken < ahead; });
+      p.room.wait(l, [&] { return p.stop || p.scanned - p.taken < ahead; });
       if (p.stop) return;
     }
-    auto seg = segmented.next();
+    Result<std::unique_ptr<fmt::TraceSegment>> seg = make_error("parallel parse", "no segment");
+    try {
+      seg = segmented.next();
+    } catch (const std::exception& e) {
+      return p.fail(std::string("scanning the trace failed: ") + e.what());
+    }
     if (!seg) return p.fail(seg.error().to_string());
     std::lock_guard<std::mutex> l(p.mu);
     if (!*seg) {
       p.scan_end = true;
-    } else {
-      p.todo.emplace_back(p.scanned++, std::move(*seg));
+      p.work.notify_all();
+      p.taken_next.notify_one();
+      return;
     }
-    p.changed.notify_all();
-    if (p.scan_end) return;
+    p.todo.emplace_back(p.scanned++, std::move(*seg));
+    p.work.notify_one();
   }
 }
 
@@ -69,7 +84,7 @@ void encode(Pipeline& p, const ArchDesc& arch, uint32_t chunk_steps, const std::
     std::pair<uint64_t, std::unique_ptr<fmt::TraceSegment>> job;
     {
       std::unique_lock<std::mutex> l(p.mu);
-      p.changed.wait(l, [&] { return p.stop || !p.todo.empty() || p.scan_end; });
+      p.work.wait(l, [&] { return p.stop || !p.todo.empty() || p.scan_end; });
       if (p.stop || p.todo.empty()) return;
       job = std::move(p.todo.front());
       p.todo.pop_front();
@@ -95,7 +110,7 @@ void encode(Pipeline& p, const ArchDesc& arch, uint32_t chunk_steps, const std::
     job.second.reset();  // its bytes, before the next
     std::lock_guard<std::mutex> l(p.mu);
     p.done.emplace(job.first, std::move(out));
-    p.changed.notify_all();
+    if (job.first == p.taken) p.taken_next.notify_one();
   }
 }
 
@@ -124,7 +139,7 @@ Status build_from_segments(fmt::SegmentedRead& segmented, IndexBuilder& builder,
     Encoded seg;
     {
       std::unique_lock<std::mutex> l(p.mu);
-      p.changed.wait(l, [&] { return p.stop || p.done.count(p.taken) || (p.scan_end && p.taken == p.scanned); });
+      p.taken_next.wait(l, [&] { return p.stop || p.done.count(p.taken) || (p.scan_end && p.taken == p.scanned); });
       if (p.stop) break;
       auto it = p.done.find(p.taken);
       if (it == p.done.end()) break;  // all taken
@@ -146,12 +161,12 @@ Status build_from_segments(fmt::SegmentedRead& segmented, IndexBuilder& builder,
     }
     std::lock_guard<std::mutex> l(p.mu);
     ++p.taken;
-    p.changed.notify_all();
+    p.room.notify_one();
   }
   {
     std::lock_guard<std::mutex> l(p.mu);
     if (!p.failure.empty()) p.stop = true;
-    p.changed.notify_all();
+    p.wake_all();
   }
   for (std::thread& t : threads) t.join();
   if (!p.failure.empty()) return make_error("parallel parse", p.failure);
