@@ -8,11 +8,16 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/index_file.h"
 #include "formats/common/trace_sink.h"
 
 namespace ttd {
+
+struct EncodedChunk;
+struct ThreadSlot;
+struct ArchDesc;
 
 // A register effect for a thread never announced (by a step or by
 // thread_begin) creates it in the process of the current step, or in
@@ -57,6 +62,21 @@ class IndexBuilder : public fmt::TraceSink {
   // stops it with its error.
   Result<std::unique_ptr<IndexFile>> finish(std::chrono::steady_clock::time_point started,
                                             const std::function<Status()>& may_replace = {});
+
+  // Parallel parse (engine/parallel_index_build.h). After the trace's head
+  // (begin() and the effects before step 0) came through the calls above,
+  // the chunks come whole, encoded on other threads (SegmentEncoder), and
+  // are taken in trace order as if their steps and effects had come here.
+  // What a segment's encoder starts with: the architecture, the threads
+  // (the same at every segment start: a trace that adds some is built in
+  // order).
+  const ArchDesc* arch() const;
+  uint32_t chunk_steps() const;
+  std::vector<ThreadSlot> threads() const;
+  void adopt_chunk(EncodedChunk&& c);
+  // The attribute keys a segment used (its encoder's, in order of first
+  // use); false if they contradict the keys taken so far.
+  bool adopt_attr_keys(const std::vector<std::string>& keys);
 
   // Whether the live state was replayed on a thread of its own (two or
   // more usable CPUs; docs/design.md, "Build threads"). For tests.

@@ -59,6 +59,7 @@ struct IndexBuilder::Impl {
   size_t slots_sent = 0;       // slots already in a job (or given at the start)
   ChunkReplayThread::Job job;  // the closed chunk, until the next one opens or the trace ends
   bool job_held = false;
+  bool job_adopted = false;    // the held job came whole (adopt_chunk), effects included
   bool replay_used = false;
   BuildEffectLog effects;
   // A call on the live state: made at once, or recorded for the replay
@@ -219,7 +220,8 @@ struct IndexBuilder::Impl {
   void send_job(bool opens_next) {
     if (!job_held) return;
     job.opens_next = opens_next;
-    job.effects = effects.take(replay->spare_effects());
+    if (!job_adopted) job.effects = effects.take(replay->spare_effects());
+    job_adopted = false;
     job.new_slots.assign(slots.begin() + ptrdiff_t(slots_sent), slots.end());
     slots_sent = slots.size();
     replay->submit(std::move(job));

@@ -14,6 +14,7 @@
 #include "engine/index_file.h"
 #include "engine/index_location.h"
 #include "engine/index_temp_files.h"
+#include "engine/parallel_index_build.h"
 #include "engine/page_cache.h"
 #include "engine/program_image.h"
 #include "engine/step_codec.h"
@@ -25,6 +26,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
+Error complete_without_builder(Error e, std::atomic<bool>& cancel, std::thread& hasher) {
+  cancel = true;
+  if (hasher.joinable()) hasher.join();
+  return e;
+}
+
 // Builds the index. The whole-trace hash (SourceStamp::content_hash) is
 // computed on a second thread while the reader runs. On one CPU it is not
 // computed at all (0): it would cost a one-core build about 10 % (0.5 s
@@ -33,10 +40,10 @@ namespace {
 Result<std::unique_ptr<IndexFile>> build_index(const std::string& trace, const std::string& index_path,
                                                const SourceStamp& stamp, uint64_t path_hash, const OpenOptions& o,
                                                const std::function<Status()>& may_replace) {
-  auto reader = o.reader_factory ? o.reader_factory() : fmt::open_trace(trace, o.reader, o.format);
+  auto open_reader = [&] { return o.reader_factory ? o.reader_factory() : fmt::open_trace(trace, o.reader, o.format); };
+  auto reader = open_reader();
   if (!reader) return reader.error();
   auto t0 = std::chrono::steady_clock::now();
-  IndexBuilder builder(index_path, stamp, path_hash, o.keyframe_interval);
   std::atomic<bool> cancel{false};
   std::optional<Result<uint64_t>> content;
   std::thread hasher;
@@ -47,14 +54,31 @@ Result<std::unique_ptr<IndexFile>> build_index(const std::string& trace, const s
       // No thread: the index is built without the hash.
     }
   }
-  auto read = (*reader)->read(builder, o.progress);
-  if (!read) cancel = true;
-  if (hasher.joinable()) hasher.join();
-  if (!read) return read.error();
-  if (content && !*content) return content->error();
-  if (content) builder.set_source_content_hash(**content);
-  builder.end();
-  return builder.finish(t0, may_replace);
+  auto complete = [&](IndexBuilder& builder, const Status& read) -> Result<std::unique_ptr<IndexFile>> {
+    if (!read) cancel = true;
+    if (hasher.joinable()) hasher.join();
+    if (!read) return read.error();
+    if (content && !*content) return content->error();
+    if (content) builder.set_source_content_hash(**content);
+    builder.end();
+    return builder.finish(t0, may_replace);
+  };
+  // Parsed by several threads when the format can cut the trace into
+  // segments; anything that stops that (engine/parallel_index_build.h)
+  // builds it again in order.
+  if (const unsigned workers = parse_workers()) {
+    if (auto segmented = (*reader)->segments(uint64_t(o.keyframe_interval) * kSegmentChunks)) {
+      {
+        IndexBuilder builder(index_path, stamp, path_hash, o.keyframe_interval);
+        if (build_from_segments(*segmented, builder, workers, o.progress)) return complete(builder, {});
+      }
+      segmented.reset();
+      reader = open_reader();
+      if (!reader) return complete_without_builder(reader.error(), cancel, hasher);
+    }
+  }
+  IndexBuilder builder(index_path, stamp, path_hash, o.keyframe_interval);
+  return complete(builder, (*reader)->read(builder, o.progress));
 }
 
 // The index beside the trace, in the cache, or the explicit one; when the

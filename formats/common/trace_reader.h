@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/common/trace_segments.h"
 #include "formats/common/trace_sink.h"
 #include "state/error.h"
 
@@ -21,6 +22,9 @@ class TraceReader {
   // memory. Bad input ends the read with an Error naming the file and the
   // byte offset (or line); everything sent to the sink before is valid.
   virtual Status read(TraceSink& sink, const Progress& progress) = 0;
+  // The trace in segments of `segment_steps` steps (trace_segments.h), or
+  // null if the format cannot cut this trace. Used instead of read().
+  virtual std::unique_ptr<SegmentedRead> segments(uint64_t segment_steps) { return nullptr; }
 };
 
 struct ReaderOptions {

@@ -247,7 +247,7 @@ bool OpParser::parse_syscall(uint64_t off, EffectGroup& sys) {
   return true;
 }
 
-Status OpParser::run(const Progress& progress) {
+Status OpParser::run(const Progress& progress, bool to_the_end) {
   uint32_t frame_left = 0, frame_count = 0;
   uint64_t frame_off = 0;
   uint64_t last_chunks = w_.source().chunks();
@@ -354,6 +354,7 @@ Status OpParser::run(const Progress& progress) {
       steps_.note_op();
     }
   }
+  if (!to_the_end) return {};
   if (frame_left > 0) {
     fail(frame_off, "op count past the end of the stream: OP_FRAME declares " + std::to_string(frame_count) +
                         " ops, the stream ends after " + std::to_string(frame_count - frame_left));

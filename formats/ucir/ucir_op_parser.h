@@ -24,7 +24,9 @@ class OpParser {
   // true; otherwise consumes nothing and returns false.
   Result<bool> read_keyframe(EffectGroup& kf);
   // Parses every remaining op; calls steps.finish() at the clean end.
-  Status run(const Progress& progress);
+  // With `to_the_end` false the window holds a segment's ops, not the
+  // stream's end (ucir_segments.h): its end finishes nothing.
+  Status run(const Progress& progress, bool to_the_end = true);
 
   uint64_t frames() const { return frames_; }
   uint64_t extra_keyframes() const { return extra_keyframes_; }

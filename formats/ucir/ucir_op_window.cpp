@@ -6,10 +6,18 @@ namespace ttd::fmt::ucir {
 
 OpWindow::OpWindow(ChunkSource& src) : src_(src) {
   buf_.grow(2 * ChunkSource::kMaxBlock, 0);
+  data_ = buf_.data();
 }
+
+OpWindow::OpWindow(ChunkSource& src, const uint8_t* data, size_t size)
+    : src_(src), data_(data), borrowed_(true), end_(size), eof_(true) {}
 
 Status OpWindow::fill_slow(size_t n, bool& got) {
   got = false;
+  if (borrowed_) {
+    got = end_ - pos_ >= n;
+    return {};
+  }
   if (pos_ > 0) {
     std::memmove(buf_.data(), buf_.data() + pos_, end_ - pos_);
     base_ += pos_;
@@ -24,6 +32,7 @@ Status OpWindow::fill_slow(size_t n, bool& got) {
   while (end_ < n && !eof_) {
     if (buf_.size() - end_ < ChunkSource::kMaxBlock)
       buf_.grow(std::max(buf_.size() * 2, end_ + ChunkSource::kMaxBlock), end_);
+    data_ = buf_.data();
     auto r = src_.next(buf_.data() + end_);
     if (!r) return r.error();
     if (*r == 0) {

@@ -16,8 +16,12 @@ namespace ttd::fmt::ucir {
 class OpWindow {
  public:
   explicit OpWindow(ChunkSource& src);
+  // A window over `size` bytes already in memory (a segment's ops,
+  // ucir_segments.h): nothing is copied and the stream ends after them;
+  // `src` only names the file.
+  OpWindow(ChunkSource& src, const uint8_t* data, size_t size);
 
-  const uint8_t* cur() const { return buf_.data() + pos_; }
+  const uint8_t* cur() const { return data_ + pos_; }
   size_t avail() const { return end_ - pos_; }
   // Makes n bytes available at cur(). Sets `got` false (no error) when the
   // stream ends first; an Error for framing problems.
@@ -42,6 +46,8 @@ class OpWindow {
   };
   ChunkSource& src_;
   ByteBuffer buf_;
+  const uint8_t* data_ = nullptr;  // buf_.data(), or the bytes borrowed
+  bool borrowed_ = false;
   size_t pos_ = 0, end_ = 0;
   uint64_t base_ = 0;  // stream offset of buf_[0]
   std::vector<ChunkStart> chunks_;

@@ -62,7 +62,11 @@ Status UcirReader::read(TraceSink& sink, const Progress& progress) {
   const Uc1RegisterMap regs(desc_);
   StepAssembler steps(sink, desc_, kTid, kPid);
   OpParser parser(window, desc_, regs, steps);
+  if (Status s = read_head(sink, parser, steps, regs); !s) return s;
+  return parser.run(progress);
+}
 
+Status UcirReader::read_head(TraceSink& sink, OpParser& parser, StepAssembler& steps, const Uc1RegisterMap& regs) {
   // The keyframe comes first; parse it before begin() so TraceInfo can
   // name the traced program.
   EffectGroup kf;
@@ -115,7 +119,7 @@ Status UcirReader::read(TraceSink& sink, const Progress& progress) {
     (void)steps.emitter().emit(kf);  // an OP_EXIT in a keyframe means nothing
     for (uint16_t r : zeroed) steps.emitter().emit_reg_value(r, 0);
   }
-  return parser.run(progress);
+  return {};
 }
 
 }  // namespace ttd::fmt

@@ -25,6 +25,12 @@
 
 namespace ttd::fmt {
 
+namespace ucir {
+class OpParser;
+class StepAssembler;
+class Uc1RegisterMap;
+}  // namespace ucir
+
 class UcirReader final : public TraceReader {
  public:
   // Checks the header and the architecture; the op stream is read by read().
@@ -34,6 +40,14 @@ class UcirReader final : public TraceReader {
   static Result<std::unique_ptr<UcirReader>> open(const std::string& path, const ReaderOptions& opts = {});
 
   Status read(TraceSink& sink, const Progress& progress) override;
+  // Single-thread traces in segments (ucir_segments.h); null otherwise.
+  std::unique_ptr<SegmentedRead> segments(uint64_t segment_steps) override;
+  // What read() sends before the op stream's first step: begin(), thread
+  // 1, the keyframe. `parser` reads from the stream's start.
+  Status read_head(TraceSink& sink, ucir::OpParser& parser, ucir::StepAssembler& steps,
+                   const ucir::Uc1RegisterMap& regs);
+  const std::string& path() const { return path_; }
+  const ArchDesc& desc() const { return desc_; }
   const ucir::Header& header() const { return header_; }
   ArchId arch() const { return arch_; }
 

@@ -36,6 +36,7 @@ class StepAssembler {
   EffectGroup& pending() { return groups_[pending_]; }
   EffectEmitter& emitter() { return emitter_; }
   void set_pc(uint64_t pc) { pc_ = pc; }
+  uint64_t pc() const { return pc_; }  // of the next OP_STEP
   // The thread whose ops follow (OP_FRAME's pid field + 1).
   void set_thread(uint64_t tid) {
     if (tid != tid_) switch_thread(tid);

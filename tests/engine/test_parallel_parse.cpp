@@ -1,0 +1,192 @@
+// The parallel parse (engine/parallel_index_build.h): a UCIR trace cut
+// into segments, parsed and encoded by worker threads and taken back in
+// order, indexes byte for byte as the build in order does (the data
+// region: blobs, streams, keyframes, summaries), with and without the
+// replay thread, for chunk lengths that put syscalls, exits, frames and a
+// later keyframe on and around the cuts. A trace the segments do not cover
+// (a second thread) is refused, and Trace::open then builds it in order.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "engine/index_builder.h"
+#include "engine/index_layout.h"
+#include "engine/parallel_index_build.h"
+#include "engine/trace.h"
+#include "formats/ucir/ucir_reader.h"
+#include "formats/ucir/ucir_writer.h"
+#include "state/host_cpus.h"
+#include "tests/support/one_cpu_affinity.h"
+
+using namespace ttd;
+
+namespace {
+
+std::string temp(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("ttd-parparse-" + std::to_string(::getpid()) + "-" + name))
+      .string();
+}
+
+uint16_t R(const char* name) { return *arch_desc(ArchId::X86_64).find(name); }
+
+// Memory, registers, jumps, frames, syscalls, exit syscalls (the thread
+// ends and begins again), a later keyframe, effects after the last step;
+// with `second_thread` the last steps are another thread's.
+std::string write_trace(const std::string& path, uint32_t steps, bool second_thread = false) {
+  auto w = fmt::UcirWriter::create(path, ArchId::X86_64).value();
+  w->begin_keyframe();
+  w->reg_u64(R("rax"), 7);
+  w->reg_u64(R("rsp"), 0x7ff000);
+  w->mem_map(0x400000, 0x1000, 5, "exe");
+  w->mem_map(0x7f0000, 0x10000, 3, "stack");
+  w->jmp(0x400000, 16);
+  w->end_keyframe();
+  for (uint32_t i = 0; i < steps; ++i) {
+    if (i % 11 == 0) w->begin_frame();
+    if (i % 9 == 4) w->jmp(0x400000 + (i % 64) * 4, 16);
+    if (i % 3 == 0) w->mem_read(0x7f0000 + (i * 8) % 0x10000, 8);
+    if (i % 5 == 1) {
+      const uint8_t v[8] = {uint8_t(i), uint8_t(i >> 8), 1, 2, 3, 4, 5, 6};
+      w->mem_write(0x7f0000 + (i * 40) % 0x10000, v);
+    }
+    w->reg_u64(R("rax"), i);
+    if (i % 4 == 0) w->reg_u64(R("rcx"), i * 3);
+    w->step(i % 7 == 0 ? 2 : 4);
+    if (i % 13 == 6 && i > 20) {
+      const uint64_t args[] = {1, 0x7ff000, i};
+      w->begin_syscall(1, i, args);
+      w->mem_read(0x7ff000, 4);
+      w->reg_u64(R("rax"), i);
+      w->end_syscall();
+    }
+    if (i % 29 == 17) {
+      const uint64_t args[] = {0};
+      w->begin_syscall(60, 0, args);
+      w->exit();
+      w->end_syscall();
+    }
+    if (i % 31 == 30) {
+      w->mem_map(0x900000, 0x1000, 3, "anon");
+      w->mem_protect(0x900000, 0x1000, 1);
+      w->mem_unmap(0x900000, 0x1000);
+    }
+    if (i == steps / 2) {
+      w->begin_keyframe();
+      w->reg_u64(R("rax"), 1);
+      w->end_keyframe();
+    }
+    if (second_thread && i + 5 == steps) w->set_thread(2);
+  }
+  w->reg_u64(R("rdx"), 99);
+  REQUIRE(w->close());
+  return path;
+}
+
+std::string slurp(const std::string& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), {}};
+}
+
+// The data region [header end, directory) of the index at `path` (removed).
+std::string data_region(const std::string& path) {
+  std::string all = slurp(path);
+  std::remove(path.c_str());
+  REQUIRE(all.size() >= kIndexHeaderSize);
+  IndexHeader h;
+  std::memcpy(&h, all.data(), sizeof h);
+  REQUIRE(h.dir_offset <= all.size());
+  return all.substr(kIndexHeaderSize, h.dir_offset - kIndexHeaderSize);
+}
+
+std::string build_in_order(const std::string& trace, uint32_t k) {
+  const std::string path = temp("in-order.idx");
+  {
+    auto reader = fmt::UcirReader::open(trace).value();
+    IndexBuilder b(path, SourceStamp{1, 2, 3, 4}, 5, k);
+    REQUIRE(reader->read(b, {}).ok());
+    b.end();
+    REQUIRE(b.finish(std::chrono::steady_clock::now()).ok());
+  }
+  return data_region(path);
+}
+
+std::string build_in_segments(const std::string& trace, uint32_t k, unsigned workers) {
+  const std::string path = temp("segments.idx");
+  {
+    auto reader = fmt::UcirReader::open(trace).value();
+    auto segmented = reader->segments(uint64_t(k) * kSegmentChunks);
+    REQUIRE(segmented);
+    IndexBuilder b(path, SourceStamp{1, 2, 3, 4}, 5, k);
+    Status s = build_from_segments(*segmented, b, workers, {});
+    REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().to_string()));
+    b.end();
+    REQUIRE(b.finish(std::chrono::steady_clock::now()).ok());
+  }
+  return data_region(path);
+}
+
+}  // namespace
+
+TEST_CASE("parallel parse: a UCIR trace indexes as in order, for chunk lengths and worker counts") {
+  const std::string trace = write_trace(temp("busy.ucir"), 6000);
+  for (uint32_t k : {16u, 17u, 64u, 700u, 3072u}) {
+    CAPTURE(k);
+    const std::string in_order = build_in_order(trace, k);
+    for (unsigned workers : {1u, 2u, 3u}) {
+      CAPTURE(workers);
+      const std::string parallel = build_in_segments(trace, k, workers);
+      REQUIRE(parallel.size() == in_order.size());
+      CHECK(parallel == in_order);
+    }
+  }
+  std::remove(trace.c_str());
+}
+
+TEST_CASE("parallel parse: on one CPU (no replay thread) the chunks are taken alike") {
+  const std::string trace = write_trace(temp("busy1.ucir"), 3000);
+  const std::string in_order = build_in_order(trace, 16);
+  test::OneCpuAffinity pin;
+  REQUIRE(pin.pinned());
+  CHECK(build_in_segments(trace, 16, 2) == in_order);
+  std::remove(trace.c_str());
+}
+
+TEST_CASE("parallel parse: traces of no step, one step and a chunk's steps plus one") {
+  for (uint32_t n : {0u, 1u, 2u, 3u, 16u * kSegmentChunks + 1, 16u * kSegmentChunks + 2}) {
+    CAPTURE(n);
+    const std::string trace = write_trace(temp("short.ucir"), n);
+    CHECK(build_in_segments(trace, 16, 2) == build_in_order(trace, 16));
+    std::remove(trace.c_str());
+  }
+}
+
+TEST_CASE("parallel parse: a second thread stops it, and Trace::open builds in order instead") {
+  const std::string trace = write_trace(temp("threads.ucir"), 3000, true);
+  {
+    auto reader = fmt::UcirReader::open(trace).value();
+    auto segmented = reader->segments(16 * kSegmentChunks);
+    REQUIRE(segmented);
+    IndexBuilder b(temp("refused.idx"), SourceStamp{1, 2, 3, 4}, 5, 16);
+    CHECK_FALSE(build_from_segments(*segmented, b, 2, {}).ok());
+  }
+  const std::string in_order = build_in_order(trace, 16);
+  ::setenv("TTD_BUILD_PARSE_THREADS", "2", 1);
+  OpenOptions o;
+  o.index_path = temp("open.idx");
+  o.keyframe_interval = 16;
+  o.rebuild = true;
+  auto t = Trace::open(trace, o);
+  ::unsetenv("TTD_BUILD_PARSE_THREADS");
+  REQUIRE(t.ok());
+  t->reset();
+  // Trace::open stamps the real file: compare the data region only.
+  CHECK(data_region(o.index_path) == in_order);
+  std::remove(trace.c_str());
+}
