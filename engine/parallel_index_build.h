@@ -18,8 +18,8 @@ namespace ttd {
 constexpr uint32_t kSegmentChunks = 8;
 
 // Parse threads for an index build: TTD_BUILD_PARSE_THREADS if set (0:
-// no parallel parse), otherwise 2 when the process may use two CPUs or
-// more, else 0 (a one-core build is unchanged).
+// no parallel parse), otherwise 0 for now (parallel_index_build.cpp says
+// why): the parallel parse is opt-in.
 unsigned parse_workers();
 
 // Reads the trace into `builder` (head, then segments). An Error means the
