@@ -26,7 +26,7 @@ uint64_t symbol_address(const std::string& prog, const std::string& symbol) {
 
 }  // namespace
 
-TEST_CASE("signals: handlers, SA_SIGINFO, ucontext edits, siglongjmp, sigaltstack, masks, SA_RESETHAND, SIGFPE, SIGCHLD and tgkill print what they print natively") {
+TEST_CASE("signals: handlers, SA_SIGINFO, ucontext edits, siglongjmp, sigaltstack, masks, SA_RESETHAND, SIGFPE, SIGCHLD, tgkill, int3/brk, ud2/udf and interval timers print what they print natively") {
   int ran = 0;
   for (const char* variant : kVariants) {
     const std::string prog = test::program_path(variant, "signals");
@@ -35,7 +35,7 @@ TEST_CASE("signals: handlers, SA_SIGINFO, ucontext edits, siglongjmp, sigaltstac
     // AArch64's native output is the x86-64 glibc build's.
     const std::string native_prog = aarch64 ? test::program_path("x86_64-dyn", "signals") : prog;
     if (native_prog.empty()) continue;
-    for (const char* mode : {"raise", "mcontext", "longjmp", "altstack", "mask", "resethand", "fpe", "chld", "tgkill"}) {
+    for (const char* mode : {"raise", "mcontext", "longjmp", "altstack", "mask", "resethand", "fpe", "chld", "tgkill", "trap", "alarm"}) {
       if (aarch64 && std::string(mode) == "fpe") continue;  // AArch64 division by zero gives 0, no signal
       INFO(variant << " " << mode);
       const test::NativeRun native = test::run_native({native_prog, mode});

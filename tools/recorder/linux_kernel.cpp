@@ -105,6 +105,10 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
       r = a[1] != 8 ? -EINVAL : signals_.suspended_mask(threads_.current().number) ? -EINTR : -EFAULT;
       break;
     case Sys::RtSigtimedwait: r = sys_rt_sigtimedwait(a); break;
+    case Sys::Pause: r = -EINTR; break;  // blocks() parked it until a signal came
+    case Sys::Alarm: r = sys_alarm(a[0], steps); break;
+    case Sys::Setitimer: r = sys_setitimer(a[0], a[1], a[2], steps); break;
+    case Sys::Getitimer: r = sys_setitimer(a[0], 0, a[1], steps); break;
     case Sys::Brk: r = sys_brk(a[0]); break;
     case Sys::Mmap: r = sys_mmap(a, out); break;
     case Sys::Mremap: r = sys_mremap(a[0], a[1], a[2], a[3], a[4]); break;
@@ -198,6 +202,7 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
   // EPIPE if the signal is ignored.
   if (r == -EPIPE && (e.sys == Sys::Write || e.sys == Sys::Writev || e.sys == Sys::Pwrite64))
     signal_self(13 /*SIGPIPE*/, out);
+  now_ = steps;
   settle_signals(out);
   out.unsupported = unsupported_now_;
   // This call may have filled, drained or closed a pipe another thread waits on.

@@ -152,8 +152,15 @@ class LinuxKernel {
   // A thread is about to run at `pc`: what a syscall's end would deliver
   // (effects() holds only the frame's writes); `out` says if a fatal
   // signal ended the process instead.
-  std::optional<uint64_t> deliver_on_schedule(uint64_t pc, SyscallOutcome& out);
+  std::optional<uint64_t> deliver_on_schedule(uint64_t pc, uint64_t steps, SyscallOutcome& out);
   bool frame_failed() const { return frame_failed_; }
+  // Interval timers (alarm, setitimer) count steps, the virtual clock's
+  // nanoseconds: the step at which the next one expires (~0: none armed).
+  uint64_t timer_due() const { return timer_due_; }
+  // Raises the signals of the timers due at `steps`; with `skip_ahead`
+  // (every thread waits, and sleeping takes no steps) the earliest armed
+  // one fires now. True if one fired.
+  bool fire_timers(uint64_t steps, bool skip_ahead);
   GuestSignals& signals() { return signals_; }
 
   static constexpr uint64_t kPid = 4242;  // also the main thread's tid; thread n has tid 4241 + n
@@ -246,6 +253,12 @@ class LinuxKernel {
   int64_t sys_rt_sigpending(uint64_t set, uint64_t setsize);
   bool sigsuspend_blocks(const uint64_t a[6]);
   bool sigtimedwait_blocks(const uint64_t a[6]);
+  bool pause_blocks();
+  // linux_kernel_timers.cpp: ITIMER_REAL, _VIRTUAL, _PROF (SIGALRM,
+  // SIGVTALRM, SIGPROF), all on the step clock.
+  int64_t sys_alarm(uint64_t seconds, uint64_t steps);
+  int64_t sys_setitimer(uint64_t which, uint64_t value, uint64_t old, uint64_t steps);
+  void update_timer_due();
   int64_t sys_rt_sigtimedwait(const uint64_t a[6]);
   std::optional<uint64_t> sys_rt_sigreturn(SyscallOutcome& out);
   FrameMemory frame_memory();
@@ -341,6 +354,12 @@ class LinuxKernel {
   uint64_t last_number_ = 0, last_args_[6] = {};
   FaultTrap fault_trap_;          // for the frame of the fault being delivered
   bool frame_failed_ = false;
+  struct IntervalTimer {
+    uint64_t expiry = 0, interval = 0;  // steps; expiry 0: disarmed
+  };
+  IntervalTimer timers_[3];
+  uint64_t timer_due_ = ~uint64_t(0);
+  uint64_t now_ = 0;                // steps at the last call
   std::map<uint64_t, std::vector<uint8_t>> sigactions_;  // raw struct sigaction per signal
   uint64_t random_state_ = 0x9e3779b97f4a7c15ull;
   std::vector<KernelEffect> effects_;

@@ -60,6 +60,7 @@ bool LinuxKernel::blocks(uint64_t number, const uint64_t a[6], uint64_t steps) {
   if (signals_.interrupted(threads_.current().number) && sys != Sys::RtSigtimedwait) return false;
   switch (sys) {
     case Sys::RtSigsuspend: return sigsuspend_blocks(a);
+    case Sys::Pause: return pause_blocks();
     case Sys::RtSigtimedwait: return sigtimedwait_blocks(a);
     case Sys::Futex: return futex_blocks(a);
     case Sys::Poll:

@@ -193,6 +193,13 @@ bool LinuxKernel::sigtimedwait_blocks(const uint64_t a[6]) {
   return true;
 }
 
+bool LinuxKernel::pause_blocks() {
+  const uint32_t me = threads_.current().number;
+  if (signals_.interrupted(me) || signals_.deliverable(me)) return false;
+  threads_.wait(0, 0, false);  // only a signal ends it (interrupt_parked)
+  return true;
+}
+
 int64_t LinuxKernel::sys_rt_sigtimedwait(const uint64_t a[6]) {
   GuestThread& t = threads_.current();
   if (a[3] != 8) return -EINVAL;
@@ -256,6 +263,7 @@ void LinuxKernel::interrupted_call(Sys sys, SyscallOutcome& out) {
 void LinuxKernel::settle_signals(SyscallOutcome& out) {
   if (out.exited || out.thread_exited) return;
   if (!children_.empty()) send_sigchld();
+  if (now_ >= timer_due_) fire_timers(now_, false);
   if (!signals_.any_pending()) return;
   const uint32_t me = threads_.current().number;
   // Ignored signals are dropped; one whose default action kills ends the
@@ -407,8 +415,9 @@ std::optional<uint64_t> LinuxKernel::deliver_fault(const SigInfo& info, uint64_t
   return deliver_signals(pc);
 }
 
-std::optional<uint64_t> LinuxKernel::deliver_on_schedule(uint64_t pc, SyscallOutcome& out) {
+std::optional<uint64_t> LinuxKernel::deliver_on_schedule(uint64_t pc, uint64_t steps, SyscallOutcome& out) {
   effects_.clear();
+  now_ = steps;
   frame_failed_ = false;
   settle_signals(out);
   if (out.exited || !out.deliver_signal) return std::nullopt;

@@ -107,6 +107,8 @@ std::optional<uint64_t> RecordingSession::switch_threads() {
   // Another process (a fork's child) may still make a waited-for pipe
   // ready: wait for it on the host rather than call it a deadlock.
   while (!next && kernel_.wait_for_host_io()) next = threads.pick_next();
+  // Only a timer can still end the wait: it expires now (virtual time).
+  if (!next && kernel_.fire_timers(res_.steps, true)) next = threads.pick_next();
   if (!next) {
     res_.deadlock = "every thread is blocked: " + threads.describe_blocked();
     return std::nullopt;
@@ -183,6 +185,7 @@ void RecordingSession::on_block(uc_engine*, uint64_t addr, uint32_t size, void* 
   auto* s = static_cast<RecordingSession*>(p);
   if (s->stopped_) return;
   if (s->pending_) s->finish_instruction();
+  if (s->res_.steps >= s->kernel_.timer_due() && s->timer_interrupt(addr)) return;
   s->emit_.block(addr, size);
 }
 

@@ -137,7 +137,7 @@ std::optional<uint64_t> RecordingSession::deliver_on_schedule(uint64_t pc) {
   // which delivers at its end.
   if (kernel_.signals().interrupted(threads.current().number)) return pc;
   SyscallOutcome out;
-  auto handler = kernel_.deliver_on_schedule(pc, out);
+  auto handler = kernel_.deliver_on_schedule(pc, res_.steps, out);
   if (out.exited || kernel_.frame_failed()) {
     res_.exited = true;
     res_.signal = out.exited ? out.signal : 11;
@@ -147,6 +147,18 @@ std::optional<uint64_t> RecordingSession::deliver_on_schedule(uint64_t pc) {
   if (!handler) return pc;
   emit_delivery();
   return handler;
+}
+
+bool RecordingSession::timer_interrupt(uint64_t pc) {
+  kernel_.fire_timers(res_.steps, false);
+  const auto handler = deliver_on_schedule(pc);
+  if (!handler) {  // a fatal signal: the run ends here
+    stop();
+    return true;
+  }
+  if (*handler == pc) return false;  // blocked, or ignored: the block runs
+  redirect(*handler);
+  return true;
 }
 
 }  // namespace ttd::rec

@@ -26,7 +26,7 @@ const SyscallTable& syscall_table_aarch64() {
       {94, {S::ExitGroup, "exit_group"}}, {95, {S::Waitid, "waitid"}},
       {96, {S::SetTidAddress, "set_tid_address"}}, {98, {S::Futex, "futex"}},
       {99, {S::SetRobustList, "set_robust_list"}}, {101, {S::Nanosleep, "nanosleep"}},
-      {103, {U, "setitimer"}},          {113, {S::ClockGettime, "clock_gettime"}},
+      {103, {S::Setitimer, "setitimer"}}, {102, {S::Getitimer, "getitimer"}},          {113, {S::ClockGettime, "clock_gettime"}},
       {114, {S::ClockGetres, "clock_getres"}}, {115, {S::ClockNanosleep, "clock_nanosleep"}},
       {122, {U, "sched_setaffinity"}},  {123, {S::SchedGetaffinity, "sched_getaffinity"}},
       {124, {S::SchedYield, "sched_yield"}}, {129, {S::Kill, "kill"}},

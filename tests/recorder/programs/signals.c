@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -291,6 +292,75 @@ static int mode_chld(void) {
   return 0;
 }
 
+// int3 / brk: SIGTRAP; ud2 / udf: SIGILL. x86-64 reports int3 after the
+// instruction, the others at it: the handler moves the pc past them.
+static volatile int trap_sig, trap_code, trap_at_insn;
+static void step_over(int sig, siginfo_t* si, void* ctx) {
+  ucontext_t* uc = ctx;
+  trap_sig = sig;
+  trap_code = si->si_code;
+#if defined(__x86_64__)
+  const unsigned char* ip = (const unsigned char*)uc->uc_mcontext.gregs[REG_RIP];
+  trap_at_insn = ip[0] == 0x0f && ip[1] == 0x0b;  // at the ud2
+  if (trap_at_insn) uc->uc_mcontext.gregs[REG_RIP] += 2;
+  else trap_at_insn = ip[-1] == 0xcc;  // after the int3
+#else
+  trap_at_insn = (uintptr_t)si->si_addr == uc->uc_mcontext.pc;
+  uc->uc_mcontext.pc += 4;
+#endif
+}
+
+static int mode_trap(void) {
+  install_info(SIGTRAP, step_over, 0);
+  install_info(SIGILL, step_over, 0);
+#if defined(__x86_64__)
+  __asm__ volatile("int3");
+#else
+  __asm__ volatile("brk #0");
+#endif
+  printf("breakpoint: signal %d, reported where Linux does %d\n", trap_sig, trap_at_insn);
+#if defined(__x86_64__)
+  __asm__ volatile("ud2");
+#else
+  __asm__ volatile("udf #0");
+#endif
+  printf("undefined instruction: signal %d, at it %d\n", trap_sig, trap_at_insn);
+  return 0;
+}
+
+// Timers: on the recorder's virtual clock (a step a nanosecond) the spin
+// loops below take a few million steps; a thread that waits (pause) lets
+// the timer fire at once.
+static void tick(int sig) {
+  if (++count == 4) {
+    struct itimerval off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_REAL, &off, NULL);
+  }
+}
+
+static int mode_alarm(void) {
+  install(SIGALRM, plain, 0);
+  struct itimerval it = {{0, 0}, {0, 200}};  // 200 us
+  setitimer(ITIMER_REAL, &it, NULL);
+  while (count == 0) {
+  }
+  printf("setitimer: fired %d, signal %d\n", (int)count, (int)last_sig);
+  install(SIGALRM, tick, 0);
+  it = (struct itimerval){{0, 100}, {0, 100}};  // every 100 us, until the fourth tick stops it
+  setitimer(ITIMER_REAL, &it, NULL);
+  while (count < 4) {
+  }
+  printf("interval timer: fired %d\n", (int)count);
+  alarm(5);
+  printf("alarm: %u left of 5\n", alarm(0));
+  install(SIGALRM, plain, 0);
+  it = (struct itimerval){{0, 0}, {0, 20000}};  // 20 ms
+  setitimer(ITIMER_REAL, &it, NULL);
+  int r = pause();
+  printf("pause: %d %s, fired %d\n", r, errno == EINTR ? "EINTR" : "?", (int)count);
+  return 0;
+}
+
 static volatile pid_t handler_tid, worker_tid;
 static volatile int worker_ready;
 static int pipe_fds[2];
@@ -344,6 +414,8 @@ int main(int argc, char** argv) {
   if (!strcmp(m, "fpe")) return mode_fpe();
   if (!strcmp(m, "chld")) return mode_chld();
   if (!strcmp(m, "tgkill")) return mode_tgkill();
-  fprintf(stderr, "usage: signals raise|mcontext|longjmp|altstack|mask|resethand|fpe|chld|tgkill\n");
+  if (!strcmp(m, "trap")) return mode_trap();
+  if (!strcmp(m, "alarm")) return mode_alarm();
+  fprintf(stderr, "usage: signals raise|mcontext|longjmp|altstack|mask|resethand|fpe|chld|tgkill|trap|alarm\n");
   return 2;
 }
