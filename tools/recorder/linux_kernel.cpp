@@ -99,7 +99,10 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::Kill: r = sys_kill(int64_t(int32_t(a[0])), a[1], out); break;
     case Sys::Tkill: r = signal_thread(a[0], a[1]); break;
     case Sys::Tgkill: r = a[0] == pid_ ? signal_thread(a[1], a[2]) : -ESRCH; break;
-    case Sys::RtSigreturn: out.resume_at = sys_rt_sigreturn(out); break;
+    case Sys::RtSigreturn:
+      // The result register is the frame's, as Linux returns it.
+      if ((out.resume_at = sys_rt_sigreturn(out))) uc_reg_read(uc_, arch_.syscall_abi().ret, &r);
+      break;
     case Sys::RtSigpending: r = sys_rt_sigpending(a[0], a[1]); break;
     case Sys::RtSigsuspend:
       r = a[1] != 8 ? -EINVAL : signals_.suspended_mask(threads_.current().number) ? -EINTR : -EFAULT;

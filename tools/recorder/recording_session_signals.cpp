@@ -135,7 +135,9 @@ std::optional<uint64_t> RecordingSession::deliver_on_schedule(uint64_t pc) {
   GuestThreads& threads = kernel_.threads();
   // A thread a signal woke from a wait first finishes its call (EINTR),
   // which delivers at its end.
-  if (kernel_.signals().interrupted(threads.current().number)) return pc;
+  // So does one a futex wake or a PI hand-over made runnable: its call
+  // has a result to return first.
+  if (kernel_.signals().interrupted(threads.current().number) || threads.current().wake_result) return pc;
   SyscallOutcome out;
   auto handler = kernel_.deliver_on_schedule(pc, res_.steps, out);
   if (out.exited || kernel_.frame_failed()) {
