@@ -15,12 +15,7 @@ namespace {
 // ProcessConfig::epoch_seconds.
 constexpr uint64_t kNanos = 1000000000;
 
-constexpr int kSigDfl = 0, kSigIgn = 1;
 constexpr int kAtFdcwd = GuestFdTable::kAtFdcwd;
-
-bool default_ignored(uint64_t sig) {
-  return sig == 17 /*SIGCHLD*/ || sig == 23 /*SIGURG*/ || sig == 28 /*SIGWINCH*/ || sig == 18 /*SIGCONT*/;
-}
 
 }  // namespace
 
@@ -38,9 +33,14 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
   SyscallEntry e = arch_.syscalls().lookup(number);
   SyscallOutcome out;
   out.name = e.name;
+  last_number_ = number;
+  std::copy(a, a + 6, last_args_);
   auto fd = [&](int i) { return int(int32_t(a[i])); };
   int64_t& r = out.ret;
-  switch (e.sys) {
+  // A signal woke this thread from a wait (linux_kernel_signals.cpp).
+  const bool interrupted = signals_.interrupted(threads_.current().number) && e.sys != Sys::RtSigtimedwait;
+  if (interrupted) interrupted_call(e.sys, out);
+  else switch (e.sys) {
     case Sys::Read: r = sys_read(fd(0), a[1], a[2]); break;
     case Sys::Write: r = sys_write(fd(0), a[1], a[2]); break;
     case Sys::Readv: r = sys_iov(false, fd(0), a[1], a[2]); break;
@@ -157,10 +157,23 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
       out.exited = true;
       out.exit_code = int(a[0] & 0xff);
       break;
-    // A signal to any of our threads acts on the process (default actions only).
+    // Signals (linux_kernel_signals.cpp).
     case Sys::Kill: r = sys_kill(int64_t(int32_t(a[0])), a[1], out); break;
-    case Sys::Tkill: r = threads_.by_tid(a[0]) ? signal_self(a[1], out) : -ESRCH; break;
-    case Sys::Tgkill: r = (a[0] == pid_ && threads_.by_tid(a[1])) ? signal_self(a[2], out) : -ESRCH; break;
+    case Sys::Tkill: r = signal_thread(a[0], a[1]); break;
+    case Sys::Tgkill: r = a[0] == pid_ ? signal_thread(a[1], a[2]) : -ESRCH; break;
+    case Sys::RtSigreturn:
+      // The result register is the frame's, as Linux returns it.
+      if ((out.resume_at = sys_rt_sigreturn(out))) uc_reg_read(uc_, arch_.syscall_abi().ret, &r);
+      break;
+    case Sys::RtSigpending: r = sys_rt_sigpending(a[0], a[1]); break;
+    case Sys::RtSigsuspend:
+      r = a[1] != 8 ? -EINVAL : signals_.suspended_mask(threads_.current().number) ? -EINTR : -EFAULT;
+      break;
+    case Sys::RtSigtimedwait: r = sys_rt_sigtimedwait(a); break;
+    case Sys::Pause: r = -EINTR; break;  // blocks() parked it until a signal came
+    case Sys::Alarm: r = sys_alarm(a[0], steps); break;
+    case Sys::Setitimer: r = sys_setitimer(a[0], a[1], a[2], steps); break;
+    case Sys::Getitimer: r = sys_setitimer(a[0], 0, a[1], steps); break;
     case Sys::Brk: r = sys_brk(a[0]); break;
     case Sys::Mmap: r = sys_mmap(a, out); break;
     case Sys::Mremap: r = sys_mremap(a[0], a[1], a[2], a[3], a[4]); break;
@@ -241,11 +254,7 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::Getegid: r = getegid(); break;
     case Sys::RtSigaction: r = sys_rt_sigaction(a[0], a[1], a[2], a[3]); break;
     case Sys::RtSigprocmask: r = sys_rt_sigprocmask(a[0], a[1], a[2], a[3]); break;
-    case Sys::Sigaltstack:
-      // No alternate stack: report SS_DISABLE, accept a new one silently
-      // (signals are never delivered to handlers here).
-      r = a[1] && !put_u64s(a[1], {0, 2, 0}) ? -EFAULT : 0;
-      break;
+    case Sys::Sigaltstack: r = sys_sigaltstack(a[0], a[1]); break;
     case Sys::Fstat: r = sys_fstat(fd(0), a[1], steps); break;
     case Sys::Newfstatat: r = sys_newfstatat(fd(0), a[1], a[2], a[3], steps); break;
     case Sys::Unsupported:
@@ -258,6 +267,8 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
   // EPIPE if the signal is ignored.
   if (r == -EPIPE && (e.sys == Sys::Write || e.sys == Sys::Writev || e.sys == Sys::Pwrite64))
     signal_self(13 /*SIGPIPE*/, out);
+  now_ = steps;
+  settle_signals(out);
   out.unsupported = unsupported_now_;
   // This call may have filled, drained or closed a pipe another thread waits on.
   wake_io_waiters();
@@ -401,52 +412,6 @@ int64_t LinuxKernel::sys_prlimit(uint64_t resource, uint64_t new_limit, uint64_t
   if (resource == 7) cur = 1024, max = 4096;           // RLIMIT_NOFILE
   if (old_limit && !put_u64s(old_limit, {cur, max})) return -EFAULT;
   return 0;  // new limits are accepted and not enforced
-}
-
-int64_t LinuxKernel::sys_rt_sigaction(uint64_t sig, uint64_t act, uint64_t oact, uint64_t setsize) {
-  if (sig == 0 || sig > 64 || setsize != 8) return -EINVAL;
-  // struct sigaction as the kernel sees it: handler, flags, restorer, mask.
-  constexpr size_t kSize = 32;
-  std::vector<uint8_t> old = sigactions_.count(sig) ? sigactions_[sig] : std::vector<uint8_t>(kSize, 0);
-  if (act) {
-    std::vector<uint8_t> now(kSize);
-    if (!copy_from_user(act, now)) return -EFAULT;
-    if (sig == 9 || sig == 19) return -EINVAL;  // SIGKILL, SIGSTOP
-    sigactions_[sig] = now;
-  }
-  if (oact && !copy_to_user(oact, old)) return -EFAULT;
-  return 0;
-}
-
-int64_t LinuxKernel::sys_rt_sigprocmask(uint64_t how, uint64_t set, uint64_t oset, uint64_t setsize) {
-  if (setsize != 8) return -EINVAL;
-  uint64_t old = sigmask_;
-  if (set) {
-    uint8_t b[8];
-    if (!copy_from_user(set, b)) return -EFAULT;
-    uint64_t m;
-    std::memcpy(&m, b, 8);
-    if (how == 0) sigmask_ |= m;
-    else if (how == 1) sigmask_ &= ~m;
-    else if (how == 2) sigmask_ = m;
-    else return -EINVAL;
-  }
-  if (oset && !put_u64s(oset, {old})) return -EFAULT;
-  return 0;
-}
-
-int64_t LinuxKernel::signal_self(uint64_t sig, SyscallOutcome& out) {
-  if (sig == 0) return 0;
-  if (sig > 64) return -EINVAL;
-  uint64_t handler = kSigDfl;
-  if (auto it = sigactions_.find(sig); it != sigactions_.end()) std::memcpy(&handler, it->second.data(), 8);
-  if (handler == kSigIgn || (handler == kSigDfl && default_ignored(sig))) return 0;
-  if (handler != kSigDfl) note_unsupported(current_, "signal to a handler (handlers are not run)");
-  // Default action (or a handler we cannot run): the process dies of it.
-  out.exited = true;
-  out.signal = int(sig);
-  out.exit_code = 128 + int(sig);
-  return 0;
 }
 
 int64_t LinuxKernel::sys_arch_prctl(uint64_t code, uint64_t addr) {

@@ -7,6 +7,7 @@
 // deterministic so that recording the same program twice gives the same
 // trace.
 #pragma once
+#include <poll.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -14,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,6 +26,7 @@
 #include "tools/recorder/guest_fd_table.h"
 #include "tools/recorder/guest_memory.h"
 #include "tools/recorder/guest_proc_files.h"
+#include "tools/recorder/guest_signals.h"
 #include "tools/recorder/guest_threads.h"
 
 namespace ttd::rec {
@@ -86,6 +89,13 @@ struct NewProcessChild {
   std::optional<uint64_t> tls;
 };
 
+// What Linux reports of a CPU fault in an x86-64 sigcontext.
+struct FaultTrap {
+  uint64_t trapno = 0, err = 0, cr2 = 0;
+};
+
+struct FrameMemory;
+
 struct SyscallOutcome {
   int64_t ret = 0;
   bool exited = false;        // the process is gone (exit, exit_group, fatal signal)
@@ -96,6 +106,12 @@ struct SyscallOutcome {
   int exit_code = 0;
   int signal = 0;             // fatal signal, when killed
   bool unsupported = false;   // answered -ENOSYS because we cannot emulate it
+  // The calling thread has a signal to handle: once the result is in the
+  // registers, deliver_signals() builds the handler's frame.
+  bool deliver_signal = false;
+  // rt_sigreturn: the registers are the frame's; go on at this pc (the
+  // result register is not written).
+  std::optional<uint64_t> resume_at;
   std::string_view name;
 };
 
@@ -157,6 +173,32 @@ class LinuxKernel {
   // next image's kernel before its first step.
   std::unique_ptr<ExecCarry> hand_over_for_exec();
   void inherit(std::unique_ptr<ExecCarry> carry);
+  // linux_kernel_signals.cpp: delivery (docs/recording.md, "Signals").
+  // The current thread's deliverable signals with handlers get their
+  // frames, nested as Linux nests them; the writes join effects() and the
+  // registers are the handler's. The pc to go on at, or nullopt (none, or
+  // frame_failed(): the stack could not take the frame, Linux's SIGSEGV).
+  std::optional<uint64_t> deliver_signals(uint64_t resume_pc);
+  // A CPU fault at `pc` (the pc Linux reports): the handler's pc with its
+  // frame built (effects() holds only its writes), or nullopt when the
+  // default action applies (no handler, or the signal is blocked).
+  std::optional<uint64_t> deliver_fault(const SigInfo& info, uint64_t pc, const FaultTrap& trap);
+  // Whether a fault raising `sig` would run a handler (one is installed
+  // and the current thread does not block the signal).
+  bool fault_handled(int sig);
+  // A thread is about to run at `pc`: what a syscall's end would deliver
+  // (effects() holds only the frame's writes); `out` says if a fatal
+  // signal ended the process instead.
+  std::optional<uint64_t> deliver_on_schedule(uint64_t pc, uint64_t steps, SyscallOutcome& out);
+  bool frame_failed() const { return frame_failed_; }
+  // Interval timers (alarm, setitimer) count steps, the virtual clock's
+  // nanoseconds: the step at which the next one expires (~0: none armed).
+  uint64_t timer_due() const { return timer_due_; }
+  // Raises the signals of the timers due at `steps`; with `skip_ahead`
+  // (every thread waits, and sleeping takes no steps) the earliest armed
+  // one fires now. True if one fired.
+  bool fire_timers(uint64_t steps, bool skip_ahead);
+  GuestSignals& signals() { return signals_; }
 
   static constexpr uint64_t kPid = 4242;  // also the main thread's tid; thread n has tid 4241 + n
 
@@ -238,7 +280,38 @@ class LinuxKernel {
   int64_t sys_rt_sigaction(uint64_t sig, uint64_t act, uint64_t oact, uint64_t setsize);
   int64_t sys_rt_sigprocmask(uint64_t how, uint64_t set, uint64_t oset, uint64_t setsize);
   int64_t sys_arch_prctl(uint64_t code, uint64_t addr);
-  int64_t signal_self(uint64_t sig, SyscallOutcome& out);
+  // linux_kernel_signals.cpp.
+  int64_t signal_self(uint64_t sig, SyscallOutcome& out);  // process-directed, from the process itself
+  int64_t signal_thread(uint64_t tid, uint64_t sig);        // tkill, tgkill
+  SigAction action(int sig) const;
+  bool ignored(int sig) const;
+  void map_sigreturn_page();
+  int64_t sys_sigaltstack(uint64_t ss, uint64_t old_ss);
+  int64_t sys_rt_sigpending(uint64_t set, uint64_t setsize);
+  bool sigsuspend_blocks(const uint64_t a[6]);
+  bool sigtimedwait_blocks(const uint64_t a[6]);
+  bool pause_blocks();
+  // linux_kernel_timers.cpp: ITIMER_REAL, _VIRTUAL, _PROF (SIGALRM,
+  // SIGVTALRM, SIGPROF), all on the step clock.
+  int64_t sys_alarm(uint64_t seconds, uint64_t steps);
+  int64_t sys_setitimer(uint64_t which, uint64_t value, uint64_t old, uint64_t steps);
+  void update_timer_due();
+  int64_t sys_rt_sigtimedwait(const uint64_t a[6]);
+  std::optional<uint64_t> sys_rt_sigreturn(SyscallOutcome& out);
+  FrameMemory frame_memory();
+  // The current thread was parked and a signal woke it: the call's answer.
+  void interrupted_call(Sys sys, SyscallOutcome& out);
+  // After each call: drops ignored signals, ends the process for a fatal
+  // one, asks for delivery, wakes a parked thread that must take one.
+  void settle_signals(SyscallOutcome& out);
+  void interrupt_parked();
+  // SIGCHLD to a handler: the children that exited (their pidfds are
+  // readable) and were not announced yet each raise one, and wake a
+  // parked thread that takes it; add_sigchld_watches() gives the pidfds
+  // to wait for when every thread waits.
+  bool sigchld_wanted() const;
+  void send_sigchld();
+  void add_sigchld_watches(std::vector<struct pollfd>& p) const;
   // linux_kernel_poll.cpp: poll, ppoll, select, pselect6.
   struct PollRequest;
   int64_t poll_request(Sys sys, const uint64_t a[6], PollRequest& req);
@@ -326,7 +399,18 @@ class LinuxKernel {
   uint32_t umask_ = 022;
   std::string comm_ = "prog";     // prctl(PR_SET_NAME)
   uint64_t current_ = 0;         // number of the syscall being answered
-  uint64_t sigmask_ = 0;
+  GuestSignals signals_;          // masks, pending signals, alternate stacks
+  uint64_t sigreturn_page_ = 0;   // AArch64: the rt_sigreturn trampoline (no vDSO), once mapped
+  bool restart_call_ = false;     // the interrupted call restarts after the handler (SA_RESTART)
+  uint64_t last_number_ = 0, last_args_[6] = {};
+  FaultTrap fault_trap_;          // for the frame of the fault being delivered
+  bool frame_failed_ = false;
+  struct IntervalTimer {
+    uint64_t expiry = 0, interval = 0;  // steps; expiry 0: disarmed
+  };
+  IntervalTimer timers_[3];
+  uint64_t timer_due_ = ~uint64_t(0);
+  uint64_t now_ = 0;                // steps at the last call
   std::map<uint64_t, std::vector<uint8_t>> sigactions_;  // raw struct sigaction per signal
   uint64_t random_state_ = 0x9e3779b97f4a7c15ull;
   std::vector<KernelEffect> effects_;
@@ -341,6 +425,7 @@ class LinuxKernel {
   bool unrecorded_child_ = false;   // this is a fork's child
   int vfork_gate_ = -1;
   std::optional<ExecTarget> exec_;  // set by a successful exec_recorded
+  std::set<pid_t> chld_sent_;        // children whose exit raised SIGCHLD already
   std::map<pid_t, int> children_;   // children not yet reaped -> a pidfd of each (host fds)             // in a vfork child: the write end its parent waits on
 };
 

@@ -51,7 +51,7 @@ std::unique_ptr<ExecCarry> LinuxKernel::hand_over_for_exec() {
   fds_.close_on_exec();
   c->fds.swap(fds_);
   c->umask = umask_;
-  c->sigmask = sigmask_;
+  c->sigmask = signals_.mask(threads_.current().number);  // the calling thread's, as Linux keeps it
   // Handlers go back to SIG_DFL (their code is gone); SIG_IGN stays.
   for (const auto& [sig, act] : sigactions_) {
     uint64_t handler = 0;
@@ -79,7 +79,7 @@ void LinuxKernel::inherit(std::unique_ptr<ExecCarry> c) {
   if (!c) return;
   fds_.swap(c->fds);
   umask_ = c->umask;
-  sigmask_ = c->sigmask;
+  signals_.mask(threads_.current().number) = c->sigmask;
   sigactions_ = std::move(c->ignored_actions);
   pid_ = c->pid;
   if (pid_ != kPid) threads_.keep_only_current(pid_);

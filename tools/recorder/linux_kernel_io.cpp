@@ -56,7 +56,12 @@ ssize_t pipe_transfer(bool write, int host, void* data, size_t len) {
 bool LinuxKernel::blocks(uint64_t number, const uint64_t a[6], uint64_t steps) {
   effects_.clear();
   const Sys sys = arch_.syscalls().lookup(number).sys;
+  // Woken by a signal: the call answers EINTR (linux_kernel_signals.cpp).
+  if (signals_.interrupted(threads_.current().number) && sys != Sys::RtSigtimedwait) return false;
   switch (sys) {
+    case Sys::RtSigsuspend: return sigsuspend_blocks(a);
+    case Sys::Pause: return pause_blocks();
+    case Sys::RtSigtimedwait: return sigtimedwait_blocks(a);
     case Sys::Futex: return futex_blocks(a);
     case Sys::Poll:
     case Sys::Ppoll:

@@ -91,6 +91,7 @@ int64_t LinuxKernel::sys_new_process(uint64_t flags, uint64_t stack, uint64_t pa
     children_.clear();
     pid_ = uint64_t(::getpid());
     threads_.keep_only_current(pid_);
+    signals_.keep_only(threads_.current().number);
     if (flags & kCloneChildSettid) put_u32s(child_tid, {uint32_t(pid_)});
     if ((flags & kCloneParentSettid) && (flags & kCloneVm)) put_u32s(parent_tid, {uint32_t(pid_)});
     threads_.current().clear_child_tid = (flags & kCloneChildCleartid) ? child_tid : 0;
@@ -167,7 +168,7 @@ int64_t LinuxKernel::sys_execve(int dirfd, uint64_t path, uint64_t argv, uint64_
   x.fds = fds_.inherited_by_exec();
   x.cwd = fds_.host_dir(GuestFdTable::kAtFdcwd);
   x.umask = umask_;
-  x.sigmask = sigmask_;
+  x.sigmask = signals_.mask(threads_.current().number);
   for (const auto& [sig, act] : sigactions_) {
     uint64_t handler = 0;
     std::memcpy(&handler, act.data(), 8);
@@ -213,6 +214,7 @@ void LinuxKernel::forget_child(pid_t pid) {
     ::close(it->second);
     children_.erase(it);
   }
+  chld_sent_.erase(pid);
 }
 
 bool LinuxKernel::wait_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
@@ -283,10 +285,13 @@ bool LinuxKernel::wait_for_host_io() {
   if (!has_children_) return false;
   std::vector<pollfd> p;
   for (const IoWatch& w : threads_.host_watches()) p.push_back(pollfd{w.host_fd, w.events, 0});
+  const size_t io = p.size();
+  add_sigchld_watches(p);  // a child's exit that sends a handled SIGCHLD (linux_kernel_signals.cpp)
   if (p.empty()) return false;
   while (::poll(p.data(), p.size(), -1) < 0 && errno == EINTR) {
   }
   wake_io_waiters();
+  if (p.size() > io) send_sigchld();
   return true;
 }
 

@@ -68,9 +68,19 @@ SessionResult RecordingSession::run(uint64_t entry) {
     stopped_ = switch_requested_ = false;
     uc_err err = uc_emu_start(uc_, pc, ~0ull, 0, 0);
     if (err != UC_ERR_OK && !stopped_) {
+      if (auto handler = fault_handler(err)) {
+        pc = *handler;
+        continue;
+      }
       fault(err);
       break;
     }
+    if (redirect_pc_ && !switch_requested_) {  // a signal handler, or back from one
+      pc = *redirect_pc_;
+      redirect_pc_.reset();
+      continue;
+    }
+    redirect_pc_.reset();
     if (!switch_requested_) {
       if (pending_) finish_instruction();
       break;
@@ -97,12 +107,14 @@ std::optional<uint64_t> RecordingSession::switch_threads() {
   // Another process (a fork's child) may still make a waited-for pipe
   // ready: wait for it on the host rather than call it a deadlock.
   while (!next && kernel_.wait_for_host_io()) next = threads.pick_next();
+  // Only a timer can still end the wait: it expires now (virtual time).
+  if (!next && kernel_.fire_timers(res_.steps, true)) next = threads.pick_next();
   if (!next) {
     res_.deadlock = "every thread is blocked: " + threads.describe_blocked();
     return std::nullopt;
   }
   slice_left_ = threads.live() > 1 ? quantum_ + 1 : 0;
-  if (*next == cur) return switch_pc_;  // nobody else can run
+  if (*next == cur) return deliver_on_schedule(switch_pc_);  // nobody else can run
   Status st = gone ? Status() : contexts_.save(cur, switch_pc_);
   if (gone) contexts_.drop(cur);
   Result<uint64_t> pc = st ? contexts_.load(*next) : Result<uint64_t>(st.error());
@@ -112,7 +124,7 @@ std::optional<uint64_t> RecordingSession::switch_threads() {
   }
   threads.make_current(*next);
   emit_.set_thread(*next);
-  return *pc;
+  return deliver_on_schedule(*pc);
 }
 
 void RecordingSession::new_thread(const NewThread& t, uint64_t pc) {
@@ -173,6 +185,7 @@ void RecordingSession::on_block(uc_engine*, uint64_t addr, uint32_t size, void* 
   auto* s = static_cast<RecordingSession*>(p);
   if (s->stopped_) return;
   if (s->pending_) s->finish_instruction();
+  if (s->res_.steps >= s->kernel_.timer_due() && s->timer_interrupt(addr)) return;
   s->emit_.block(addr, size);
 }
 
@@ -225,6 +238,7 @@ void RecordingSession::on_interrupt(uc_engine*, uint32_t intno, void* p) {
   auto* s = static_cast<RecordingSession*>(p);
   if (s->stopped_) return;
   if (s->guest_.is_syscall_interrupt(intno)) return s->syscall();
+  if (s->trap_handler(intno)) return;
   // Breakpoint, undefined instruction, int 0x80 ...: Linux would deliver a
   // signal; we stop and say where.
   s->emit_.drop_accesses();
@@ -271,6 +285,21 @@ void RecordingSession::syscall() {
   }
   ++res_.syscalls;
   if (auto target = kernel_.take_exec()) return end_for_exec(number, args, std::move(*target));
+  // Where the thread goes on: after the syscall, where rt_sigreturn says,
+  // or in a signal handler whose frame the call's effects then include.
+  std::optional<uint64_t> cont;
+  if (!out.exited && !out.thread_exited) {
+    if (out.resume_at) {
+      cont = out.resume_at;  // the registers are the frame's: no result, no clobbers
+    } else {
+      uc_reg_write(uc_, abi.ret, &out.ret);
+      for (auto [reg, value] : guest_.syscall_clobbers(uc_, next_pc)) uc_reg_write(uc_, reg, &value);
+    }
+    if (out.deliver_signal) {
+      if (auto handler = kernel_.deliver_signals(cont.value_or(next_pc))) cont = handler;
+      else if (kernel_.frame_failed()) out.exited = true, out.signal = 11, out.exit_code = 128 + 11;
+    }
+  }
   if (out.exited) {
     // The process ends inside this syscall: OP_EXIT is one of its effects,
     // as usercorn writes it.
@@ -291,8 +320,6 @@ void RecordingSession::syscall() {
     emit_.end_syscall();
     return request_switch(next_pc);
   }
-  uc_reg_write(uc_, abi.ret, &out.ret);
-  for (auto [reg, value] : guest_.syscall_clobbers(uc_, next_pc)) uc_reg_write(uc_, reg, &value);
   emit_.begin_syscall(uint32_t(number), uint64_t(out.ret), args);
   emit_.kernel_effects(kernel_.effects());
   // Whatever registers the kernel changed (result, clobbers, FS base).
@@ -304,6 +331,7 @@ void RecordingSession::syscall() {
       if (e.kind != KernelEffect::Kind::MemWrite) tracker_.invalidate(e.addr, e.addr + e.size);
   }
   if (out.new_thread) new_thread(*out.new_thread, next_pc);
+  if (cont) return redirect(*cont);
   if (out.yield && kernel_.threads().other_runnable() && !stopped_) request_switch(next_pc);
 }
 

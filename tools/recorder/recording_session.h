@@ -78,6 +78,28 @@ class RecordingSession {
   static void on_syscall_insn(uc_engine* uc, void* self);
   static void on_interrupt(uc_engine* uc, uint32_t intno, void* self);
 
+  // recording_session_signals.cpp: signal delivery at the points that are
+  // not a syscall's end (which syscall() handles with the call's effects).
+  // A CPU fault or trap with a guest handler: the handler's pc, its frame
+  // in the trace; nullopt: the default action (the run ends as before).
+  std::optional<uint64_t> fault_handler(uc_err err);
+  bool trap_handler(uint32_t intno);
+  // A thread was just scheduled at `pc`: its pending signals are delivered
+  // (nullopt: a fatal one ended the run).
+  std::optional<uint64_t> deliver_on_schedule(uint64_t pc);
+  // An interval timer expired before the block at `pc`: its signal is
+  // delivered there. True if the block must not run now.
+  bool timer_interrupt(uint64_t pc);
+  // The kernel's frame writes and the changed registers, into the trace
+  // before the handler's first step.
+  void emit_delivery();
+  // Stops the emulator so that run() starts it again at `pc` (a handler,
+  // or the pc rt_sigreturn restored).
+  void redirect(uint64_t pc) {
+    redirect_pc_ = pc;
+    stop();
+  }
+
   void finish_instruction();
   void virtual_tsc(bool with_aux);
   void syscall();
@@ -128,6 +150,7 @@ class RecordingSession {
   uint64_t quantum_;
   uint64_t slice_left_ = 0;  // instructions left in the running thread's turn; 0: one thread, no turns
   bool switch_requested_ = false;
+  std::optional<uint64_t> redirect_pc_;
   uint64_t switch_pc_ = 0;
   std::vector<uc_hook> hooks_;  // never deleted (see the destructor)
   std::vector<uc_hook> recording_hooks_;  // block, code, memory: deleted in a fork's child

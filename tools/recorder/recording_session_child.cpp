@@ -51,9 +51,17 @@ void RecordingSession::child_syscall() {
     res_.signal = out.signal;
     end_child();
   }
-  uc_reg_write(uc_, abi.ret, &out.ret);
-  for (auto [reg, value] : guest_.syscall_clobbers(uc_, next_pc)) uc_reg_write(uc_, reg, &value);
+  std::optional<uint64_t> cont = out.resume_at;  // rt_sigreturn: the frame's registers
+  if (!cont) {
+    uc_reg_write(uc_, abi.ret, &out.ret);
+    for (auto [reg, value] : guest_.syscall_clobbers(uc_, next_pc)) uc_reg_write(uc_, reg, &value);
+  }
   if (out.child) contexts_.set_stack_and_tls(out.child->stack, out.child->tls);  // a grandchild
+  if (out.deliver_signal) {
+    if (auto handler = kernel_.deliver_signals(cont.value_or(next_pc))) cont = handler;
+    else if (kernel_.frame_failed()) res_.signal = 11, end_child();
+  }
+  if (cont) redirect(*cont);
 }
 
 void RecordingSession::end_child() {

@@ -21,7 +21,8 @@ enum class Sys : uint8_t {
   ClockGettime, ClockGetres, Gettimeofday, Time, Nanosleep, ClockNanosleep, SchedYield,
   Ioctl, Prlimit64, Getrlimit,
   Getpid, Gettid, Getppid, Getuid, Geteuid, Getgid, Getegid,
-  RtSigaction, RtSigprocmask, Sigaltstack,
+  RtSigaction, RtSigprocmask, Sigaltstack, RtSigreturn, RtSigpending, RtSigsuspend, RtSigtimedwait,
+  Pause, Alarm, Setitimer, Getitimer,
   Fstat, Newfstatat,
   // Files on the host (guest_fd_table.h), x86-64's path-only forms mapped
   // onto the *at calls.

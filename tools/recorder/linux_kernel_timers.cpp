@@ -1,0 +1,77 @@
+// alarm, setitimer and getitimer on the virtual clock (one nanosecond per
+// step, docs/recording.md): ITIMER_REAL sends SIGALRM, ITIMER_VIRTUAL
+// SIGVTALRM, ITIMER_PROF SIGPROF, all counting steps, so a timer fires
+// at the same step in every recording of the program. When every thread
+// waits, the earliest timer fires at once: waiting takes no steps.
+#include <cerrno>
+
+#include "tools/recorder/linux_kernel.h"
+
+namespace ttd::rec {
+
+namespace {
+
+constexpr uint64_t kNanos = 1000000000, kMicro = 1000;
+constexpr int kTimerSignal[3] = {kSigAlrm, 26 /*SIGVTALRM*/, 27 /*SIGPROF*/};
+
+}  // namespace
+
+int64_t LinuxKernel::sys_alarm(uint64_t seconds, uint64_t steps) {
+  IntervalTimer& t = timers_[0];
+  uint64_t left = t.expiry > steps ? t.expiry - steps : 0;
+  // Linux rounds what is left to the nearest second, and says 1 rather than 0.
+  int64_t r = t.expiry ? int64_t((left + kNanos / 2) / kNanos) : 0;
+  if (t.expiry && r == 0) r = 1;
+  t = {};
+  if (seconds) t.expiry = steps + uint32_t(seconds) * kNanos;
+  update_timer_due();
+  return r;
+}
+
+int64_t LinuxKernel::sys_setitimer(uint64_t which, uint64_t value, uint64_t old, uint64_t steps) {
+  if (which > 2) return -EINVAL;
+  IntervalTimer& t = timers_[which];
+  uint64_t nv[4] = {};  // it_interval {sec, usec}, it_value {sec, usec}
+  if (value && !copy_from_user(value, {reinterpret_cast<uint8_t*>(nv), sizeof nv})) return -EFAULT;
+  if (value && (nv[1] >= 1000000 || nv[3] >= 1000000)) return -EINVAL;
+  if (old) {
+    const uint64_t left = t.expiry > steps ? t.expiry - steps : (t.expiry ? 1 : 0);
+    const uint64_t left_us = (left + kMicro - 1) / kMicro, interval_us = t.interval / kMicro;
+    if (!put_u64s(old, {interval_us / 1000000, interval_us % 1000000, left_us / 1000000, left_us % 1000000}))
+      return -EFAULT;
+  }
+  if (!value) return 0;
+  t.interval = nv[0] * kNanos + nv[1] * kMicro;
+  const uint64_t v = nv[2] * kNanos + nv[3] * kMicro;
+  t.expiry = v ? steps + v : 0;
+  update_timer_due();
+  return 0;
+}
+
+void LinuxKernel::update_timer_due() {
+  timer_due_ = ~uint64_t(0);
+  for (const IntervalTimer& t : timers_)
+    if (t.expiry) timer_due_ = std::min(timer_due_, t.expiry);
+}
+
+bool LinuxKernel::fire_timers(uint64_t steps, bool skip_ahead) {
+  if (timer_due_ == ~uint64_t(0)) return false;
+  if (skip_ahead) steps = std::max(steps, timer_due_);
+  bool fired = false;
+  for (int i = 0; i < 3; ++i) {
+    IntervalTimer& t = timers_[i];
+    if (!t.expiry || t.expiry > steps) continue;
+    // One signal however many periods passed (Linux counts the overrun).
+    t.expiry = t.interval ? steps + t.interval : 0;
+    SigInfo info;
+    info.signo = kTimerSignal[i];
+    info.code = SigInfo::kKernel;
+    signals_.raise_process(info);
+    fired = true;
+  }
+  update_timer_due();
+  if (fired) interrupt_parked();
+  return fired;
+}
+
+}  // namespace ttd::rec
