@@ -23,6 +23,7 @@
 #include "formats/ucir/ucir_reader.h"
 #include "formats/ucir/ucir_writer.h"
 #include "state/host_cpus.h"
+#include "tests/support/busy_ucir_trace.h"
 #include "tests/support/one_cpu_affinity.h"
 
 using namespace ttd;
@@ -34,58 +35,13 @@ std::string temp(const std::string& name) {
       .string();
 }
 
-uint16_t R(const char* name) { return *arch_desc(ArchId::X86_64).find(name); }
-
-// Memory, registers, jumps, frames, syscalls, exit syscalls (the thread
-// ends and begins again), a later keyframe, effects after the last step;
-// with `second_thread` the last steps are another thread's.
+// The shared busy trace (tests/support/busy_ucir_trace.h); with
+// `second_thread` the last steps are another thread's.
 std::string write_trace(const std::string& path, uint32_t steps, bool second_thread = false) {
-  auto w = fmt::UcirWriter::create(path, ArchId::X86_64).value();
-  w->begin_keyframe();
-  w->reg_u64(R("rax"), 7);
-  w->reg_u64(R("rsp"), 0x7ff000);
-  w->mem_map(0x400000, 0x1000, 5, "exe");
-  w->mem_map(0x7f0000, 0x10000, 3, "stack");
-  w->jmp(0x400000, 16);
-  w->end_keyframe();
-  for (uint32_t i = 0; i < steps; ++i) {
-    if (i % 11 == 0) w->begin_frame();
-    if (i % 9 == 4) w->jmp(0x400000 + (i % 64) * 4, 16);
-    if (i % 3 == 0) w->mem_read(0x7f0000 + (i * 8) % 0x10000, 8);
-    if (i % 5 == 1) {
-      const uint8_t v[8] = {uint8_t(i), uint8_t(i >> 8), 1, 2, 3, 4, 5, 6};
-      w->mem_write(0x7f0000 + (i * 40) % 0x10000, v);
-    }
-    w->reg_u64(R("rax"), i);
-    if (i % 4 == 0) w->reg_u64(R("rcx"), i * 3);
-    w->step(i % 7 == 0 ? 2 : 4);
-    if (i % 13 == 6 && i > 20) {
-      const uint64_t args[] = {1, 0x7ff000, i};
-      w->begin_syscall(1, i, args);
-      w->mem_read(0x7ff000, 4);
-      w->reg_u64(R("rax"), i);
-      w->end_syscall();
-    }
-    if (i % 29 == 17) {
-      const uint64_t args[] = {0};
-      w->begin_syscall(60, 0, args);
-      w->exit();
-      w->end_syscall();
-    }
-    if (i % 31 == 30) {
-      w->mem_map(0x900000, 0x1000, 3, "anon");
-      w->mem_protect(0x900000, 0x1000, 1);
-      w->mem_unmap(0x900000, 0x1000);
-    }
-    if (i == steps / 2) {
-      w->begin_keyframe();
-      w->reg_u64(R("rax"), 1);
-      w->end_keyframe();
-    }
-    if (second_thread && i + 5 == steps) w->set_thread(2);
-  }
-  w->reg_u64(R("rdx"), 99);
-  REQUIRE(w->close());
+  test::BusyUcirTrace t;
+  t.steps = steps;
+  t.second_thread = second_thread;
+  test::write_busy_ucir_trace(path, t);
   return path;
 }
 
