@@ -375,7 +375,11 @@ class LinuxKernel {
   // linux_kernel_fs_changes.cpp: mkdir, rename, link, chmod, truncate, utimensat ... on the host.
   int64_t sys_fs_change(Sys sys, const uint64_t a[6]);
   int64_t sys_copy_between_files(Sys sys, const uint64_t a[6]);
-  int64_t sys_change_xattr(Sys sys, const uint64_t a[6]);
+  int64_t sys_change_xattr(Sys sys, const uint64_t a[6]);  // linux_kernel_fsinfo.cpp
+  int64_t read_xattr_name(uint64_t addr, std::string& out);
+  // A guest (dirfd, path) as the host's directory (AT_FDCWD for an
+  // absolute path) and path; -errno for a bad path or directory. The *at
+  // calls (unlinkat, faccessat, the changes above) resolve through it.
   int64_t host_at(int dirfd, uint64_t path_addr, int& dir, std::string& path);
   int64_t host_fd_for_change(uint64_t guest_fd);
   // linux_kernel_ids.cpp: user and group ids, the host's.

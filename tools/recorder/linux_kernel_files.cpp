@@ -117,10 +117,8 @@ int64_t LinuxKernel::sys_statx(int dirfd, uint64_t path, uint64_t flags, uint64_
 
 int64_t LinuxKernel::sys_faccessat(int dirfd, uint64_t path, uint64_t mode, uint64_t flags) {
   std::string p;
-  if (int64_t e = read_path(path, p); e < 0) return e;
-  int dir = fds_.host_dir(dirfd);
-  if (dir < 0 && !(p.size() && p[0] == '/')) return dir;
-  int d = dir < 0 ? AT_FDCWD : dir;
+  int d = -1;
+  if (int64_t e = host_at(dirfd, path, d, p); e < 0) return e;
   long r = ::syscall(SYS_faccessat2, d, p.c_str(), int(mode), int(flags));
   if (r < 0 && errno == ENOSYS && flags == 0) r = ::syscall(SYS_faccessat, d, p.c_str(), int(mode));
   return r < 0 ? -errno : 0;
@@ -250,10 +248,9 @@ int64_t LinuxKernel::sys_pipe2(uint64_t fds, uint64_t flags) {
 
 int64_t LinuxKernel::sys_unlinkat(int dirfd, uint64_t path, uint64_t flags) {
   std::string p;
-  if (int64_t e = read_path(path, p); e < 0) return e;
-  int dir = fds_.host_dir(dirfd);
-  if (dir < 0 && !(p.size() && p[0] == '/')) return dir;
-  return ::unlinkat(dir < 0 ? AT_FDCWD : dir, p.c_str(), int(flags & AT_REMOVEDIR)) < 0 ? -errno : 0;
+  int dir = -1;
+  if (int64_t e = host_at(dirfd, path, dir, p); e < 0) return e;
+  return ::unlinkat(dir, p.c_str(), int(flags & AT_REMOVEDIR)) < 0 ? -errno : 0;
 }
 
 }  // namespace ttd::rec

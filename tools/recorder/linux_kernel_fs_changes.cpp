@@ -9,12 +9,10 @@
 #include <sys/file.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <vector>
 
 #include "tools/recorder/linux_kernel.h"
 
@@ -63,7 +61,7 @@ int64_t LinuxKernel::sys_fs_change(Sys sys, const uint64_t a[6]) {
   switch (sys) {
     case Sys::Mkdir: return (e = at(kCwd, a[0])) < 0 ? e : result(::mkdirat(dir, p.c_str(), mode_t(a[1])));
     case Sys::Mkdirat: return (e = at(as_int(a[0]), a[1])) < 0 ? e : result(::mkdirat(dir, p.c_str(), mode_t(a[2])));
-    case Sys::Rmdir: return (e = at(kCwd, a[0])) < 0 ? e : result(::unlinkat(dir, p.c_str(), AT_REMOVEDIR));
+    case Sys::Rmdir: return sys_unlinkat(kCwd, a[0], AT_REMOVEDIR);
     case Sys::Mknod:
       return (e = at(kCwd, a[0])) < 0 ? e : result(::mknodat(dir, p.c_str(), mode_t(a[1]), dev_t(a[2])));
     case Sys::Mknodat:
@@ -198,42 +196,6 @@ int64_t LinuxKernel::sys_copy_between_files(Sys sys, const uint64_t a[6]) {
   if (in_off && !put_u64s(in_off, {uint64_t(off_in)})) return -EFAULT;
   if (out_off && !put_u64s(out_off, {uint64_t(off_out)})) return -EFAULT;
   return n;
-}
-
-// setxattr(path, name, value, size, flags) and removexattr(path, name),
-// by path, by path without following a link, and by fd: sed -i and cp -p
-// copy a file's ACL to the new one. A pipe (standard stream) takes none:
-// EPERM for user.* (only regular files and directories may have them),
-// EOPNOTSUPP for the rest, as Linux answers for pipefs.
-int64_t LinuxKernel::sys_change_xattr(Sys sys, const uint64_t a[6]) {
-  const bool set = sys == Sys::Setxattr || sys == Sys::Lsetxattr || sys == Sys::Fsetxattr;
-  auto name = read_c_string(a[1], 256);
-  if (!name) return mem_.accessible(a[1], 1, kProtRead) ? -ERANGE : -EFAULT;
-  if (name->empty()) return -ERANGE;
-  std::vector<uint8_t> value;
-  if (set) {
-    if (a[3] > 65536) return -E2BIG;  // XATTR_SIZE_MAX
-    value.resize(size_t(a[3]));
-    if (!value.empty() && !copy_from_user(a[2], value)) return -EFAULT;
-  }
-  const int flags = set ? int(a[4]) : 0;
-  if (sys == Sys::Fsetxattr || sys == Sys::Fremovexattr) {
-    const int64_t h = host_fd_for_change(a[0]);
-    if (h == kNotAFile) return name->rfind("user.", 0) == 0 ? -EPERM : -EOPNOTSUPP;
-    if (h < 0) return h;
-    return result(set ? ::fsetxattr(int(h), name->c_str(), value.data(), value.size(), flags)
-                      : ::fremovexattr(int(h), name->c_str()));
-  }
-  std::string p;
-  if (int64_t e = read_path(a[0], p); e < 0) return e;
-  if (p.empty()) return -ENOENT;
-  const std::string hp = host_path(p);
-  switch (sys) {
-    case Sys::Setxattr: return result(::setxattr(hp.c_str(), name->c_str(), value.data(), value.size(), flags));
-    case Sys::Lsetxattr: return result(::lsetxattr(hp.c_str(), name->c_str(), value.data(), value.size(), flags));
-    case Sys::Removexattr: return result(::removexattr(hp.c_str(), name->c_str()));
-    default: return result(::lremovexattr(hp.c_str(), name->c_str()));
-  }
 }
 
 }  // namespace ttd::rec
