@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "tools/recorder/elf_image.h"
+#include "tools/recorder/guest_proc_files.h"
 
 namespace ttd::rec {
 
@@ -19,17 +20,10 @@ constexpr int kMaxScriptDepth = 4;             // Linux's BINPRM_MAX_RECURSION
 constexpr size_t kShebangLine = 256;           // BINPRM_BUF_SIZE: Linux reads no further
 constexpr const char* kAarch64Sysroot = "/usr/aarch64-linux-gnu";
 
-std::string fd_path(int fd) {
-  char buf[PATH_MAX];
-  const std::string link = "/proc/self/fd/" + std::to_string(fd);
-  const ssize_t n = ::readlink(link.c_str(), buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, size_t(n)) : std::string();
-}
-
 // Absolute host path for `path` relative to host directory `dirfd`.
 std::string host_path(int dirfd, const std::string& path) {
   if (!path.empty() && path[0] == '/') return path;
-  const std::string dir = dirfd >= 0 ? fd_path(dirfd) : std::filesystem::current_path().string();
+  const std::string dir = dirfd >= 0 ? host_fd_target(dirfd) : std::filesystem::current_path().string();
   return (std::filesystem::path(dir) / path).lexically_normal().string();
 }
 
@@ -104,7 +98,7 @@ Result<std::optional<ExecTarget>> script_interpreter(const std::string& path, co
 int64_t resolve_exec(const ExecRequest& req, ExecTarget& out) {
   if (req.path.empty() && req.empty_path_fd < 0) return -ENOENT;
   std::string given = req.path;
-  std::string path = req.empty_path_fd >= 0 ? fd_path(req.empty_path_fd) : host_path(req.dirfd, req.path);
+  std::string path = req.empty_path_fd >= 0 ? host_fd_target(req.empty_path_fd) : host_path(req.dirfd, req.path);
   std::vector<std::string> argv = req.argv;
   for (int depth = 0;; ++depth) {
     if (int64_t e = check_file(path); e < 0) return e;
