@@ -2,6 +2,7 @@
 
 #include <elf.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace ttd::elf {
@@ -72,22 +73,54 @@ std::optional<SectionPlace> section_place(const ElfFile& file, size_t index) {
   return SectionPlace{sh.sh_addr, sh.sh_size, (sh.sh_flags & SHF_EXECINSTR) != 0};
 }
 
-std::vector<Symbol> symbols(const ElfFile& file) {
+namespace detail {
+
+void walk_symbols(const ElfFile& file, void (*visit)(void*, const SymbolView&), void* ctx) {
   Elf* elf = file.libelf();
-  std::vector<Symbol> out;
   GElf_Shdr sh;
   Elf_Scn* scn = table_of_type(elf, SHT_SYMTAB, sh);
   if (!scn) scn = table_of_type(elf, SHT_DYNSYM, sh);
-  if (!scn) return out;
+  if (!scn) return;
   Elf_Data* d = elf_getdata(scn, nullptr);
-  const size_t n = sh.sh_size / sh.sh_entsize;
+  Elf_Scn* strscn = elf_getscn(elf, sh.sh_link);
+  Elf_Data* strs = strscn ? elf_getdata(strscn, nullptr) : nullptr;
+  if (!d || !d->d_buf || !strs || !strs->d_buf) return;
+  const char* str = static_cast<const char*>(strs->d_buf);
+  const size_t str_size = strs->d_size;
+  auto name_at = [&](uint64_t off) -> std::string_view {
+    if (off == 0 || off >= str_size) return {};
+    const void* end = std::memchr(str + off, 0, str_size - off);
+    return end ? std::string_view(str + off, static_cast<const char*>(end) - (str + off)) : std::string_view();
+  };
+  const size_t n = std::min<size_t>(sh.sh_size / sh.sh_entsize, d->d_size / sh.sh_entsize);
+  // libelf has already put ELF_T_SYM data in host order; a 64-bit table is
+  // read in place (memcpy: d_buf need not be aligned when mapped).
+  const bool native64 = gelf_getclass(elf) == ELFCLASS64 && d->d_type == ELF_T_SYM && sh.sh_entsize == sizeof(Elf64_Sym);
   for (size_t i = 0; i < n; ++i) {
-    GElf_Sym sym;
-    if (!gelf_getsym(d, int(i), &sym)) continue;
-    const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
-    if (!name || !*name) continue;
-    out.push_back({name, sym.st_value, sym.st_size, uint8_t(GELF_ST_TYPE(sym.st_info)), sym.st_shndx});
+    SymbolView v;
+    uint64_t name_off = 0;
+    if (native64) {
+      Elf64_Sym sym;
+      std::memcpy(&sym, static_cast<const char*>(d->d_buf) + i * sizeof sym, sizeof sym);
+      name_off = sym.st_name, v.value = sym.st_value, v.size = sym.st_size;
+      v.type = uint8_t(ELF64_ST_TYPE(sym.st_info)), v.shndx = sym.st_shndx;
+    } else {
+      GElf_Sym sym;
+      if (!gelf_getsym(d, int(i), &sym)) continue;
+      name_off = sym.st_name, v.value = sym.st_value, v.size = sym.st_size;
+      v.type = uint8_t(GELF_ST_TYPE(sym.st_info)), v.shndx = sym.st_shndx;
+    }
+    v.name = name_at(name_off);
+    if (v.name.empty()) continue;
+    visit(ctx, v);
   }
+}
+
+}  // namespace detail
+
+std::vector<Symbol> symbols(const ElfFile& file) {
+  std::vector<Symbol> out;
+  for_each_symbol(file, [&](const SymbolView& s) { out.push_back({std::string(s.name), s.value, s.size, s.type, s.shndx}); });
   return out;
 }
 

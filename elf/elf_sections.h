@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -46,6 +47,23 @@ struct SectionPlace {
 };
 std::optional<SectionPlace> section_place(const ElfFile& file, size_t index);
 
+// A symbol as the table holds it: `name` points into the file's string
+// table and lives as long as `file`.
+struct SymbolView {
+  std::string_view name;
+  uint64_t value = 0, size = 0;
+  uint8_t type = 0;     // STT_*
+  uint16_t shndx = 0;   // SHN_UNDEF for an undefined symbol
+};
+
+// Calls visit(const SymbolView&) for each named symbol of .symtab, or of
+// .dynsym when the file has no .symtab (stripped programs), in table
+// order, without copying names: a one-shot query that wants one function
+// of libc's 10,000 debug symbols pays for no strings it drops. A name that
+// runs past its string table is skipped, as libelf's elf_strptr would.
+template <class Visit>
+void for_each_symbol(const ElfFile& file, Visit&& visit);
+
 // The named symbols of .symtab, or of .dynsym when the file has no
 // .symtab (stripped programs), in table order.
 std::vector<Symbol> symbols(const ElfFile& file);
@@ -60,5 +78,16 @@ std::string build_id_hex(const ElfFile& file);
 // (symbol + addend). In an object file only the section's own relocation
 // sections count, since their offsets are section-relative.
 std::unordered_map<uint64_t, uint64_t> relocated_words(const ElfFile& file, const Section& section);
+
+namespace detail {
+// The raw walk behind for_each_symbol; `visit` gets each SymbolView.
+void walk_symbols(const ElfFile& file, void (*visit)(void*, const SymbolView&), void* ctx);
+}  // namespace detail
+
+template <class Visit>
+void for_each_symbol(const ElfFile& file, Visit&& visit) {
+  detail::walk_symbols(
+      file, [](void* ctx, const SymbolView& s) { (*static_cast<std::remove_reference_t<Visit>*>(ctx))(s); }, &visit);
+}
 
 }  // namespace ttd::elf

@@ -79,13 +79,13 @@ std::vector<CodeLabel> read_code_labels(const std::string& path, uint64_t bias) 
   std::vector<CodeLabel> out;
   auto file = elf::ElfFile::open(path, path);
   if (!file) return out;
-  for (const elf::Symbol& sym : elf::symbols(*file)) {
-    if (sym.type != STT_NOTYPE || sym.shndx == SHN_UNDEF || sym.shndx >= SHN_LORESERVE || sym.value == 0) continue;
-    if (sym.name[0] == '$' || sym.name[0] == '.') continue;
+  elf::for_each_symbol(*file, [&](const elf::SymbolView& sym) {
+    if (sym.type != STT_NOTYPE || sym.shndx == SHN_UNDEF || sym.shndx >= SHN_LORESERVE || sym.value == 0) return;
+    if (sym.name[0] == '$' || sym.name[0] == '.') return;
     auto section = elf::section_place(*file, sym.shndx);
-    if (!section || !section->executable) continue;
-    out.push_back({sym.name, sym.value + bias, section->address + section->size + bias});
-  }
+    if (!section || !section->executable) return;
+    out.push_back({std::string(sym.name), sym.value + bias, section->address + section->size + bias});
+  });
   std::sort(out.begin(), out.end(), [](const CodeLabel& a, const CodeLabel& b) { return a.addr < b.addr; });
   return out;
 }
