@@ -26,6 +26,8 @@ TEST_CASE("/proc/self: maps, cmdline, environ, auxv, exe and fd links are the pr
     REQUIRE(native.out.find("maps: every line parses 1, main's code in an x mapping of the program 1, sp in rw 1\n") == 0);
     REQUIRE(native.out.find("environ 9: LC_ALL=C\n") != std::string::npos);
     REQUIRE(native.out.find(" 0\n") == std::string::npos);  // every check holds natively
+    REQUIRE(native.out.find("comm: proc_self\nPR_GET_NAME: proc_self\ncomm after PR_SET_NAME: a-name-longer-t\n") !=
+            std::string::npos);
     const std::string out = test::temp_trace(std::string("proc-self-") + variant);
     RecordOptions o = test::capture_options({prog, "an argument", ""}, out);
     o.env = {"LC_ALL=C"};
@@ -36,7 +38,26 @@ TEST_CASE("/proc/self: maps, cmdline, environ, auxv, exe and fd links are the pr
   CHECK(ran > 0);
 }
 
+TEST_CASE("/proc/self: AT_EXECFN and the task's name come from a relative path as given") {
+  // The recorder gave AT_EXECFN the program's real path and the task the
+  // name "prog" (/proc/self/comm was the recorder's "test_recorder").
+  const std::string prog = test::program_path("x86_64-dyn", "proc_self");
+  if (prog.empty()) return;
+  const fs::path before = fs::current_path();
+  fs::current_path(fs::path(prog).parent_path());
+  const test::NativeRun native = test::run_native({"./proc_self", "an argument", ""});
+  CHECK(native.status == 0);
+  CHECK(native.out.find("AT_EXECFN is the path run 1\ncomm: proc_self\n") != std::string::npos);
+  const std::string out = test::temp_trace("proc-self-relative");
+  RecordOptions o = test::capture_options({"./proc_self", "an argument", ""}, out);
+  o.env = {"LC_ALL=C"};
+  test::check_records_like_native(o, native.out);
+  fs::current_path(before);
+  fs::remove(out);
+}
+
 TEST_CASE("/proc/self paths: which name the guest's own entries") {
+  CHECK(proc_self_path("/proc/self/comm", 4242).entry == ProcSelfEntry::Comm);
   CHECK(proc_self_path("/proc/self/maps", 4242).entry == ProcSelfEntry::Maps);
   CHECK(proc_self_path("/proc/thread-self/cmdline", 4242).entry == ProcSelfEntry::Cmdline);
   CHECK(proc_self_path("/proc/4242/auxv", 4242).entry == ProcSelfEntry::Auxv);

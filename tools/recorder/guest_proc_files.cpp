@@ -43,6 +43,7 @@ ProcSelfPath proc_self_path(std::string_view path, int64_t pid) {
   else if (s == "environ") out.entry = ProcSelfEntry::Environ;
   else if (s == "auxv") out.entry = ProcSelfEntry::Auxv;
   else if (s == "exe") out.entry = ProcSelfEntry::Exe;
+  else if (s == "comm") out.entry = ProcSelfEntry::Comm;
   else if (eat(s, "fd/") && eat_number(s, n) && s.empty() && n <= INT32_MAX) {
     out.entry = ProcSelfEntry::Fd;
     out.fd = int(n);

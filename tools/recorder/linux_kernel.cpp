@@ -19,9 +19,17 @@ constexpr int kAtFdcwd = GuestFdTable::kAtFdcwd;
 
 }  // namespace
 
+std::string task_name_of(std::string_view execfn) {
+  // fs/exec.c: __set_task_comm(kbasename(bprm->filename)), TASK_COMM_LEN 16.
+  const size_t slash = execfn.rfind('/');
+  if (slash != std::string_view::npos) execfn.remove_prefix(slash + 1);
+  return std::string(execfn.substr(0, 15));
+}
+
 LinuxKernel::LinuxKernel(uc_engine* uc, GuestMemory& mem, const GuestArch& arch, ProcessConfig cfg)
     : uc_(uc), mem_(mem), arch_(arch), cfg_(std::move(cfg)) {
   brk_ = brk_mapped_end_ = cfg_.brk_base;
+  comm_ = task_name_of(cfg_.execfn);
 }
 
 SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t steps) {

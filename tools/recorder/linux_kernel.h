@@ -41,8 +41,13 @@ struct KernelEffect {
   std::vector<uint8_t> bytes;  // MemWrite
 };
 
+// The name Linux gives a task at execve: the last component of the path
+// execve was given, cut to 15 bytes (/proc/self/comm, PR_GET_NAME).
+std::string task_name_of(std::string_view execfn);
+
 struct ProcessConfig {
   std::string exe_path;                 // absolute path of the program (readlink /proc/self/exe)
+  std::string execfn;                   // the path execve was given (AT_EXECFN); comm is its last component
   uint64_t brk_base = 0;                // first byte after the loaded image, page aligned
   std::optional<std::string> stdin_data;  // else the host's stdin
   bool capture_output = false;          // else the host's stdout/stderr
@@ -401,7 +406,7 @@ class LinuxKernel {
   uint64_t next_pipe_id_ = 1;
   std::map<uint64_t, uint64_t> pipe_changes_;  // by GuestFd::pipe_id
   uint32_t umask_ = 022;
-  std::string comm_ = "prog";     // prctl(PR_SET_NAME)
+  std::string comm_;              // the task's name: execfn's last component, prctl(PR_SET_NAME)
   uint64_t current_ = 0;         // number of the syscall being answered
   GuestSignals signals_;          // masks, pending signals, alternate stacks
   uint64_t sigreturn_page_ = 0;   // AArch64: the rt_sigreturn trampoline (no vDSO), once mapped

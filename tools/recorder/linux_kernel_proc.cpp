@@ -60,6 +60,7 @@ std::optional<int64_t> LinuxKernel::open_proc_self(const std::string& p, int hos
     case ProcSelfEntry::Maps: bytes = render_proc_maps(mem_.regions()); break;
     case ProcSelfEntry::Cmdline: bytes = guest_bytes(cfg_.proc_self.arg_start, cfg_.proc_self.arg_end); break;
     case ProcSelfEntry::Environ: bytes = guest_bytes(cfg_.proc_self.env_start, cfg_.proc_self.env_end); break;
+    case ProcSelfEntry::Comm: bytes = comm_ + "\n"; break;
     case ProcSelfEntry::Auxv:
       bytes.assign(cfg_.proc_self.auxv.begin(), cfg_.proc_self.auxv.end());
       break;

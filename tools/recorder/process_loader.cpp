@@ -70,7 +70,7 @@ Result<ElfImage> load_interpreter(const GuestMemory& mem, const GuestArch& arch,
 
 Result<LoadedProcess> load_process(uc_engine* uc, GuestMemory& mem, const GuestArch& arch,
                                    const ElfImage& elf, const std::vector<std::string>& argv,
-                                   const std::vector<std::string>& env, const std::string& exe_path,
+                                   const std::vector<std::string>& env, const std::string& execfn,
                                    const std::string& sysroot) {
   // The stack is mapped first, before any code: Unicorn 2.0.1 sends every
   // guest store through notdirty_write (docs/performance.md, "Recorder
@@ -104,7 +104,7 @@ Result<LoadedProcess> load_process(uc_engine* uc, GuestMemory& mem, const GuestA
   aux.gid = getgid();
   aux.egid = getegid();
   aux.platform = std::string(arch.platform());
-  aux.execfn = exe_path;
+  aux.execfn = execfn;
   // Fixed "random" bytes: the stack protector canary and pointer guard are
   // derived from them, and a trace should not change between recordings.
   for (int i = 0; i < 16; ++i) aux.random[i] = uint8_t(0x5a ^ (i * 29));

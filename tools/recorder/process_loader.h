@@ -29,7 +29,7 @@ struct LoadedProcess {
 // loader, e.g. /usr/aarch64-linux-gnu); empty for the host's own.
 Result<LoadedProcess> load_process(uc_engine* uc, GuestMemory& mem, const GuestArch& arch,
                                    const ElfImage& elf, const std::vector<std::string>& argv,
-                                   const std::vector<std::string>& env, const std::string& exe_path,
+                                   const std::vector<std::string>& env, const std::string& execfn,
                                    const std::string& sysroot = "");
 
 }  // namespace ttd::rec

@@ -78,7 +78,8 @@ Result<ImageResult> record_image(const RecordOptions& opts, ImageSpec spec) {
   GuestMemory mem(uc.get(), page_size);
   std::string sysroot = opts.sysroot;
   if (sysroot.empty() && elf->arch == ArchId::AArch64 && !elf->interp.empty()) sysroot = kDefaultAarch64Sysroot;
-  auto proc = load_process(uc.get(), mem, guest, *elf, spec.argv, spec.env, exe, sysroot);
+  auto proc = load_process(uc.get(), mem, guest, *elf, spec.argv, spec.env,
+                           spec.execfn.empty() ? program : spec.execfn, sysroot);
   if (!proc) return proc.error();
   // A dynamically linked program starts in ld.so; if ld.so exits before
   // the program's entry ran (a library is missing), nothing was recorded
@@ -108,6 +109,7 @@ Result<ImageResult> record_image(const RecordOptions& opts, ImageSpec spec) {
 
   ProcessConfig cfg;
   cfg.exe_path = exe;
+  cfg.execfn = spec.execfn.empty() ? program : spec.execfn;
   cfg.brk_base = proc->brk_base;
   cfg.stdin_data = opts.stdin_data;
   cfg.capture_output = opts.capture_output;

@@ -111,6 +111,7 @@ Result<RecordSummary> record(const RecordOptions& opts) {
   ImageSpec spec;
   spec.program = arg0[0] == '/' ? arg0 : std::filesystem::absolute(arg0).lexically_normal().string();
   spec.exe = real_path(arg0);
+  spec.execfn = arg0;  // as execvp would pass it: as typed, or the PATH entry joined to the name
   spec.argv = opts.argv;
   spec.env = opts.env;
   // A `#!` script runs its interpreter, as execve would run it (the
@@ -162,6 +163,7 @@ Result<RecordSummary> record(const RecordOptions& opts) {
     spec = ImageSpec{};
     spec.program = x.program;
     spec.exe = x.exe;
+    spec.execfn = x.requested.empty() ? x.program : x.requested;
     spec.argv = std::move(x.argv);
     spec.env = std::move(x.envp);
     spec.output = chain_trace_name(base, n);

@@ -33,6 +33,7 @@ std::string child_trace_name(const std::string& output, long pid);
 struct ImageSpec {
   std::string program;  // host path of the ELF (absolute, symbolic links kept)
   std::string exe;      // its real path: /proc/self/exe
+  std::string execfn;   // the path as execve was given it (AT_EXECFN, the task's name); empty: `program`
   std::vector<std::string> argv, env;
   std::string output;
   std::unique_ptr<ExecCarry> carry;  // what the process kept across execve; null for the first image

@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <sys/auxv.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -81,5 +83,16 @@ int main(int argc, char **argv) {
   printf("reopened fd reads the file %d\n", again >= 0 && read(again, magic, 4) == 4 && memcmp(magic, "\177ELF", 4) == 0);
   snprintf(name, sizeof name, "/proc/%d/maps", getpid());
   printf("/proc/<pid>/maps is ours %d\n", read_all(name, buf, sizeof buf) > 0 && strstr(buf, "test_recorder") == NULL && strstr(buf, "/ttd\n") == NULL);
+
+  // The task's name and AT_EXECFN come from the path execve was given.
+  printf("AT_EXECFN is the path run %d\n", strcmp((const char *)getauxval(AT_EXECFN), argv[0]) == 0);
+  n = read_all("/proc/self/comm", buf, sizeof buf);
+  printf("comm: %.*s", n > 0 ? n : 0, buf);
+  char task[16] = {0};
+  prctl(PR_GET_NAME, task);
+  printf("PR_GET_NAME: %s\n", task);
+  prctl(PR_SET_NAME, "a-name-longer-than-fifteen");
+  n = read_all("/proc/self/comm", buf, sizeof buf);
+  printf("comm after PR_SET_NAME: %.*s", n > 0 ? n : 0, buf);
   return 0;
 }
