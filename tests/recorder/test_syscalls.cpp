@@ -3,6 +3,8 @@
 // unsupported ones are reported; faults and fatal signals end the run.
 #include <doctest/doctest.h>
 
+#include <sys/utsname.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -48,8 +50,11 @@ TEST_CASE("probe: syscalls, stdin, stdout/stderr capture, unsupported syscalls")
     REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
     CHECK(sum->exited);
     CHECK(sum->exit_code == 42);
-    std::string expect = std::string("syscall999 -1\nuname Linux ") + n.arch +
-                         "\npid 4242\nclock 1\ngetrandom 8\nmmap 7\nheap\nstdin 5 hello\n";
+    // The host's node name and release, as the program would see natively.
+    struct utsname host {};
+    REQUIRE(::uname(&host) == 0);
+    std::string expect = std::string("syscall999 -1\nuname Linux ") + n.arch + "\nnode " + host.nodename +
+                         " release " + host.release + "\npid 4242\nclock 1\ngetrandom 8\nmmap 7\nheap\nstdin 5 hello\n";
     CHECK(sum->captured_stdout == expect);
     CHECK(sum->captured_stderr == "to stderr\n");
     REQUIRE(sum->unsupported.size() == 1);

@@ -2,6 +2,7 @@
 #include "tools/recorder/linux_kernel.h"
 
 #include <sys/sysinfo.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -346,9 +347,14 @@ bool LinuxKernel::put_u64s(uint64_t addr, std::initializer_list<uint64_t> values
 
 int64_t LinuxKernel::sys_uname(uint64_t buf) {
   // struct utsname: six 65-byte fields.
+  // The host's, as the program sees natively (`hostname`, `uname -r`,
+  // Python's platform.node(), /proc/sys/kernel/hostname agree), except the
+  // machine: the guest's architecture.
   std::vector<uint8_t> u(6 * 65, 0);
+  struct utsname host {};
+  if (::uname(&host) != 0) return -errno;
   std::string machine(arch_.platform());
-  const char* fields[6] = {"Linux", "ttd", "6.1.0-ttd", "#1 SMP PREEMPT_DYNAMIC", machine.c_str(), "(none)"};
+  const char* fields[6] = {host.sysname, host.nodename, host.release, host.version, machine.c_str(), host.domainname};
   for (int i = 0; i < 6; ++i) std::strncpy(reinterpret_cast<char*>(u.data() + 65 * i), fields[i], 64);
   return copy_to_user(buf, u) ? 0 : -EFAULT;
 }

@@ -25,6 +25,7 @@ int main(int argc, char **argv) {
   struct utsname u;
   uname(&u);
   printf("uname %s %s\n", u.sysname, u.machine);
+  printf("node %s release %s\n", u.nodename, u.release);
   printf("pid %d\n", (int)getpid());
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
