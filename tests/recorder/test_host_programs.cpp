@@ -59,6 +59,8 @@ TEST_CASE("files: opening, reading, mapping and listing host files, static and d
   REQUIRE(native.status == 0);
   REQUIRE(native.out.find("getcwd 1\nopen 1\nread 5 01234\n") == 0);
   CHECK(native.out.find("mmap 1 cdef\n") != std::string::npos);
+  CHECK(native.out.find("close_range cloexec 0: 0 1 1\nclose_range 0: 1 0 0\nclose_range 5..3 -1 22\n") !=
+        std::string::npos);
 
   for (const char* variant : {"x86_64", "x86_64-glibc", "x86_64-dyn", "x86_64-nopie", "aarch64", "aarch64-dyn"}) {
     std::string prog = test::program_path(variant, "files");

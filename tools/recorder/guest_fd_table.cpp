@@ -135,6 +135,14 @@ int GuestFdTable::set_cloexec(int fd, bool on) {
   return 0;
 }
 
+std::vector<int> GuestFdTable::open_in(unsigned first, unsigned last) const {
+  std::vector<int> out;
+  if (first > unsigned(INT32_MAX)) return out;
+  for (auto it = fds_.lower_bound(int(first)); it != fds_.end() && unsigned(it->first) <= last; ++it)
+    out.push_back(it->first);
+  return out;
+}
+
 int GuestFdTable::host_dir(int dirfd) const {
   if (dirfd == kAtFdcwd) return cwd_ >= 0 ? cwd_ : -ENOENT;
   const GuestFd* f = get(dirfd);

@@ -63,6 +63,8 @@ class GuestFdTable {
   // dup2 / dup3: a copy on exactly `newfd`, closing what was there.
   int dup_to(int fd, int newfd, bool cloexec);
   int set_cloexec(int fd, bool on);
+  // The open descriptors in [first, last], ascending (close_range).
+  std::vector<int> open_in(unsigned first, unsigned last) const;
   // (guest fd, host fd) of every descriptor an execve keeps: not
   // close-on-exec, and a host descriptor (a standard stream: the
   // recorder's own 0-2). Eventfds and epoll sets live in the recorder and

@@ -57,6 +57,7 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::Pread64: r = sys_pread(false, fd(0), a[1], a[2], int64_t(a[3])); break;
     case Sys::Pwrite64: r = sys_pread(true, fd(0), a[1], a[2], int64_t(a[3])); break;
     case Sys::Close: r = sys_close(fd(0)); break;
+    case Sys::CloseRange: r = sys_close_range(a[0], a[1], a[2]); break;
     case Sys::Lseek: r = sys_lseek(fd(0), int64_t(a[1]), a[2]); break;
     case Sys::Open: r = sys_openat(kAtFdcwd, a[0], a[1], a[2]); break;
     case Sys::Openat: r = sys_openat(fd(0), a[1], a[2], a[3]); break;
@@ -282,7 +283,7 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
   // This call may have filled, drained or closed a pipe another thread waits on.
   wake_io_waiters();
   // dup2 / dup3 close what was on their target, as close does.
-  const bool closes = e.sys == Sys::Close || e.sys == Sys::Dup2 || e.sys == Sys::Dup3;
+  const bool closes = e.sys == Sys::Close || e.sys == Sys::CloseRange || e.sys == Sys::Dup2 || e.sys == Sys::Dup3;
   if ((e.sys == Sys::EpollCtl || closes) && r >= 0) threads_.recheck_epoll_waiters();
   return out;
 }

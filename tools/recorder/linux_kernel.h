@@ -254,6 +254,7 @@ class LinuxKernel {
   // when `p` names neither; `err` set (-ENOENT) for a closed descriptor.
   std::optional<std::string> proc_self_link(const std::string& p, int64_t& err);
   int64_t sys_close(int fd);
+  int64_t sys_close_range(uint64_t first, uint64_t last, uint64_t flags);
   int64_t sys_pread(bool write, int fd, uint64_t buf, uint64_t len, int64_t offset);
   int64_t sys_lseek(int fd, int64_t offset, uint64_t whence);
   int64_t sys_statx(int dirfd, uint64_t path, uint64_t flags, uint64_t mask, uint64_t buf);

@@ -13,7 +13,7 @@ namespace ttd::rec {
 // but that are not listed here are unsupported (-ENOSYS, reported).
 enum class Sys : uint8_t {
   Unsupported = 0,
-  Read, Write, Readv, Writev, Close, Lseek,
+  Read, Write, Readv, Writev, Close, CloseRange, Lseek,
   Exit, ExitGroup, Kill, Tkill, Tgkill,
   Brk, Mmap, Mremap, Munmap, Mprotect, Madvise,
   ArchPrctl, SetTidAddress, SetRobustList, GetRobustList, Rseq, Futex,

@@ -10,7 +10,7 @@ const SyscallTable& syscall_table_aarch64() {
   constexpr S U = S::Unsupported;
   static const SyscallTable table(linux_syscall_name_aarch64, {
       {17, {S::Getcwd, "getcwd"}},              {23, {S::Dup, "dup"}},
-      {24, {S::Dup3, "dup3"}},                {25, {S::Fcntl, "fcntl"}},
+      {24, {S::Dup3, "dup3"}}, {436, {S::CloseRange, "close_range"}},                {25, {S::Fcntl, "fcntl"}},
       {29, {S::Ioctl, "ioctl"}},        {34, {S::Mkdirat, "mkdirat"}},
       {35, {S::Unlinkat, "unlinkat"}},            {46, {S::Ftruncate, "ftruncate"}},
       {48, {S::Faccessat, "faccessat"}},           {49, {S::Chdir, "chdir"}},

@@ -89,7 +89,7 @@ const SyscallTable& syscall_table_x86_64() {
       {439, {S::Faccessat2, "faccessat2"}}, {247, {S::Waitid, "waitid"}},
       {81, {S::Fchdir, "fchdir"}},     {118, {S::Getresuid, "getresuid"}},
       {120, {S::Getresgid, "getresgid"}}, {221, {S::Fadvise64, "fadvise64"}},
-      {263, {S::Unlinkat, "unlinkat"}}, {292, {S::Dup3, "dup3"}},
+      {263, {S::Unlinkat, "unlinkat"}}, {292, {S::Dup3, "dup3"}}, {436, {S::CloseRange, "close_range"}},
       {137, {S::Statfs, "statfs"}},    {138, {S::Fstatfs, "fstatfs"}},
       {191, {S::Getxattr, "getxattr"}}, {192, {S::Lgetxattr, "lgetxattr"}},
       {270, {S::Pselect6, "pselect6"}}, {271, {S::Ppoll, "ppoll"}},

@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/syscall.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,5 +82,15 @@ int main(int argc, char **argv) {
   printf("readdir %d sub %d\n", entries, saw_sub);
   printf("chdir %d\n", chdir("sub"));
   printf("open relative %d\n", open("../data.txt", O_RDONLY) >= 0);
+
+  /* close_range (436 on x86-64 and AArch64): marks a range close-on-exec
+     (CLOSE_RANGE_CLOEXEC, 4), closes one, refuses first > last. */
+  int r0 = open("../data.txt", O_RDONLY), r1 = dup(r0), r2 = dup(r0);
+  long cr = syscall(436, r1, r2, 4);
+  printf("close_range cloexec %ld: %d %d %d\n", cr, fcntl(r0, F_GETFD), fcntl(r1, F_GETFD), fcntl(r2, F_GETFD));
+  cr = syscall(436, r1, ~0U, 0);
+  printf("close_range %ld: %d %d %d\n", cr, fcntl(r0, F_GETFD) >= 0, fcntl(r1, F_GETFD) >= 0, fcntl(r2, F_GETFD) >= 0);
+  cr = syscall(436, 5, 3, 0);
+  printf("close_range 5..3 %ld %d\n", cr, cr == -1 ? errno : 0);
   return 0;
 }
