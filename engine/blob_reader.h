@@ -17,7 +17,8 @@ namespace ttd {
 bool pread_all(int fd, void* dst, size_t n, uint64_t off);
 
 // The blob `ref` names, as a reader gets it: its stored bytes read into
-// `buffer` (behind the headroom decompress_blob wants), the checksum
+// `buffer` (behind the headroom decompress_blob wants; it may be left
+// larger than the blob), the checksum
 // checked, then copied or inflated into `out` (open_stored_blob). Returns
 // nullptr, or what is wrong ("cannot read the blob", or open_stored_blob's
 // reason). Bounds against the file are the caller's (it knows the size).
