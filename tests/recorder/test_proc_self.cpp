@@ -5,9 +5,16 @@
 // program must print what it prints natively.
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "tests/recorder/recording_support.h"
+#include "tools/recorder/guest_dir_listing.h"
 #include "tools/recorder/guest_proc_files.h"
 
 using namespace ttd;
@@ -56,7 +63,42 @@ TEST_CASE("/proc/self: AT_EXECFN and the task's name come from a relative path a
   fs::remove(out);
 }
 
+TEST_CASE("inherited descriptors and the /proc/self/fd listing are the program's, as natively") {
+  // The recorder gave the program fds 0-2 only (`ttd record -- sh -c 'cat
+  // <&3' 3<file` failed with EBADF) and listed its own /proc/self/fd.
+  int ran = 0;
+  for (const char* variant : {"x86_64", "x86_64-glibc", "x86_64-dyn"}) {
+    const std::string prog = test::program_path(variant, "fd_listing");
+    if (prog.empty()) continue;
+    INFO(std::string(variant));
+    const std::string data = test::temp_trace(std::string("fd-listing-data-") + variant);
+    {
+      std::ofstream(data) << "given";
+    }
+    const int fd = ::open(data.c_str(), O_RDONLY);  // inherited: not close-on-exec
+    REQUIRE(fd > 2);
+    const test::NativeRun native = test::run_native({prog, std::to_string(fd)});
+    REQUIRE(native.status == 0);
+    REQUIRE(native.out.find("inherited " + std::to_string(fd) + " read 5: given\n") == 0);
+    REQUIRE(native.out.find("rewound ") != std::string::npos);
+    REQUIRE(native.out.find("seekdir to the fourth: 1\nopen for writing -1 Is a directory\n") != std::string::npos);
+    ::lseek(fd, 0, SEEK_SET);
+    const std::string out = test::temp_trace(std::string("fd-listing-") + variant);
+    RecordOptions o = test::capture_options({prog, std::to_string(fd)}, out);
+    o.env = {"LC_ALL=C"};
+    o.inherit_fds = inherited_descriptors();
+    test::check_records_like_native(o, native.out);
+    ::close(fd);
+    fs::remove(out);
+    fs::remove(data);
+    ++ran;
+  }
+  CHECK(ran > 0);
+}
+
 TEST_CASE("/proc/self paths: which name the guest's own entries") {
+  CHECK(proc_self_path("/proc/self/fd", 4242).entry == ProcSelfEntry::FdDir);
+  CHECK(proc_self_path("/proc/self/fd/", 4242).entry == ProcSelfEntry::FdDir);
   CHECK(proc_self_path("/proc/self/comm", 4242).entry == ProcSelfEntry::Comm);
   CHECK(proc_self_path("/proc/self/maps", 4242).entry == ProcSelfEntry::Maps);
   CHECK(proc_self_path("/proc/thread-self/cmdline", 4242).entry == ProcSelfEntry::Cmdline);
@@ -64,7 +106,6 @@ TEST_CASE("/proc/self paths: which name the guest's own entries") {
   CHECK(proc_self_path("/proc/4243/maps", 4242).entry == ProcSelfEntry::None);  // another process: the host's
   CHECK(proc_self_path("/proc/self/status", 4242).entry == ProcSelfEntry::None);
   CHECK(proc_self_path("/proc/selfish/maps", 4242).entry == ProcSelfEntry::None);
-  CHECK(proc_self_path("/proc/self/fd/", 4242).entry == ProcSelfEntry::None);
   CHECK(proc_self_path("/proc/self/fd/-1", 4242).entry == ProcSelfEntry::None);
   CHECK(proc_self_path("/proc/self/fd/99999999999", 4242).entry == ProcSelfEntry::None);
   const ProcSelfPath fd = proc_self_path("/proc/4242/fd/17", 4242);
@@ -83,4 +124,25 @@ TEST_CASE("/proc/self/maps lines are in Linux's format, names from column 73") {
         "00400000-00401000 r-xp 00000000 00:00 0                                  /usr/bin/prog\n"
         "7ffff000-80001000 rw-p 00000000 00:00 0 \n"
         "7fff00000000-7fff00001000 rw-p 00000000 00:00 0                          [stack]\n");
+}
+
+TEST_CASE("guest directory listing: records in linux_dirent64's layout, a buffer too small, seeking") {
+  GuestDirListing d(proc_fd_entries({0, 1, 17}));
+  std::vector<uint8_t> out;
+  CHECK(d.read(8, out) == -EINVAL);  // not even one record fits: Linux's EINVAL
+  REQUIRE(d.read(4096, out) > 0);
+  std::vector<std::string> names;
+  for (size_t at = 0; at < out.size();) {
+    uint16_t reclen = 0;
+    std::memcpy(&reclen, out.data() + at + 16, 2);
+    REQUIRE(reclen % 8 == 0);
+    names.emplace_back(reinterpret_cast<const char*>(out.data() + at + 19));
+    at += reclen;
+  }
+  CHECK(names == std::vector<std::string>{".", "..", "0", "1", "17"});
+  CHECK(d.read(4096, out) == 0);  // at the end
+  CHECK(d.seek(3, SEEK_SET) == 3);
+  REQUIRE(d.read(4096, out) > 0);
+  CHECK(std::string(reinterpret_cast<const char*>(out.data() + 19)) == "1");
+  CHECK(d.seek(0, SEEK_END) == -EINVAL);
 }

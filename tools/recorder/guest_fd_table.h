@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tools/recorder/guest_epoll.h"
+#include "tools/recorder/guest_dir_listing.h"
 #include "tools/recorder/guest_eventfd.h"
 
 namespace ttd::rec {
@@ -34,6 +35,9 @@ struct GuestFd {
   // Eventfd / Epoll: the object, shared by dups as Linux shares the file.
   std::shared_ptr<GuestEventfd> eventfd;
   std::shared_ptr<GuestEpoll> epoll;
+  // Host: a directory whose entries the recorder lists instead of the
+  // host (/proc/self/fd); the host descriptor answers fstat and fchdir.
+  std::shared_ptr<GuestDirListing> listing;
 };
 
 class GuestFdTable {

@@ -44,6 +44,7 @@ ProcSelfPath proc_self_path(std::string_view path, int64_t pid) {
   else if (s == "auxv") out.entry = ProcSelfEntry::Auxv;
   else if (s == "exe") out.entry = ProcSelfEntry::Exe;
   else if (s == "comm") out.entry = ProcSelfEntry::Comm;
+  else if (s == "fd" || s == "fd/") out.entry = ProcSelfEntry::FdDir;
   else if (eat(s, "fd/") && eat_number(s, n) && s.empty() && n <= INT32_MAX) {
     out.entry = ProcSelfEntry::Fd;
     out.fd = int(n);

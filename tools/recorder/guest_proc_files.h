@@ -26,7 +26,7 @@ struct ProcSelfLayout {
   std::vector<uint8_t> auxv;
 };
 
-enum class ProcSelfEntry { None, Maps, Cmdline, Environ, Auxv, Exe, Fd, Comm };
+enum class ProcSelfEntry { None, Maps, Cmdline, Environ, Auxv, Exe, Fd, FdDir, Comm };
 
 struct ProcSelfPath {
   ProcSelfEntry entry = ProcSelfEntry::None;
@@ -35,7 +35,7 @@ struct ProcSelfPath {
 
 // Which entry of the guest's own /proc directory `path` names: /proc/self,
 // /proc/thread-self and /proc/<pid> (the guest's pid), then maps, cmdline,
-// environ, auxv, exe, comm or fd/N. None for anything else (the host answers).
+// environ, auxv, exe, comm, fd/N or the fd directory itself. None for anything else (the host answers).
 ProcSelfPath proc_self_path(std::string_view path, int64_t pid);
 
 // /proc/self/maps of a process with these regions, in Linux's format.

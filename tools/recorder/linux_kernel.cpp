@@ -1,12 +1,15 @@
 // Syscall dispatch, and the process / time / signal calls.
 #include "tools/recorder/linux_kernel.h"
 
+#include <fcntl.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+
+#include "tools/recorder/guest_proc_files.h"
 
 namespace ttd::rec {
 
@@ -31,6 +34,16 @@ LinuxKernel::LinuxKernel(uc_engine* uc, GuestMemory& mem, const GuestArch& arch,
     : uc_(uc), mem_(mem), arch_(arch), cfg_(std::move(cfg)) {
   brk_ = brk_mapped_end_ = cfg_.brk_base;
   comm_ = task_name_of(cfg_.execfn);
+  for (int n : cfg_.inherit_fds) {
+    if (n <= 2 || fds_.get(n)) continue;
+    // A copy, close-on-exec in the recorder: the guest's table owns it.
+    const int h = ::fcntl(n, F_DUPFD_CLOEXEC, 3);
+    if (h < 0) continue;
+    GuestFd f;
+    f.host = h;
+    f.path = host_fd_target(h);
+    fds_.add(std::move(f), n);
+  }
 }
 
 SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t steps) {

@@ -56,6 +56,7 @@ struct ProcessConfig {
   uint64_t epoch_seconds = 0;           // CLOCK_REALTIME at the first step (RecordOptions)
   uint32_t epoch_nanoseconds = 0;       // and its nanoseconds
   bool follow_fork = false;             // a fork's child is recorded too (RecordOptions::follow_fork)
+  std::vector<int> inherit_fds;         // host descriptors the guest gets with the same numbers (RecordOptions)
 };
 
 // What a process keeps across execve into the next program image's

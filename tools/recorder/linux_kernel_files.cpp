@@ -101,6 +101,7 @@ int64_t LinuxKernel::sys_lseek(int fd, int64_t offset, uint64_t whence) {
   const GuestFd* f = fds_.get(fd);
   if (!f) return -EBADF;
   if (f->kind != GuestFd::Kind::Host) return -ESPIPE;  // the streams are pipes
+  if (f->listing) return f->listing->seek(offset, int(whence));
   off_t r = ::lseek(f->host, offset, int(whence));
   return r < 0 ? -errno : int64_t(r);
 }
@@ -143,7 +144,13 @@ int64_t LinuxKernel::sys_getdents64(int fd, uint64_t buf, uint64_t len) {
   if (!f) return -EBADF;
   if (f->kind != GuestFd::Kind::Host) return -ENOTDIR;
   // struct linux_dirent64 is the same on every architecture.
-  std::vector<uint8_t> data(std::min(len, kMaxIo));
+  std::vector<uint8_t> data;
+  if (f->listing) {
+    const int64_t n = f->listing->read(std::min(len, kMaxIo), data);
+    if (n <= 0) return n;
+    return copy_to_user(buf, data) ? n : -EFAULT;
+  }
+  data.resize(std::min(len, kMaxIo));
   long n = ::syscall(SYS_getdents64, f->host, data.data(), data.size());
   if (n < 0) return -errno;
   data.resize(size_t(n));

@@ -43,6 +43,23 @@ std::optional<int64_t> LinuxKernel::open_proc_self(const std::string& p, int hos
   switch (what.entry) {
     case ProcSelfEntry::None: return std::nullopt;
     case ProcSelfEntry::Exe: h = ::open(cfg_.exe_path.c_str(), host_flags | O_CLOEXEC); break;
+    case ProcSelfEntry::FdDir: {
+      // The recorder's own fd directory answers fstat and fchdir; its
+      // entries are the guest's descriptors (this one included, as Linux
+      // lists the descriptor that reads it).
+      if ((host_flags & O_ACCMODE) != O_RDONLY) return -EISDIR;
+      h = ::open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (h < 0) return -errno;
+      GuestFd f;
+      f.host = h;
+      f.cloexec = (host_flags & O_CLOEXEC) != 0;
+      f.path = p;
+      auto listing = std::make_shared<GuestDirListing>(std::vector<GuestDirEntry>{});
+      f.listing = listing;
+      const int fd = fds_.add(std::move(f));
+      if (fd >= 0) *listing = GuestDirListing(proc_fd_entries(fds_.open_in(0, ~0u)));
+      return fd;
+    }
     case ProcSelfEntry::Fd: {
       // Reopening a descriptor reopens its file (the host's fd number
       // differs from the guest's).

@@ -118,6 +118,7 @@ Result<ImageResult> record_image(const RecordOptions& opts, ImageSpec spec) {
   cfg.epoch_seconds = opts.epoch_seconds;
   cfg.epoch_nanoseconds = opts.epoch_nanoseconds % 1000000000u;
   cfg.follow_fork = opts.follow_fork;
+  if (spec.first) cfg.inherit_fds = opts.inherit_fds;  // later images keep their table (ExecCarry)
   LinuxKernel kernel(uc.get(), mem, guest, cfg);
   kernel.inherit(std::move(spec.carry));
   ImageResult ir;

@@ -47,6 +47,11 @@ struct RecordOptions {
 
   // Guest stdin: the given bytes, or the recorder's own stdin when unset.
   std::optional<std::string> stdin_data;
+  // Descriptors above 2 the program gets with the same numbers, as it
+  // would inherit them natively (`prog 3<file`, a socket a supervisor
+  // passes): `ttd record` passes what it inherited itself
+  // (inherited_descriptors() below); a library caller chooses.
+  std::vector<int> inherit_fds;
   // Capture the guest's stdout/stderr into the summary instead of writing
   // them to the recorder's stdout/stderr.
   bool capture_output = false;
@@ -151,5 +156,11 @@ Result<RecordSummary> record(const RecordOptions& options);
 
 // "steps: N, exit status: S, ..." lines for people (used by `ttd record`).
 std::string describe(const RecordSummary& s);
+
+// The descriptors above 2 this process inherited: open, and not
+// close-on-exec (anything this process opened itself, libraries included,
+// is close-on-exec, as the project's code opens everything). Call first
+// thing, before opening files.
+std::vector<int> inherited_descriptors();
 
 }  // namespace ttd::rec

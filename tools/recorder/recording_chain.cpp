@@ -5,9 +5,13 @@
 #include "tools/recorder/recording_chain.h"
 
 #include <signal.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 
@@ -93,6 +97,23 @@ std::string chain_trace_name(const std::string& base, uint64_t n) {
 
 std::string child_trace_name(const std::string& output, long pid) {
   return insert_before_extension(output, std::to_string(pid));
+}
+
+std::vector<int> inherited_descriptors() {
+  std::vector<int> out;
+  DIR* d = ::opendir("/proc/self/fd");
+  if (!d) return out;
+  const int own = ::dirfd(d);
+  while (const dirent* e = ::readdir(d)) {
+    char* end = nullptr;
+    const long n = std::strtol(e->d_name, &end, 10);
+    if (*end || end == e->d_name || n <= 2 || n == own) continue;
+    const int flags = ::fcntl(int(n), F_GETFD);
+    if (flags >= 0 && !(flags & FD_CLOEXEC)) out.push_back(int(n));
+  }
+  ::closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 Result<RecordSummary> record(const RecordOptions& opts) {

@@ -38,6 +38,8 @@ struct RecordCliOptions {
 // recorded, 3 the program faulted under emulation (the trace ends there).
 int run_record(const RecordCliOptions& o) {
   rec::RecordOptions ro;
+  // What `ttd record` inherited the program inherits (`prog 3<file`).
+  ro.inherit_fds = rec::inherited_descriptors();
   ro.output = o.output;
   ro.argv = o.command;
   ro.max_steps = o.max_steps;
