@@ -104,7 +104,8 @@ TEST_CASE("/proc/self paths: which name the guest's own entries") {
   CHECK(proc_self_path("/proc/thread-self/cmdline", 4242).entry == ProcSelfEntry::Cmdline);
   CHECK(proc_self_path("/proc/4242/auxv", 4242).entry == ProcSelfEntry::Auxv);
   CHECK(proc_self_path("/proc/4243/maps", 4242).entry == ProcSelfEntry::None);  // another process: the host's
-  CHECK(proc_self_path("/proc/self/status", 4242).entry == ProcSelfEntry::None);
+  CHECK(proc_self_path("/proc/self/status", 4242).entry == ProcSelfEntry::Status);  // guest_proc_status.h
+  CHECK(proc_self_path("/proc/self/mountinfo", 4242).entry == ProcSelfEntry::None);
   CHECK(proc_self_path("/proc/selfish/maps", 4242).entry == ProcSelfEntry::None);
   CHECK(proc_self_path("/proc/self/fd/-1", 4242).entry == ProcSelfEntry::None);
   CHECK(proc_self_path("/proc/self/fd/99999999999", 4242).entry == ProcSelfEntry::None);

@@ -2,7 +2,7 @@
 // as the emulated standard streams (pipe-like, see linux_kernel_io.cpp);
 // every other guest fd owns a descriptor of the recorder's process, opened
 // on the host as the program asked, except eventfds and epoll instances,
-// which the recorder keeps itself (guest_eventfd.h, guest_epoll.h). The working directory is a host
+// which the recorder keeps itself (guest_eventfd.h, guest_epoll.h), and timerfds (guest_timerfd.h). The working directory is a host
 // O_PATH descriptor, so the guest's chdir never moves the recorder's.
 //
 // Contract: the table owns every host descriptor it holds and closes them
@@ -17,11 +17,12 @@
 #include "tools/recorder/guest_epoll.h"
 #include "tools/recorder/guest_dir_listing.h"
 #include "tools/recorder/guest_eventfd.h"
+#include "tools/recorder/guest_timerfd.h"
 
 namespace ttd::rec {
 
 struct GuestFd {
-  enum class Kind : unsigned char { StdStream, Host, Eventfd, Epoll };
+  enum class Kind : unsigned char { StdStream, Host, Eventfd, Epoll, Timerfd };
   Kind kind = Kind::Host;
   int stream = 0;      // StdStream: 0 stdin, 1 stdout, 2 stderr
   int host = -1;       // Host: the recorder's descriptor
@@ -33,8 +34,10 @@ struct GuestFd {
   // (an epoll item lives while a descriptor of its file is open).
   uint64_t file = 0;
   // Eventfd / Epoll: the object, shared by dups as Linux shares the file.
+  // A Timerfd's eventfd is its counter of unread expirations.
   std::shared_ptr<GuestEventfd> eventfd;
   std::shared_ptr<GuestEpoll> epoll;
+  std::shared_ptr<GuestTimerfd> timerfd;
   // Host: a directory whose entries the recorder lists instead of the
   // host (/proc/self/fd); the host descriptor answers fstat and fchdir.
   std::shared_ptr<GuestDirListing> listing;

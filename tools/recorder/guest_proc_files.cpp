@@ -35,7 +35,9 @@ ProcSelfPath proc_self_path(std::string_view path, int64_t pid) {
   std::string_view s = path;
   int64_t n = 0;
   if (!eat(s, "/proc/")) return out;
-  if (!eat(s, "self/") && !eat(s, "thread-self/")) {
+  if (eat(s, "thread-self/")) {
+    out.thread_self = true;
+  } else if (!eat(s, "self/")) {
     if (!eat_number(s, n) || n != pid || !eat(s, "/")) return out;
   }
   if (s == "maps") out.entry = ProcSelfEntry::Maps;
@@ -45,6 +47,9 @@ ProcSelfPath proc_self_path(std::string_view path, int64_t pid) {
   else if (s == "exe") out.entry = ProcSelfEntry::Exe;
   else if (s == "comm") out.entry = ProcSelfEntry::Comm;
   else if (s == "fd" || s == "fd/") out.entry = ProcSelfEntry::FdDir;
+  else if (s == "status") out.entry = ProcSelfEntry::Status;
+  else if (s == "stat") out.entry = ProcSelfEntry::Stat;
+  else if (s == "statm") out.entry = ProcSelfEntry::Statm;
   else if (eat(s, "fd/") && eat_number(s, n) && s.empty() && n <= INT32_MAX) {
     out.entry = ProcSelfEntry::Fd;
     out.fd = int(n);

@@ -8,7 +8,7 @@
 //
 // What is not reproduced: a mapping's file offset, device and inode are
 // 0 (the region list keeps only address, size, protection and name), and
-// /proc/self/status, stat and the other entries are still the recorder's.
+// task/ and the other entries are still the recorder's.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -26,16 +26,18 @@ struct ProcSelfLayout {
   std::vector<uint8_t> auxv;
 };
 
-enum class ProcSelfEntry { None, Maps, Cmdline, Environ, Auxv, Exe, Fd, FdDir, Comm };
+enum class ProcSelfEntry { None, Maps, Cmdline, Environ, Auxv, Exe, Fd, FdDir, Comm, Status, Stat, Statm };
 
 struct ProcSelfPath {
   ProcSelfEntry entry = ProcSelfEntry::None;
   int fd = -1;  // Fd: the guest descriptor named
+  bool thread_self = false;  // under /proc/thread-self: the calling thread's
 };
 
 // Which entry of the guest's own /proc directory `path` names: /proc/self,
 // /proc/thread-self and /proc/<pid> (the guest's pid), then maps, cmdline,
-// environ, auxv, exe, comm, fd/N or the fd directory itself. None for anything else (the host answers).
+// environ, auxv, exe, comm, fd/N, the fd directory itself, status, stat or
+// statm (guest_proc_status.h). None for anything else (the host answers).
 ProcSelfPath proc_self_path(std::string_view path, int64_t pid);
 
 // /proc/self/maps of a process with these regions, in Linux's format.

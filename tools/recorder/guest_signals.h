@@ -38,10 +38,12 @@ DefaultAction default_action(int sig);
 
 // siginfo_t's fields the recorder fills in (128 bytes on both 64-bit ABIs).
 struct SigInfo {
-  static constexpr int32_t kUser = 0, kKernel = 0x80, kTkill = -6;
+  static constexpr int32_t kUser = 0, kKernel = 0x80, kTimer = -2, kTkill = -6;
   int32_t signo = 0, code = 0;
-  // Kill-type: pid and uid; SIGCHLD adds status; faults: addr.
+  // Kill-type: pid and uid; SIGCHLD adds status; faults: addr; kTimer
+  // (POSIX timers): si_timerid in pid, si_overrun in uid, si_value in value.
   uint32_t pid = 0, uid = 0;
+  uint64_t value = 0;
   int32_t status = 0;
   uint64_t addr = 0;
   bool fault = false;  // addr at offset 16 instead of pid/uid
@@ -72,6 +74,13 @@ class GuestSignals {
   // pending(thread)); nullopt when `set` is empty.
   std::optional<SigInfo> dequeue(uint32_t thread, uint64_t set);
   uint64_t process_pending() const { return process_.bits; }
+  // The queued siginfo of `sig` for `thread` (0: the process's), or null:
+  // a POSIX timer counts its overruns in the one it queued.
+  SigInfo* pending_info(uint32_t thread, int sig) {
+    Pending& p = thread ? threads_[thread].pending : process_;
+    auto it = p.info.find(sig);
+    return it == p.info.end() ? nullptr : &it->second;
+  }
   // Anything pending anywhere (the common answer, no, is one load).
   bool any_pending() const { return pending_count_ != 0; }
   // The thread exited: its own pending signals are gone.

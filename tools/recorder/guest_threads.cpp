@@ -185,6 +185,18 @@ bool GuestThreads::other_runnable() const {
   return false;
 }
 
+std::optional<uint64_t> GuestThreads::first_timeout() const {
+  std::optional<uint64_t> first;
+  for (const GuestThread& t : threads_) {
+    if (!t.timed || t.state == GuestThread::State::Runnable || t.state == GuestThread::State::Exited) continue;
+    uint64_t end = 0;
+    if (t.state == GuestThread::State::PollWait && t.waiting_since && t.poll_timeout != ~uint64_t(0))
+      end = *t.waiting_since + t.poll_timeout;
+    if (!first || end < *first) first = end;
+  }
+  return first;
+}
+
 std::optional<uint32_t> GuestThreads::pick_next() {
   const size_t n = threads_.size();
   for (size_t k = 1; k <= n; ++k) {

@@ -41,6 +41,7 @@ struct GuestThread {
   std::vector<IoWatch> io_watch;
   std::string_view wait_call;  // PollWait: "poll", "select", "ppoll", "pselect6", "epoll_wait", ...
   std::optional<uint64_t> waiting_since;  // PollWait: steps when the call first waited
+  uint64_t poll_timeout = ~uint64_t(0);   // PollWait: its timeout in steps (~0: none, or not kept)
   uint64_t pi_owner = 0;       // PiWait: tid of the thread holding the lock
   // FutexWait in FUTEX_WAIT_REQUEUE_PI: the PI lock FUTEX_CMP_REQUEUE_PI
   // moves it to (0 for other waits).
@@ -132,6 +133,12 @@ class GuestThreads {
   std::optional<uint32_t> pick_next();
   // Whether a thread other than the current one could run now.
   bool other_runnable() const;
+  // The step at which the first timed wait would end: a poll, select or
+  // epoll wait's start plus its timeout, 0 for a futex or PI wait (its
+  // timeout is not kept: it ends first, as pick_next() has it); nullopt
+  // when no thread waits with a timeout. A timer due before it fires
+  // first (RecordingSession::switch_threads).
+  std::optional<uint64_t> first_timeout() const;
   void make_current(uint32_t number) { current_ = number - 1; }
   // "thread 1 (tid 4242): futex wait on 0x...; thread 2 (tid 4243): read
   // from fd 3 (a pipe); thread 3 (tid 4244): poll on fd 5 (a pipe, to

@@ -197,6 +197,14 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::Alarm: r = sys_alarm(a[0], steps); break;
     case Sys::Setitimer: r = sys_setitimer(a[0], a[1], a[2], steps); break;
     case Sys::Getitimer: r = sys_setitimer(a[0], 0, a[1], steps); break;
+    case Sys::TimerCreate: r = sys_timer_create(a[0], a[1], a[2]); break;
+    case Sys::TimerSettime: r = sys_timer_settime(a[0], a[1], a[2], a[3], steps); break;
+    case Sys::TimerGettime: r = sys_timer_gettime(a[0], a[1], steps); break;
+    case Sys::TimerGetoverrun: r = sys_timer_getoverrun(a[0]); break;
+    case Sys::TimerDelete: r = sys_timer_delete(a[0]); break;
+    case Sys::TimerfdCreate: r = sys_timerfd_create(a[0], a[1]); break;
+    case Sys::TimerfdSettime: r = sys_timerfd_settime(fd(0), a[1], a[2], a[3], steps); break;
+    case Sys::TimerfdGettime: r = sys_timerfd_gettime(fd(0), a[1], steps); break;
     case Sys::Brk: r = sys_brk(a[0]); break;
     case Sys::Mmap: r = sys_mmap(a, out); break;
     case Sys::Mremap: r = sys_mremap(a[0], a[1], a[2], a[3], a[4]); break;

@@ -25,9 +25,12 @@
 #include "tools/recorder/guest_execve.h"
 #include "tools/recorder/guest_fd_table.h"
 #include "tools/recorder/guest_memory.h"
+#include "tools/recorder/guest_posix_timers.h"
 #include "tools/recorder/guest_proc_files.h"
+#include "tools/recorder/guest_proc_status.h"
 #include "tools/recorder/guest_signals.h"
 #include "tools/recorder/guest_threads.h"
+#include "tools/recorder/guest_timerfd.h"
 
 namespace ttd::rec {
 
@@ -197,13 +200,16 @@ class LinuxKernel {
   // signal ended the process instead.
   std::optional<uint64_t> deliver_on_schedule(uint64_t pc, uint64_t steps, SyscallOutcome& out);
   bool frame_failed() const { return frame_failed_; }
-  // Interval timers (alarm, setitimer) count steps, the virtual clock's
-  // nanoseconds: the step at which the next one expires (~0: none armed).
+  // Interval timers (alarm, setitimer), POSIX timers and timerfds count
+  // steps, the virtual clock's nanoseconds: the step at which the next one
+  // expires (~0: none armed).
   uint64_t timer_due() const { return timer_due_; }
-  // Raises the signals of the timers due at `steps`; with `skip_ahead`
-  // (every thread waits, and sleeping takes no steps) the earliest armed
-  // one fires now. True if one fired.
-  bool fire_timers(uint64_t steps, bool skip_ahead);
+  // Raises the signals of the timers due at `steps` and counts timerfd
+  // expirations; with `skip_ahead` (every thread waits, and sleeping takes
+  // no steps) the armed ones fire in order, now, until one wakes a thread.
+  // True if one fired (with `skip_ahead`: if a thread can run).
+  // `until`: with `skip_ahead`, only the timers due by then fire.
+  bool fire_timers(uint64_t steps, bool skip_ahead, uint64_t until = ~uint64_t(0));
   GuestSignals& signals() { return signals_; }
 
   static constexpr uint64_t kPid = 4242;  // also the main thread's tid; thread n has tid 4241 + n
@@ -254,6 +260,9 @@ class LinuxKernel {
   // readlink of the guest's /proc/self/exe or fd/N: the target, or nullopt
   // when `p` names neither; `err` set (-ENOENT) for a closed descriptor.
   std::optional<std::string> proc_self_link(const std::string& p, int64_t& err);
+  // What /proc/self/status, stat and statm show (guest_proc_status.h): the
+  // process's, or with `thread_self` the calling thread's.
+  ProcStatusInput proc_status_input(bool thread_self);
   int64_t sys_close(int fd);
   int64_t sys_close_range(uint64_t first, uint64_t last, uint64_t flags);
   int64_t sys_pread(bool write, int fd, uint64_t buf, uint64_t len, int64_t offset);
@@ -303,6 +312,32 @@ class LinuxKernel {
   int64_t sys_alarm(uint64_t seconds, uint64_t steps);
   int64_t sys_setitimer(uint64_t which, uint64_t value, uint64_t old, uint64_t steps);
   void update_timer_due();
+  // linux_kernel_posix_timers.cpp: timer_create ... timer_delete; the
+  // signals of the timers due at `steps` (true if one was raised).
+  int64_t sys_timer_create(uint64_t clock, uint64_t sevp, uint64_t id_out);
+  int64_t sys_timer_settime(uint64_t id, uint64_t flags, uint64_t new_value, uint64_t old_value, uint64_t steps);
+  int64_t sys_timer_gettime(uint64_t id, uint64_t out, uint64_t steps);
+  int64_t sys_timer_getoverrun(uint64_t id);
+  int64_t sys_timer_delete(uint64_t id);
+  bool fire_posix_timers(uint64_t steps);
+  // A queued timer signal that is no longer pending was delivered: its
+  // overrun becomes timer_getoverrun's.
+  void sync_posix_timer(GuestPosixTimer& t);
+  // struct itimerspec in guest memory: 0, -EFAULT or -EINVAL.
+  int64_t read_itimerspec(uint64_t addr, TimerSpecNs& out);
+  bool put_itimerspec(uint64_t addr, uint64_t interval, uint64_t value);
+  StepClock step_clock() const;
+  // linux_kernel_timerfd.cpp: timerfd_create, _settime, _gettime; the
+  // expirations due at `steps` counted (true if one was).
+  int64_t sys_timerfd_create(uint64_t clock, uint64_t flags);
+  int64_t sys_timerfd_settime(int fd, uint64_t flags, uint64_t new_value, uint64_t old_value, uint64_t steps);
+  int64_t sys_timerfd_gettime(int fd, uint64_t out, uint64_t steps);
+  bool fire_timerfds(uint64_t steps);
+  // Raises or counts what is due at `steps` (itimers, POSIX timers,
+  // timerfds); true if a signal was raised or a timerfd ticked.
+  bool fire_due(uint64_t steps);
+  // Whether some thread can run (a timer woke one).
+  bool any_runnable();
   int64_t sys_rt_sigtimedwait(const uint64_t a[6]);
   std::optional<uint64_t> sys_rt_sigreturn(SyscallOutcome& out);
   FrameMemory frame_memory();
@@ -421,6 +456,8 @@ class LinuxKernel {
   };
   IntervalTimer timers_[3];
   uint64_t timer_due_ = ~uint64_t(0);
+  GuestPosixTimers posix_timers_;
+  std::vector<std::weak_ptr<GuestTimerfd>> timerfds_;  // every timerfd made, while one of its fds is open
   uint64_t now_ = 0;                // steps at the last call
   std::map<uint64_t, std::vector<uint8_t>> sigactions_;  // raw struct sigaction per signal
   uint64_t random_state_ = 0x9e3779b97f4a7c15ull;

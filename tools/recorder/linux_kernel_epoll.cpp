@@ -117,6 +117,11 @@ GuestEpoll::Readiness LinuxKernel::epoll_probe(int fd, std::vector<IoWatch>* wat
       r.changes = f->eventfd->changes();
       if (watches) watches->push_back({fd, -1, want, f->eventfd});
       break;
+    case GuestFd::Kind::Timerfd:  // readable when it has expired since the last read
+      r.mask = f->eventfd->readable() ? POLLIN | POLLRDNORM : 0;
+      r.changes = f->eventfd->changes();
+      if (watches) watches->push_back({fd, -1, short(want & (POLLIN | POLLRDNORM)), f->eventfd});
+      break;
     case GuestFd::Kind::Epoll: {
       // Readable when one of its items is ready (poll on an epoll fd, or a
       // set in a set); its items' watches wake a thread waiting on it. It
@@ -187,6 +192,7 @@ bool LinuxKernel::epoll_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
       [&](const GuestEpoll::Key& key) { return epoll_probe_item(*req.set, key, &watches); }, req.max, false);
   if (!ready.empty()) return false;
   threads_.wait_poll(req.call, std::move(watches), req.timeout_ns.has_value(), steps);
+  threads_.current().poll_timeout = req.timeout_ns.value_or(~uint64_t(0));
   return true;
 }
 

@@ -197,7 +197,7 @@ int64_t LinuxKernel::sys_fcntl(int fd, uint64_t cmd, uint64_t arg) {
     case F_GETFL: {
       if (f->kind == GuestFd::Kind::StdStream) return f->stream == 0 ? O_RDONLY : O_WRONLY;
       // O_NONBLOCK has the same value on x86-64 and AArch64.
-      if (f->kind == GuestFd::Kind::Eventfd) return O_RDWR | (f->eventfd->nonblocking() ? O_NONBLOCK : 0);
+      if (f->eventfd) return O_RDWR | (f->eventfd->nonblocking() ? O_NONBLOCK : 0);  // eventfd, timerfd
       if (f->kind == GuestFd::Kind::Epoll) return O_RDWR;
       int r = ::fcntl(f->host, F_GETFL);
       if (r < 0) return -errno;
@@ -211,7 +211,7 @@ int64_t LinuxKernel::sys_fcntl(int fd, uint64_t cmd, uint64_t arg) {
       return r;
     }
     case F_SETFL:
-      if (f->kind == GuestFd::Kind::Eventfd) f->eventfd->set_nonblocking(arg & O_NONBLOCK);
+      if (f->eventfd) f->eventfd->set_nonblocking(arg & O_NONBLOCK);
       if (f->kind != GuestFd::Kind::Host) return 0;
       return ::fcntl(f->host, F_SETFL, host_open_flags(arg)) < 0 ? -errno : 0;
     case F_GETLK:

@@ -84,6 +84,8 @@ bool LinuxKernel::io_blocks(bool write, int fd, uint64_t buf, uint64_t count, bo
   const GuestFd* f = fds_.get(fd);
   // (readv/writev of an eventfd do not wait: the first part answers.)
   if (f && f->kind == GuestFd::Kind::Eventfd && !vectored) return eventfd_blocks(write, fd, *f, buf, count);
+  // A timerfd's read waits for its counter of expirations (linux_kernel_timerfd.cpp).
+  if (f && f->kind == GuestFd::Kind::Timerfd && !vectored) return !write && eventfd_blocks(false, fd, *f, buf, count);
   // Pipes the guest made only: their other end is the guest's too, so
   // whether they are ready depends on its threads alone (deterministic).
   // Anything else (files, the standard streams) behaves as the host's call.
@@ -105,7 +107,7 @@ void LinuxKernel::wake_io_waiters() {
 int64_t LinuxKernel::sys_read(int fd, uint64_t buf, uint64_t len) {
   const GuestFd* f = fds_.get(fd);
   if (!f) return -EBADF;
-  if (f->kind == GuestFd::Kind::Eventfd) return eventfd_transfer(false, *f, buf, len);
+  if (f->kind == GuestFd::Kind::Eventfd || f->kind == GuestFd::Kind::Timerfd) return eventfd_transfer(false, *f, buf, len);
   if (f->kind == GuestFd::Kind::Epoll) return -EINVAL;
   len = std::min(len, kMaxIo);
   std::vector<uint8_t> data;
@@ -138,6 +140,7 @@ int64_t LinuxKernel::sys_write(int fd, uint64_t buf, uint64_t len) {
   if (!f) return -EBADF;
   if (f->kind == GuestFd::Kind::StdStream && f->stream == 0) return -EINVAL;  // writing stdin
   if (f->kind == GuestFd::Kind::Eventfd) return eventfd_transfer(true, *f, buf, len);
+  if (f->kind == GuestFd::Kind::Timerfd) return -EINVAL;  // no write method
   if (f->kind == GuestFd::Kind::Epoll) return -EINVAL;
   len = std::min(len, kMaxIo);
   std::vector<uint8_t> data(len);
@@ -267,7 +270,7 @@ int64_t LinuxKernel::sys_ioctl(int fd, uint64_t request, uint64_t arg) {
     if (!copy_from_user(arg, b)) return -EFAULT;
     int on = 0;
     std::memcpy(&on, b, 4);
-    if (f->kind == GuestFd::Kind::Eventfd) f->eventfd->set_nonblocking(on != 0);
+    if (f->eventfd) f->eventfd->set_nonblocking(on != 0);  // an eventfd, or a timerfd's counter
     if (f->kind != GuestFd::Kind::Host) return 0;  // as F_SETFL: the emulated streams never block the recorder
     return ::ioctl(f->host, FIONBIO, &on) < 0 ? -errno : 0;
   }

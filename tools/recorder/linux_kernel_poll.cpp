@@ -195,6 +195,7 @@ bool LinuxKernel::poll_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
   std::vector<IoWatch> watches;
   if (poll_scan(req, &watches) != 0) return false;  // ready, or an error call() reports
   threads_.wait_poll(req.call, std::move(watches), req.timeout_ns.has_value(), steps);
+  threads_.current().poll_timeout = req.timeout_ns.value_or(~uint64_t(0));
   return true;
 }
 

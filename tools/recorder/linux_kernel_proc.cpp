@@ -8,9 +8,57 @@
 #include <cerrno>
 
 #include "tools/recorder/guest_proc_files.h"
+#include "tools/recorder/guest_proc_status.h"
 #include "tools/recorder/linux_kernel.h"
 
 namespace ttd::rec {
+
+namespace {
+
+// The recorder's own status: the lines the guest cannot change come from it.
+std::string host_status() {
+  std::string s;
+  const int h = ::open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  if (h < 0) return s;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(h, buf, sizeof buf)) > 0;) s.append(buf, size_t(n));
+  ::close(h);
+  return s;
+}
+
+}  // namespace
+
+ProcStatusInput LinuxKernel::proc_status_input(bool thread_self) {
+  ProcStatusInput in;
+  const GuestThread& t = thread_self ? threads_.current() : *threads_.by_number(1);
+  in.name = comm_;
+  in.pid = pid_;
+  in.tid = thread_self ? t.tid : pid_;
+  in.ppid = unrecorded_child_ ? uint64_t(::getppid()) : 1;  // as getppid answers
+  in.umask = umask_;
+  in.threads = uint32_t(threads_.live());
+  in.shared_pending = signals_.process_pending();
+  in.sig_pending = signals_.pending(t.number) & ~in.shared_pending;
+  in.blocked = signals_.mask(t.number);
+  in.queued_signals = uint32_t(__builtin_popcountll(in.shared_pending));
+  for (uint32_t n = 1; n <= threads_.count(); ++n)
+    in.queued_signals += uint32_t(__builtin_popcountll(signals_.pending(n) & ~in.shared_pending));
+  for (int sig = 1; sig <= 64; ++sig) {
+    const SigAction a = action(sig);
+    if (a.handler == SigAction::kIgn) in.ignored |= sig_bit(sig);
+    else if (a.has_handler()) in.caught |= sig_bit(sig);
+  }
+  in.cpus_allowed = 1;  // sys_sched_getaffinity: one CPU
+  in.steps = now_;
+  in.regions = &mem_.regions();
+  in.exe_path = cfg_.exe_path;
+  in.start_brk = cfg_.brk_base;
+  in.arg_start = cfg_.proc_self.arg_start;
+  in.arg_end = cfg_.proc_self.arg_end;
+  in.env_start = cfg_.proc_self.env_start;
+  in.env_end = cfg_.proc_self.env_end;
+  return in;
+}
 
 std::optional<std::string> LinuxKernel::proc_self_link(const std::string& p, int64_t& err) {
   const ProcSelfPath what = proc_self_path(p, kPid);
@@ -27,6 +75,7 @@ std::optional<std::string> LinuxKernel::proc_self_link(const std::string& p, int
     case GuestFd::Kind::StdStream: return host_fd_target(f->stream);
     case GuestFd::Kind::Eventfd: return std::string("anon_inode:[eventfd]");
     case GuestFd::Kind::Epoll: return std::string("anon_inode:[eventpoll]");
+    case GuestFd::Kind::Timerfd: return std::string("anon_inode:[timerfd]");
   }
   return std::string();
 }
@@ -81,6 +130,9 @@ std::optional<int64_t> LinuxKernel::open_proc_self(const std::string& p, int hos
     case ProcSelfEntry::Auxv:
       bytes.assign(cfg_.proc_self.auxv.begin(), cfg_.proc_self.auxv.end());
       break;
+    case ProcSelfEntry::Status: bytes = render_proc_status(proc_status_input(what.thread_self), host_status()); break;
+    case ProcSelfEntry::Stat: bytes = render_proc_stat(proc_status_input(what.thread_self)); break;
+    case ProcSelfEntry::Statm: bytes = render_proc_statm(proc_status_input(what.thread_self)); break;
   }
   if (what.entry == ProcSelfEntry::Exe || what.entry == ProcSelfEntry::Fd) {
     if (h < 0) return -errno;

@@ -204,6 +204,9 @@ int64_t LinuxKernel::sys_rt_sigtimedwait(const uint64_t a[6]) {
   GuestThread& t = threads_.current();
   if (a[3] != 8) return -EINVAL;
   signals_.set_wait_set(t.number, 0);
+  // A signal woke it (call() leaves the flag to this call): the wait is
+  // over either way, so the thread's next call is not taken as interrupted.
+  signals_.set_interrupted(t.number, false);
   const bool timed_out = t.wake_result.has_value();
   t.wake_result.reset();
   uint8_t b[8];

@@ -2,7 +2,9 @@
 // step, docs/recording.md): ITIMER_REAL sends SIGALRM, ITIMER_VIRTUAL
 // SIGVTALRM, ITIMER_PROF SIGPROF, all counting steps, so a timer fires
 // at the same step in every recording of the program. When every thread
-// waits, the earliest timer fires at once: waiting takes no steps.
+// waits, the earliest timer fires at once: waiting takes no steps. POSIX
+// timers (linux_kernel_posix_timers.cpp) and timerfds
+// (linux_kernel_timerfd.cpp) expire at the same point.
 #include <cerrno>
 
 #include "tools/recorder/linux_kernel.h"
@@ -49,14 +51,35 @@ int64_t LinuxKernel::sys_setitimer(uint64_t which, uint64_t value, uint64_t old,
 }
 
 void LinuxKernel::update_timer_due() {
-  timer_due_ = ~uint64_t(0);
+  timer_due_ = posix_timers_.due();
   for (const IntervalTimer& t : timers_)
     if (t.expiry) timer_due_ = std::min(timer_due_, t.expiry);
+  // Timerfds whose last descriptor was closed are forgotten here.
+  std::erase_if(timerfds_, [](const std::weak_ptr<GuestTimerfd>& w) { return w.expired(); });
+  for (const auto& w : timerfds_)
+    if (auto t = w.lock()) timer_due_ = std::min(timer_due_, t->due());
 }
 
-bool LinuxKernel::fire_timers(uint64_t steps, bool skip_ahead) {
+bool LinuxKernel::any_runnable() {
+  for (uint32_t n = 1; n <= threads_.count(); ++n)
+    if (const GuestThread* t = threads_.by_number(n); t && t->state == GuestThread::State::Runnable) return true;
+  return false;
+}
+
+bool LinuxKernel::fire_timers(uint64_t steps, bool skip_ahead, uint64_t until) {
   if (timer_due_ == ~uint64_t(0)) return false;
-  if (skip_ahead) steps = std::max(steps, timer_due_);
+  if (!skip_ahead) return fire_due(steps);
+  // Every thread waits: the timers fire in expiry order until one wakes a
+  // thread (a timerfd nobody reads, a signal every thread blocks do not).
+  // The bound stops a periodic timer that wakes nobody from spinning here.
+  for (int i = 0; i < 10000 && timer_due_ != ~uint64_t(0) && timer_due_ <= until; ++i) {
+    fire_due(std::max(steps, timer_due_));
+    if (any_runnable()) return true;
+  }
+  return false;
+}
+
+bool LinuxKernel::fire_due(uint64_t steps) {
   bool fired = false;
   for (int i = 0; i < 3; ++i) {
     IntervalTimer& t = timers_[i];
@@ -69,9 +92,12 @@ bool LinuxKernel::fire_timers(uint64_t steps, bool skip_ahead) {
     signals_.raise_process(info);
     fired = true;
   }
+  fired |= fire_posix_timers(steps);
+  const bool ticked = fire_timerfds(steps);
   update_timer_due();
   if (fired) interrupt_parked();
-  return fired;
+  if (ticked) wake_io_waiters();
+  return fired || ticked;
 }
 
 }  // namespace ttd::rec

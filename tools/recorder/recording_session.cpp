@@ -103,6 +103,11 @@ std::optional<uint64_t> RecordingSession::switch_threads() {
   GuestThreads& threads = kernel_.threads();
   const uint32_t cur = threads.current().number;
   const bool gone = threads.current().state == GuestThread::State::Exited;
+  // No thread can run and a timer expires before the first timed wait
+  // would end: the timer goes first (virtual time), as it would natively.
+  if (threads.current().state != GuestThread::State::Runnable && !threads.other_runnable())
+    if (const auto first = threads.first_timeout(); first && kernel_.timer_due() <= *first)
+      kernel_.fire_timers(res_.steps, true, *first);
   auto next = threads.pick_next();
   // Another process (a fork's child) may still make a waited-for pipe
   // ready: wait for it on the host rather than call it a deadlock.

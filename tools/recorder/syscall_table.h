@@ -55,6 +55,10 @@ enum class Sys : uint8_t {
   // Threads (linux_kernel_threads.cpp); new processes, exec in a fork's
   // child and waiting for children (linux_kernel_process.cpp).
   Clone, Clone3, Fork, Vfork, Execve, Execveat, Wait4, Waitid,
+  // POSIX timers and timerfds on the step clock (linux_kernel_posix_timers.cpp,
+  // linux_kernel_timerfd.cpp).
+  TimerCreate, TimerSettime, TimerGettime, TimerGetoverrun, TimerDelete, TimerfdCreate, TimerfdSettime,
+  TimerfdGettime,
 };
 
 struct SyscallEntry {
