@@ -55,6 +55,11 @@ int64_t LinuxKernel::sys_new_process(uint64_t flags, uint64_t stack, uint64_t pa
   // the gate's close-on-exec write end (EOF on the read end).
   int gate[2] = {-1, -1};
   if (vfork && ::pipe2(gate, O_CLOEXEC) < 0) return -errno;
+  // Signals from outside wait (blocked on the host) across the fork: what
+  // the handler noted before is the parent's, which the child forgets;
+  // what is sent to the child's pid after the fork reaches the child once
+  // this returns, its own handlers (or default actions) in place.
+  ForwardedSignalsBlocked hold_signals;
   pid_t pid;
   for (;;) {
     pid = ::fork();
