@@ -22,7 +22,7 @@ from cli_checks import check, finish  # noqa: E402
 ttd, prog = sys.argv[1], sys.argv[2]
 
 
-def stop(cmd, sig, stdin_data=None, after_line=None, ignore=(), resend_after=20):
+def stop(cmd, sig, stdin_data=None, after_line=None, ignore=(), resend_after=20, times=1):
     """Starts cmd, waits for "start", sends sig; with stdin_data, writes it
     once `after_line` was printed. Returns (returncode, stdout, stderr)."""
     def preexec():
@@ -36,7 +36,8 @@ def stop(cmd, sig, stdin_data=None, after_line=None, ignore=(), resend_after=20)
         if not line:
             break
         out += line
-    p.send_signal(sig)
+    for _ in range(times):
+        p.send_signal(sig)
     if stdin_data is not None:
         while after_line and after_line not in out:
             line = p.stdout.readline()
@@ -69,6 +70,7 @@ with tempfile.TemporaryDirectory() as work:
     cases = [
         ("spin", signal.SIGINT, {}),
         ("spin", signal.SIGTERM, {}),
+        ("spin", signal.SIGINT, {"times": 2}),  # a second Ctrl-C while the first ends the program
         ("handler", signal.SIGINT, {}),
         ("restart", signal.SIGINT, {"stdin_data": b"hi\n", "after_line": b"handler: SIGINT\n"}),
         ("read-stdin", signal.SIGTERM, {}),
@@ -77,7 +79,9 @@ with tempfile.TemporaryDirectory() as work:
     for mode, sig, kw in cases:
         name = f"{mode} + {signal.Signals(sig).name}"
         native = stop([prog, mode], sig, **kw)
-        trace = os.path.join(work, f"{mode}-{int(sig)}.ucir")
+        if kw.get("times", 1) > 1:
+            name += f" x{kw['times']}"
+        trace = os.path.join(work, f"{mode}-{int(sig)}-{kw.get('times', 1)}.ucir")
         rec = stop([ttd, "record", "-o", trace, "--", prog, mode], sig, **kw)
         check(rec[0] == native[0], f"{name}: ttd record ends as the program does natively ({native[0]})",
               f"{rec[0]}; {rec[2]}")
