@@ -38,6 +38,8 @@ class ChunkPrefetcher final : public ChunkSource {
   uint64_t position() const override { return position_; }
   uint64_t chunks() const override { return chunks_; }
   uint64_t file_size() const override { return file_size_; }
+  // Read once the stream ended (the worker set it before handing over the end).
+  std::optional<uint64_t> cut_at() const override { return src_.cut_at(); }
   const std::string& path() const override { return path_; }
   // Whether a worker thread decodes ahead (known after the first next()).
   bool threaded() const { return threaded_; }

@@ -3,6 +3,7 @@
 // the calling thread) and ChunkPrefetcher (decodes ahead on a thread).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "state/error.h"
@@ -22,6 +23,10 @@ class ChunkSource {
   virtual uint64_t chunks() const = 0;        // data chunks returned so far
   virtual uint64_t file_size() const = 0;
   virtual const std::string& path() const = 0;
+  // After next() returned 0: the file ended inside its last chunk (a
+  // recording killed or out of disk), at this offset, that chunk's start;
+  // what came before it is whole. nullopt: the stream ended cleanly.
+  virtual std::optional<uint64_t> cut_at() const { return std::nullopt; }
 };
 
 }  // namespace ttd::fmt

@@ -79,9 +79,8 @@ Result<size_t> SnappyFrameReader::next(uint8_t* dst) {
     chunk_offset_ = consumed_;
     if (!fill(4)) {
       if (io_error_) return error_at(consumed_, "read error");
-      if (end_ == pos_) return size_t(0);  // clean end of stream
-      return error_at(consumed_, "truncated chunk header: " + std::to_string(end_ - pos_) +
-                                     " byte(s) left, a chunk header needs 4");
+      if (end_ != pos_) cut_at_ = chunk_offset_;  // a partial header: the file ends inside it
+      return size_t(0);
     }
     const uint8_t* h = in_.data() + pos_;
     const uint8_t type = h[0];
@@ -102,8 +101,11 @@ Result<size_t> SnappyFrameReader::next(uint8_t* dst) {
                                            std::to_string(limit));
       if (!fill(4 + len)) {
         if (io_error_) return error_at(consumed_, "read error");
-        return error_at(chunk_offset_, "truncated chunk: header says " + std::to_string(len) +
-                                           " bytes, the file ends after " + std::to_string(end_ - pos_ - 4));
+        // The last chunk, cut short (the header says more than the file
+        // holds): the stream ends before it. Only a tail is read this way;
+        // a chunk that is whole and wrong is an error wherever it is.
+        cut_at_ = chunk_offset_;
+        return size_t(0);
       }
       const uint8_t* body = in_.data() + pos_ + 4;
       const uint32_t stored = load_le32(body);
@@ -136,6 +138,10 @@ Result<size_t> SnappyFrameReader::next(uint8_t* dst) {
       return out;
     }
     if (type == 0xff) {
+      if (len == 6 && !fill(10) && !io_error_) {
+        cut_at_ = chunk_offset_;  // the file ends inside the identifier
+        return size_t(0);
+      }
       if (len != 6 || !fill(10) || std::memcmp(in_.data() + pos_, kIdentifier, 10) != 0)
         return error_at(chunk_offset_, "bad snappy stream identifier chunk");
       seen_identifier_ = true;
@@ -150,7 +156,8 @@ Result<size_t> SnappyFrameReader::next(uint8_t* dst) {
     consumed_ += 4;
     if (!skip(len)) {
       if (io_error_) return error_at(consumed_, "read error");
-      return error_at(chunk_offset_, "truncated skippable chunk: header says " + std::to_string(len) + " bytes");
+      cut_at_ = chunk_offset_;  // the file ends inside it
+      return size_t(0);
     }
   }
 }

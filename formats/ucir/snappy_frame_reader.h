@@ -37,6 +37,7 @@ class SnappyFrameReader final : public ChunkSource {
   uint64_t position() const override { return consumed_; }
   uint64_t file_size() const override { return file_size_; }
   uint64_t chunks() const override { return chunks_; }
+  std::optional<uint64_t> cut_at() const override { return cut_at_; }
 
  private:
   // Makes at least n bytes available at in_[pos_]; false at end of file.
@@ -55,6 +56,7 @@ class SnappyFrameReader final : public ChunkSource {
   uint64_t chunks_ = 0;
   bool seen_identifier_ = false;
   bool io_error_ = false;
+  std::optional<uint64_t> cut_at_;
 };
 
 }  // namespace ttd::fmt

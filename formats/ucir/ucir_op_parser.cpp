@@ -32,7 +32,27 @@ bool OpParser::fill_error(const Status& s) {
   return false;
 }
 
+bool OpParser::stream_cut() {
+  if (!salvage_tail_) return false;  // a segment's end is no file's end
+  // The file ends inside an op, a frame or a syscall: whether its last
+  // chunk was cut short or the cut fell on a chunk boundary, the tail is
+  // incomplete, not wrong.
+  cut_at_ = w_.source().cut_at().value_or(w_.source().position());
+  return true;
+}
+
+Status OpParser::finish_cut() {
+  // What follows the last OP_STEP is an instruction the recording did not
+  // finish writing: dropped, not made a marker step.
+  steps_.pending().clear();
+  if (!cut_at_) cut_at_ = w_.source().cut_at();
+  if (on_cut_ && cut_at_) on_cut_(*cut_at_);
+  steps_.finish();
+  return {};
+}
+
 Status OpParser::take_error() {
+  if (!error_ && cut_at_) return finish_cut();
   Status s = std::move(*error_);
   error_.reset();
   return s;
@@ -41,6 +61,7 @@ Status OpParser::take_error() {
 bool OpParser::need_slow(size_t n, uint8_t op, uint64_t off) {
   bool got = false;
   if (Status s = w_.fill(n, got); !s) return fill_error(s);
+  if (!got && stream_cut()) return false;
   if (!got)
     return fail(off, "truncated " + str(op_name(op)) + ": needs " + std::to_string(n) +
                          " bytes, the stream ends after " + std::to_string(w_.avail()));
@@ -185,6 +206,7 @@ bool OpParser::parse_keyframe_body(uint32_t count, uint64_t frame_off, EffectGro
     const uint64_t off = w_.offset();
     bool got = false;
     if (Status s = w_.fill(1, got); !s) return fill_error(s);
+    if (!got && stream_cut()) return false;
     if (!got)
       return fail(frame_off, "op count past the end of the stream: OP_KEYFRAME declares " + std::to_string(count) +
                                  " ops, the stream ends after " + std::to_string(i));
@@ -211,8 +233,13 @@ Result<bool> OpParser::read_keyframe(EffectGroup& kf) {
   const uint64_t off = w_.offset();
   uint32_t count = 0;
   uint64_t pid = 0;  // the first keyframe is the process's, whatever it says
-  if (!parse_frame_header(OP_KEYFRAME, off, count, pid) || !parse_keyframe_body(count, off, kf))
+  if (!parse_frame_header(OP_KEYFRAME, off, count, pid) || !parse_keyframe_body(count, off, kf)) {
+    if (!error_ && cut_at_)  // without the whole first keyframe there is no state to read
+      return make_error_at(w_.path(), *cut_at_,
+                           "trace cut short inside its first keyframe (the recording did not finish): nothing "
+                           "readable");
     return take_error().error();
+  }
   return true;
 }
 
@@ -234,6 +261,7 @@ bool OpParser::parse_syscall(uint64_t off, EffectGroup& sys) {
     const uint64_t nested = w_.offset();
     bool got = false;
     if (Status s = w_.fill(1, got); !s) return fill_error(s);
+    if (!got && stream_cut()) return false;
     if (!got)
       return fail(off, "op count past the end of the stream: OP_SYSCALL declares " + std::to_string(count) +
                            " ops, the stream ends after " + std::to_string(i));
@@ -248,6 +276,7 @@ bool OpParser::parse_syscall(uint64_t off, EffectGroup& sys) {
 }
 
 Status OpParser::run(const Progress& progress, bool to_the_end) {
+  salvage_tail_ = to_the_end;
   uint32_t frame_left = 0, frame_count = 0;
   uint64_t frame_off = 0;
   uint64_t last_chunks = w_.source().chunks();
@@ -355,6 +384,9 @@ Status OpParser::run(const Progress& progress, bool to_the_end) {
     }
   }
   if (!to_the_end) return {};
+  // Ended at an op's end in a last chunk cut short, or inside a frame.
+  if (w_.source().cut_at()) return finish_cut();
+  if (frame_left > 0 && stream_cut()) return finish_cut();
   if (frame_left > 0) {
     fail(frame_off, "op count past the end of the stream: OP_FRAME declares " + std::to_string(frame_count) +
                         " ops, the stream ends after " + std::to_string(frame_count - frame_left));

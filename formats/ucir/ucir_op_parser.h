@@ -5,6 +5,7 @@
 // failing step returns false and leaves its Error in error_, which keeps
 // the per-op path free of Status objects.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -27,6 +28,9 @@ class OpParser {
   // With `to_the_end` false the window holds a segment's ops, not the
   // stream's end (ucir_segments.h): its end finishes nothing.
   Status run(const Progress& progress, bool to_the_end = true);
+  // Called when the read ends early at a cut-short tail (before the sink's
+  // end()), with the file offset where the whole chunks end.
+  void on_cut(std::function<void(uint64_t)> f) { on_cut_ = std::move(f); }
 
   uint64_t frames() const { return frames_; }
   uint64_t extra_keyframes() const { return extra_keyframes_; }
@@ -60,6 +64,12 @@ class OpParser {
   bool fill_error(const Status& s);
   bool fail(uint64_t off, const std::string& message);
   Status take_error();
+  // The op stream ends inside an op, a frame or a syscall (the file ends
+  // there, or inside its last chunk: ChunkSource::cut_at): no error, the
+  // read ends at the last whole step (finish_cut). False (an error) when
+  // reading a segment (run without to_the_end).
+  bool stream_cut();
+  Status finish_cut();
 
   OpWindow& w_;
   const ArchDesc& arch_;
@@ -69,6 +79,9 @@ class OpParser {
   EffectGroup kf_scratch_;
   uint64_t frames_ = 0, extra_keyframes_ = 0, thread_keyframes_ = 0, ignored_regs_ = 0;
   std::optional<Error> error_;
+  std::optional<uint64_t> cut_at_;  // file offset where the whole data ends
+  bool salvage_tail_ = true;
+  std::function<void(uint64_t)> on_cut_;
 };
 
 }  // namespace ttd::fmt::ucir

@@ -63,6 +63,13 @@ Status UcirReader::read(TraceSink& sink, const Progress& progress) {
   StepAssembler steps(sink, desc_, kTid, kPid);
   OpParser parser(window, desc_, regs, steps);
   if (Status s = read_head(sink, parser, steps, regs); !s) return s;
+  // A recording killed (SIGKILL, power loss, a full disk) leaves its last
+  // chunk cut short: the steps before it are read, and the trace says so.
+  parser.on_cut([&](uint64_t at) {
+    TraceInfo revised = head_info_;
+    revised.properties.emplace_back(std::string(kCutShortProperty), std::to_string(at));
+    sink.revise(revised);
+  });
   return parser.run(progress);
 }
 
@@ -113,6 +120,7 @@ Status UcirReader::read_head(TraceSink& sink, OpParser& parser, StepAssembler& s
     for (const std::string& n : summary.backing_notes) notes += "; " + n;
     info.properties.emplace_back("backing files", std::move(notes));
   }
+  head_info_ = info;
   sink.begin(info);
   sink.thread_begin(kTid, kPid);
   if (*has_kf) {

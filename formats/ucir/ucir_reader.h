@@ -54,6 +54,9 @@ class UcirReader final : public TraceReader {
   // UCIR frames carry pid 0 and no thread ids: every step and effect is
   // reported on thread 1 of process 1.
   static constexpr uint64_t kTid = 1, kPid = 1;
+  // TraceInfo property of a trace whose file ends inside its last chunk:
+  // the file offset where the whole chunks end (the steps before are read).
+  static constexpr std::string_view kCutShortProperty = "cut short at byte";
 
  private:
   UcirReader(std::string path, ucir::Header h, ArchId arch, const ArchDesc& desc, bool backing_files)
@@ -64,6 +67,7 @@ class UcirReader final : public TraceReader {
   ArchId arch_;
   const ArchDesc& desc_;
   bool backing_files_;
+  TraceInfo head_info_;  // what read_head told the sink (revised for a cut-short trace)
 };
 
 }  // namespace ttd::fmt

@@ -136,6 +136,10 @@ bool UcirSegmentedRead::more() {
     error_ = got.error();
     return false;
   }
+  if (*got == 0 && frames_->cut_at()) {  // the ordered read salvages what is whole, and says so
+    error_ = fail("the file ends inside its last chunk");
+    return false;
+  }
   if (*got == 0) {
     eof_ = true;
     return false;

@@ -32,6 +32,8 @@ class RecordingSink : public fmt::TraceSink {
   void thread_begin(uint64_t tid, uint64_t pid) override;
   void thread_end(uint64_t tid) override;
   void end() override;
+  // A reader that learns a property late (a cut-short trace) revises it.
+  void revise(const fmt::TraceInfo& i) override { info.properties = i.properties; }
 
   // Log lines from the first "step" on (the keyframe part removed).
   std::vector<std::string> after_first_step() const;

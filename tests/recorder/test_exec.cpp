@@ -239,12 +239,6 @@ TEST_CASE("follow_fork: fork, vfork+execve, system, popen, posix_spawn, kill and
       INFO(label);
       // glibc's posix_spawn of a missing path differs (test_processes.cpp)
       if (std::string(mode) == "spawn" && std::string(variant) != "x86_64") continue;
-      // KNOWN DEFECT, left out until fixed: under --follow-fork the parent's
-      // "posix_spawn /bin/echo: 0" (buffered until after waitpid) came
-      // before the spawned echo's line in 1 of 4 runs under load
-      // (2026-11-27 07:30), which natively cannot happen. test_processes
-      // covers spawn without --follow-fork.
-      if (std::string(mode) == "spawn") continue;
       const test::NativeRun native = test::run_native({prog, mode});
       test::TempDir dir(std::string("follow-fork-processes-") + variant + "-" + mode);
       RecordOptions o = test::capture_options({prog, mode}, dir.file("p.ucir"));
@@ -258,9 +252,8 @@ TEST_CASE("follow_fork: fork, vfork+execve, system, popen, posix_spawn, kill and
       size_t traces = 0;
       for (const auto& e : fs::directory_iterator(dir.path)) {
         ++traces;
-        // A child killed by another process's signal dies with its trace
-        // unfinished (docs/recording.md, "execve and --follow-fork").
-        if (std::string(mode) == "kill") continue;
+        // A child killed by another process's signal ends its trace
+        // complete (docs/recording.md, "Stopping a recording").
         auto d = test::read_trace(e.path().string());
         CHECK_MESSAGE(d.ok(), e.path().string() << ": " << test::error_text(d));
       }

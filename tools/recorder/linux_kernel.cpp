@@ -44,6 +44,13 @@ LinuxKernel::LinuxKernel(uc_engine* uc, GuestMemory& mem, const GuestArch& arch,
     f.path = host_fd_target(h);
     fds_.add(std::move(f), n);
   }
+  // Natively an inherited SIG_IGN survives exec: the program starts ignoring it.
+  for (int sig = 1; sig <= 64; ++sig)
+    if (cfg_.ignored_signals & sig_bit(sig)) {
+      std::vector<uint8_t> raw(32, 0);
+      raw[0] = 1;  // SIG_IGN
+      sigactions_[uint64_t(sig)] = raw;
+    }
 }
 
 SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t steps) {
@@ -62,7 +69,9 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
   // A signal woke this thread from a wait (linux_kernel_signals.cpp).
   const bool interrupted = signals_.interrupted(threads_.current().number) && e.sys != Sys::RtSigtimedwait;
   if (interrupted) interrupted_call(e.sys, out);
-  else switch (e.sys) {
+  else for (bool again = true; again;) {
+  again = false;
+  switch (e.sys) {
     case Sys::Read: r = sys_read(fd(0), a[1], a[2]); break;
     case Sys::Write: r = sys_write(fd(0), a[1], a[2]); break;
     case Sys::Readv: r = sys_iov(false, fd(0), a[1], a[2]); break;
@@ -292,6 +301,11 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
       note_unsupported(number, e.name);
       r = -ENOSYS;
       break;
+  }
+  // A signal sent to the recorder interrupted a host call the guest waits
+  // in (a terminal read, wait4): Linux restarts it unless the signal runs
+  // a handler or kills (host_signal_forwarding.h).
+  if (r == -EINTR && raise_host_signals()) again = restart_after_host_signal(e.sys);
   }
   // A write to a pipe nobody reads any more (a child exited): Linux sends
   // SIGPIPE (the recorder ignores it on the host, record()) and returns

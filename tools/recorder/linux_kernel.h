@@ -60,6 +60,7 @@ struct ProcessConfig {
   uint32_t epoch_nanoseconds = 0;       // and its nanoseconds
   bool follow_fork = false;             // a fork's child is recorded too (RecordOptions::follow_fork)
   std::vector<int> inherit_fds;         // host descriptors the guest gets with the same numbers (RecordOptions)
+  uint64_t ignored_signals = 0;         // SIG_IGN from the start (bit sig-1): inherited from ttd record's parent
 };
 
 // What a process keeps across execve into the next program image's
@@ -211,6 +212,12 @@ class LinuxKernel {
   // `until`: with `skip_ahead`, only the timers due by then fire.
   bool fire_timers(uint64_t steps, bool skip_ahead, uint64_t until = ~uint64_t(0));
   GuestSignals& signals() { return signals_; }
+  // Signals sent to the recorder from outside (host_signal_forwarding.h)
+  // become process-directed guest signals (SI_USER, the sender's pid);
+  // true if one came. Called at syscall ends and block boundaries.
+  bool raise_host_signals();
+  // Which signals came that way so far (bit sig-1).
+  uint64_t signals_from_outside() const { return from_outside_; }
 
   static constexpr uint64_t kPid = 4242;  // also the main thread's tid; thread n has tid 4241 + n
 
@@ -347,6 +354,10 @@ class LinuxKernel {
   // one, asks for delivery, wakes a parked thread that must take one.
   void settle_signals(SyscallOutcome& out);
   void interrupt_parked();
+  // A host call returned EINTR for a forwarded signal: true if the call
+  // runs again at once (nothing the thread takes; Linux's restart), else
+  // it returns EINTR, restarted after the handler with SA_RESTART.
+  bool restart_after_host_signal(Sys sys);
   // SIGCHLD to a handler: the children that exited (their pidfds are
   // readable) and were not announced yet each raise one, and wake a
   // parked thread that takes it; add_sigchld_watches() gives the pidfds
@@ -460,6 +471,7 @@ class LinuxKernel {
   std::vector<std::weak_ptr<GuestTimerfd>> timerfds_;  // every timerfd made, while one of its fds is open
   uint64_t now_ = 0;                // steps at the last call
   std::map<uint64_t, std::vector<uint8_t>> sigactions_;  // raw struct sigaction per signal
+  uint64_t from_outside_ = 0;       // raise_host_signals so far
   uint64_t random_state_ = 0x9e3779b97f4a7c15ull;
   std::vector<KernelEffect> effects_;
   bool code_may_have_changed_ = false;

@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "tools/recorder/host_exec.h"
+#include "tools/recorder/host_signal_forwarding.h"
 #include "tools/recorder/linux_kernel.h"
 
 namespace ttd::rec {
@@ -54,6 +55,11 @@ int64_t LinuxKernel::sys_new_process(uint64_t flags, uint64_t stack, uint64_t pa
   // the gate's close-on-exec write end (EOF on the read end).
   int gate[2] = {-1, -1};
   if (vfork && ::pipe2(gate, O_CLOEXEC) < 0) return -errno;
+  // Signals from outside wait (blocked on the host) across the fork: what
+  // the handler noted before is the parent's, which the child forgets;
+  // what is sent to the child's pid after the fork reaches the child once
+  // this returns, its own handlers (or default actions) in place.
+  ForwardedSignalsBlocked hold_signals;
   pid_t pid;
   for (;;) {
     pid = ::fork();
@@ -87,6 +93,7 @@ int64_t LinuxKernel::sys_new_process(uint64_t flags, uint64_t stack, uint64_t pa
     // the recorded process only; the child's capture would die with it).
     cfg_.capture_output = false;
     reset_host_signals();
+    forget_host_signals();  // pending signals are the parent's, not a fork's
     for (const auto& [sibling, pidfd] : children_) ::close(pidfd);  // the parent's children are not ours
     children_.clear();
     pid_ = uint64_t(::getpid());
@@ -123,6 +130,9 @@ void LinuxKernel::reset_host_signals() {
   // handlers are not run (docs/recording.md, "Processes").
   for (int sig = 1; sig <= 64; ++sig) {
     if (sig == SIGKILL || sig == SIGSTOP) continue;
+    // A followed child is recorded: what is sent to it goes to its guest,
+    // whose trace then ends complete (host_signal_forwarding.h).
+    if (cfg_.follow_fork && (forwarded_signal_set() & sig_bit(sig))) continue;
     uint64_t handler = 0;
     if (auto it = sigactions_.find(uint64_t(sig)); it != sigactions_.end()) std::memcpy(&handler, it->second.data(), 8);
     struct sigaction sa {};
@@ -182,7 +192,7 @@ int64_t LinuxKernel::sys_wait4(int64_t pid, uint64_t status, uint64_t options, u
   struct rusage ru {};
   pid_t r;
   do r = ::wait4(pid_t(pid), &st, int(options), rusage ? &ru : nullptr);
-  while (r < 0 && errno == EINTR);
+  while (r < 0 && errno == EINTR && !host_signal_pending());  // a forwarded signal: call()
   if (r < 0) return -errno;
   if (r > 0 && (WIFEXITED(st) || WIFSIGNALED(st))) forget_child(r);
   if (r > 0 && status && !put_u32s(status, {uint32_t(st)})) return -EFAULT;
@@ -197,7 +207,7 @@ int64_t LinuxKernel::sys_waitid(uint64_t idtype, uint64_t id, uint64_t infop, ui
   struct rusage ru {};
   long r;
   do r = ::syscall(SYS_waitid, int(idtype), pid_t(id), &si, int(options), rusage ? &ru : nullptr);
-  while (r < 0 && errno == EINTR);
+  while (r < 0 && errno == EINTR && !host_signal_pending());  // a forwarded signal: call()
   if (r < 0) return -errno;
   const bool gone = si.si_code == CLD_EXITED || si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED;
   if (si.si_pid && gone && !(options & WNOWAIT)) forget_child(si.si_pid);
@@ -288,8 +298,8 @@ bool LinuxKernel::wait_for_host_io() {
   const size_t io = p.size();
   add_sigchld_watches(p);  // a child's exit that sends a handled SIGCHLD (linux_kernel_signals.cpp)
   if (p.empty()) return false;
-  while (::poll(p.data(), p.size(), -1) < 0 && errno == EINTR) {
-  }
+  while (::poll(p.data(), p.size(), -1) < 0 && errno == EINTR)
+    if (raise_host_signals()) interrupt_parked();  // a signal from outside wakes a waiting thread
   wake_io_waiters();
   if (p.size() > io) send_sigchld();
   return true;

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "tools/recorder/host_signal_forwarding.h"
 #include "tools/recorder/linux_kernel.h"
 #include "tools/recorder/signal_frame.h"
 
@@ -24,6 +25,13 @@ constexpr uint64_t kSaRestorerTrampoline[] = {0xd2801168, 0xd4000001};  // mov x
 
 uint64_t lowest_bits(uint64_t set) { return set & (~set + 1); }
 int sig_of(uint64_t bit) { return __builtin_ctzll(bit) + 1; }
+
+// Linux restarts these after a SA_RESTART handler (ERESTARTSYS); poll,
+// select, epoll_wait and sigsuspend return EINTR (ERESTARTNOHAND).
+bool restartable(Sys sys) {
+  return sys == Sys::Read || sys == Sys::Write || sys == Sys::Readv || sys == Sys::Writev || sys == Sys::Futex ||
+         sys == Sys::Wait4 || sys == Sys::Waitid;
+}
 
 }  // namespace
 
@@ -252,19 +260,50 @@ void LinuxKernel::interrupted_call(Sys sys, SyscallOutcome& out) {
   const uint32_t me = threads_.current().number;
   signals_.set_interrupted(me, false);
   out.ret = -EINTR;
-  // Linux restarts a read, write or futex wait that a SA_RESTART handler
-  // interrupted (ERESTARTSYS); poll, select, epoll_wait and sigsuspend
-  // return EINTR (ERESTARTNOHAND).
-  const bool restartable = sys == Sys::Read || sys == Sys::Write || sys == Sys::Readv || sys == Sys::Writev ||
-                           sys == Sys::Futex || sys == Sys::Wait4 || sys == Sys::Waitid;
-  if (!restartable) return;
+  if (!restartable(sys)) return;
   const uint64_t d = signals_.deliverable(me);
   if (!d) return;
   if (action(sig_of(lowest_bits(d))).flags & SigAction::kRestart) restart_call_ = true;
 }
 
+bool LinuxKernel::raise_host_signals() {
+  if (!host_signal_pending()) return false;
+  uint32_t sender[65];
+  const uint64_t bits = take_host_signals(sender);
+  from_outside_ |= bits;
+  const uint64_t mask = signals_.mask(threads_.current().number);
+  for (int sig = 1; sig <= 64; ++sig) {
+    if (!(bits & sig_bit(sig))) continue;
+    // As kill from another process: an ignored signal is discarded unless blocked.
+    if (ignored(sig) && !(mask & sig_bit(sig))) continue;
+    SigInfo info;
+    info.signo = sig;
+    info.code = SigInfo::kUser;
+    info.pid = sender[sig];
+    info.uid = uint32_t(::getuid());
+    signals_.raise_process(info);
+  }
+  return bits != 0;
+}
+
+bool LinuxKernel::restart_after_host_signal(Sys sys) {
+  const uint32_t me = threads_.current().number;
+  uint64_t d = signals_.deliverable(me);
+  while (d) {
+    const uint64_t bit = lowest_bits(d);
+    d &= ~bit;
+    const int sig = sig_of(bit);
+    if (ignored(sig)) continue;
+    const SigAction act = action(sig);
+    if (act.has_handler() && (act.flags & SigAction::kRestart) && restartable(sys)) restart_call_ = true;
+    return false;  // a handler runs (the call says EINTR first), or the signal kills
+  }
+  return true;
+}
+
 void LinuxKernel::settle_signals(SyscallOutcome& out) {
   if (out.exited || out.thread_exited) return;
+  raise_host_signals();
   if (!children_.empty()) send_sigchld();
   if (now_ >= timer_due_) fire_timers(now_, false);
   if (!signals_.any_pending()) return;

@@ -20,6 +20,7 @@
 #include "tools/recorder/elf_image.h"
 #include "tools/recorder/guest_arch.h"
 #include "tools/recorder/guest_memory.h"
+#include "tools/recorder/host_signal_forwarding.h"
 #include "tools/recorder/linux_kernel.h"
 #include "tools/recorder/process_loader.h"
 #include "tools/recorder/recording_chain.h"
@@ -99,7 +100,10 @@ Result<ImageResult> record_image(const RecordOptions& opts, ImageSpec spec) {
 
   // Ops are encoded in the hooks; snappy, checksums and I/O (most of a
   // writer's time) run on the writer's own thread.
-  auto created = fmt::UcirWriter::create(output, elf->arch, "linux", /*compress_in_background=*/true);
+  auto created = [&] {
+    ForwardedSignalsBlocked in_writer_thread;  // signals from outside go to this thread
+    return fmt::UcirWriter::create(output, elf->arch, "linux", /*compress_in_background=*/true);
+  }();
   if (!created) return created.error();
   std::unique_ptr<fmt::UcirWriter> writer = std::move(*created);
   std::unique_ptr<TraceMirror> mirror;
@@ -119,6 +123,7 @@ Result<ImageResult> record_image(const RecordOptions& opts, ImageSpec spec) {
   cfg.epoch_nanoseconds = opts.epoch_nanoseconds % 1000000000u;
   cfg.follow_fork = opts.follow_fork;
   if (spec.first) cfg.inherit_fds = opts.inherit_fds;  // later images keep their table (ExecCarry)
+  cfg.ignored_signals = spec.first ? spec.ignored_signals : 0;
   LinuxKernel kernel(uc.get(), mem, guest, cfg);
   kernel.inherit(std::move(spec.carry));
   ImageResult ir;
@@ -147,7 +152,10 @@ Result<ImageResult> record_image(const RecordOptions& opts, ImageSpec spec) {
       (void)writer.release();
       ir.forked_child = true;
       output = child_trace_name(opts.output, ::getpid());
-      auto child_writer = fmt::UcirWriter::create(output, elf->arch, "linux", true);
+      auto child_writer = [&] {
+        ForwardedSignalsBlocked in_writer_thread;
+        return fmt::UcirWriter::create(output, elf->arch, "linux", true);
+      }();
       if (!child_writer) {
         if (opts.notice)
           opts.notice("cannot record child " + std::to_string(::getpid()) + ": " + child_writer.error().to_string());
@@ -189,6 +197,7 @@ Result<ImageResult> record_image(const RecordOptions& opts, ImageSpec spec) {
   sum.exited = res.exited;
   sum.exit_code = res.exit_code;
   sum.signal = res.signal;
+  sum.signal_from_outside = res.signal && (kernel.signals_from_outside() & sig_bit(res.signal));
   sum.hit_max_steps = res.hit_max_steps;
   sum.fault = res.fault;
   sum.deadlock = res.deadlock;

@@ -122,6 +122,10 @@ struct RecordSummary {
   bool exited = false;    // the program called exit / exit_group or died of a signal
   int exit_code = 0;      // its exit status (128 + signal when killed)
   int signal = 0;         // the signal that killed it (fault: SIGSEGV / SIGILL / SIGTRAP), else 0
+  // That signal was sent to the recorder from outside (Ctrl-C, kill) and
+  // forwarded to the program (host_signal_forwarding.h): `ttd record`
+  // then dies of it too, after the trace is complete, as the program would.
+  bool signal_from_outside = false;
   bool hit_max_steps = false;
   std::optional<std::string> fault;  // emulator fault that ended the run, with the pc
   // Every thread waited for another (futex waits without a timeout): the

@@ -16,6 +16,7 @@
 #include <filesystem>
 
 #include "tools/recorder/guest_execve.h"
+#include "tools/recorder/host_signal_forwarding.h"
 #include "tools/recorder/program_lookup.h"
 
 namespace ttd::rec {
@@ -146,6 +147,9 @@ Result<RecordSummary> record(const RecordOptions& opts) {
     spec.argv = t.argv;
   }
   spec.output = opts.output;
+  // Ctrl-C, kill, timeout: to the program, until every trace is closed.
+  HostSignalForwarding forwarding;
+  spec.ignored_signals = forwarding.ignored_at_start();
   std::string base = opts.output;  // what the chain's names are made from
   const pid_t recorder = ::getpid();
   bool child = false;               // this process is a followed fork's child

@@ -39,6 +39,7 @@ struct ImageSpec {
   std::unique_ptr<ExecCarry> carry;  // what the process kept across execve; null for the first image
   uint64_t clock_base = 0;           // steps of the chain so far: the guest's clocks go on
   bool first = true;                 // the image `ttd record` started (ld.so failing there is an error)
+  uint64_t ignored_signals = 0;      // first image: signals ignored when the recording started (bit sig-1)
 };
 
 struct ImageResult {

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "tools/recorder/host_signal_forwarding.h"
+
 namespace ttd::rec {
 
 namespace {
@@ -190,7 +192,8 @@ void RecordingSession::on_block(uc_engine*, uint64_t addr, uint32_t size, void* 
   auto* s = static_cast<RecordingSession*>(p);
   if (s->stopped_) return;
   if (s->pending_) s->finish_instruction();
-  if (s->res_.steps >= s->kernel_.timer_due() && s->timer_interrupt(addr)) return;
+  // An interval timer expired, or a signal came from outside (one load each).
+  if ((s->res_.steps >= s->kernel_.timer_due() || host_signal_pending()) && s->timer_interrupt(addr)) return;
   s->emit_.block(addr, size);
 }
 

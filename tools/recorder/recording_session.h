@@ -87,8 +87,9 @@ class RecordingSession {
   // A thread was just scheduled at `pc`: its pending signals are delivered
   // (nullopt: a fatal one ended the run).
   std::optional<uint64_t> deliver_on_schedule(uint64_t pc);
-  // An interval timer expired before the block at `pc`: its signal is
-  // delivered there. True if the block must not run now.
+  // An interval timer expired before the block at `pc`, or a signal came
+  // from outside (host_signal_forwarding.h): it is delivered there. True
+  // if the block must not run now.
   bool timer_interrupt(uint64_t pc);
   // The kernel's frame writes and the changed registers, into the trace
   // before the handler's first step.

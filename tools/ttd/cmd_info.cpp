@@ -2,6 +2,7 @@
 // threads, span, what the trace tells); the format's details and the
 // index behind --verbose.
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "tools/ttd/commands.h"
@@ -17,6 +18,15 @@ struct InfoOptions {
 };
 
 const char* yes_no(bool b) { return b ? "yes" : "no"; }
+
+// A trace whose file ends inside its last chunk (a recording killed, a
+// full disk): the reader read the whole chunks before it and says where
+// (UcirReader::kCutShortProperty).
+std::optional<std::string> cut_short_at(const fmt::TraceInfo& info) {
+  for (const auto& [k, v] : info.properties)
+    if (k == "cut short at byte") return v;
+  return std::nullopt;
+}
 
 int run_info(const InfoOptions& o) {
   auto t = open_trace_or_report(o.trace);
@@ -48,6 +58,8 @@ int run_info(const InfoOptions& o) {
                 {"bytes", st.index_bytes}, {"chunks", st.chunks},
                 {"keyframes", st.keyframes}, {"unique_pages", st.unique_pages},
                 {"chunk_steps", t->chunk_steps()}};
+  const auto cut = cut_short_at(info);
+  if (cut) j["cut_short_at"] = std::stoull(*cut);
   if (o.json) {
     std::cout << j.dump() << "\n";
     return 0;
@@ -56,6 +68,9 @@ int run_info(const InfoOptions& o) {
             << "architecture: " << t->arch().name << (info.os.empty() ? "" : " (" + info.os + ")") << "\n"
             << "steps:        " << n << " (EIDs 0.." << n << ", " << n << " = end of trace)\n"
             << "threads:      " << t->threads().size() << "\n";
+  if (cut)
+    std::cout << "warning:      trace cut short at byte " << *cut << " (the recording did not finish): " << n
+              << " steps readable\n";
   for (const auto& th : t->threads())
     std::cout << "  thread " << th.tid << " (process " << th.pid << "): " << th.steps << " steps, EIDs " << th.first_eid
               << ".." << th.last_eid << "\n";

@@ -1,6 +1,9 @@
 // ttd record -o OUT.ucir [--max-steps N] [--strict] -- PROGRAM [ARGS...]:
 // runs a Linux ELF (x86-64, aarch64; static or dynamically linked) under
 // the Unicorn recorder and writes a UCIR trace of the whole execution.
+#include <signal.h>
+#include <unistd.h>
+
 #include <ctime>
 #include <iostream>
 #include <optional>
@@ -88,6 +91,22 @@ int run_record(const RecordCliOptions& o) {
     for (const auto& e : s.verify_errors) std::cerr << "  " << e << "\n";
     if (!clean) return 1;
   }
+  if (s.signal_from_outside) {
+    // Ctrl-C or kill ended the program (its default action): the trace is
+    // complete; the shell or parent that sent the signal sees `ttd record`
+    // die of it, as the program would have (a script stops at Ctrl-C).
+    std::cerr << std::flush;
+    std::cout << std::flush;
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    ::sigaction(s.signal, &dfl, nullptr);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, s.signal);
+    ::sigprocmask(SIG_UNBLOCK, &set, nullptr);
+    ::kill(::getpid(), s.signal);
+    return 128 + s.signal;  // a signal whose default is not to end the process
+  }
   if (s.fault) {
     std::cerr << "ttd record: the trace ends at the fault\n";
     return 3;
@@ -141,7 +160,11 @@ void add_record_command(CLI::App& app, CommandRunner& run) {
       "Exit status: 0 trace complete (program exited or --max-steps reached), 1 recording failed,\n"
       "2 usage error, 3 the program faulted under emulation or every thread blocked (the trace ends\n"
       "there). An execve of the program goes on in OUT.1.ucir, OUT.2.ucir ...; the summary and the\n"
-      "exit status it reports are the last program's.");
+      "exit status it reports are the last program's.\n"
+      "Ctrl-C, kill and other signals sent to `ttd record` (SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1,\n"
+      "SIGUSR2, SIGALRM, SIGWINCH) go to the program: its handler runs, or it dies of the signal, the\n"
+      "trace ends complete with that death, and `ttd record` then dies of the same signal. SIGKILL\n"
+      "leaves the trace cut short; the readers read what was written before.");
   sub->callback([o, &run] { run = [o] { return run_record(*o); }; });
 }
 

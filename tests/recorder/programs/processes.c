@@ -98,8 +98,12 @@ int main(int argc, char** argv) {
     pid_t pid = -1;
     int r = posix_spawn(&pid, "/bin/echo", NULL, NULL, args, environ);
     int st = 0;
+    /* Printed after waitpid: printed before it, this line raced the echo's
+       natively too (musl's stdout writes its first line at once; 6 of 300
+       native runs under load had the echo's first). */
+    pid_t w_ = waitpid(pid, &st, 0);
     printf("posix_spawn /bin/echo: %d\n", r);
-    { pid_t w_ = waitpid(pid, &st, 0); report("spawned echo", w_, st); }
+    report("spawned echo", w_, st);
     char* missing[] = {"nope", NULL};
     r = posix_spawn(&pid, "/nonexistent/program", NULL, NULL, missing, environ);
     /* Natively: ENOENT and no child. Recorded: 0 and a child that exits
