@@ -3,7 +3,7 @@
 // (docs/recording.md, "Threads"):
 //   - an eventfd or epoll set is asked of the recorder's own state
 //     (linux_kernel_epoll.cpp);
-//   - a pipe the program made is asked with the host's poll (its other end
+//   - a pipe the program made, or a socket, is asked with the host's poll (its other end
 //     is the program's too, so its readiness depends on the program's
 //     threads alone); regular files, directories and block devices are
 //     always ready, as Linux's default poll mask says; the standard
@@ -157,11 +157,11 @@ int64_t LinuxKernel::poll_scan(PollRequest& req, std::vector<IoWatch>* watches) 
       // The standard streams, eventfds and epoll sets: the readiness epoll
       // reports for them (linux_kernel_epoll.cpp).
       it.revents = short(epoll_probe(it.fd, watches, it.events).mask & wanted);
-    } else if (f->pipe) {
+    } else if (f->pipe || f->socket) {
       pollfd p{f->host, it.events, 0};
       if (::poll(&p, 1, 0) < 0) return -errno;
       it.revents = p.revents;
-      if (watches) watches->push_back({it.fd, f->host, it.events, nullptr});
+      if (watches) watches->push_back({it.fd, f->host, it.events, nullptr, f->socket_outside});
     } else {
       struct stat st {};
       if (::fstat(f->host, &st) < 0) return -errno;
@@ -195,6 +195,7 @@ bool LinuxKernel::poll_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
   std::vector<IoWatch> watches;
   if (poll_scan(req, &watches) != 0) return false;  // ready, or an error call() reports
   threads_.wait_poll(req.call, std::move(watches), req.timeout_ns.has_value(), steps);
+  threads_.current().timeout_ns = req.timeout_ns.value_or(0);
   return true;
 }
 

@@ -103,6 +103,7 @@ std::optional<uint64_t> RecordingSession::switch_threads() {
   GuestThreads& threads = kernel_.threads();
   const uint32_t cur = threads.current().number;
   const bool gone = threads.current().state == GuestThread::State::Exited;
+  kernel_.poll_outside_io();  // sockets a peer elsewhere made ready (linux_kernel_socket_waits.cpp)
   auto next = threads.pick_next();
   // Another process (a fork's child) may still make a waited-for pipe
   // ready: wait for it on the host rather than call it a deadlock.
