@@ -8,10 +8,13 @@
 // ancillary-data translation (guest_sockets.h) is checked on its own.
 #include <doctest/doctest.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "tests/recorder/recording_support.h"
 #include "tools/recorder/guest_sockets.h"
@@ -25,7 +28,63 @@ namespace {
 // recv/recvfrom: recvfrom on x86-64 (45) and AArch64 (207).
 bool is_recvfrom(const std::string& arch, uint64_t n) { return arch == "x86_64" ? n == 45 : n == 207; }
 
+// An AF_UNIX server in this process: accepts one client, reads its
+// question, waits 300 ms (the client is parked in recv by then), answers
+// "late hello" and closes.
+class LateServer {
+ public:
+  explicit LateServer(const std::string& path) {
+    fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::strncpy(a.sun_path, path.c_str(), sizeof a.sun_path - 1);
+    ::unlink(path.c_str());
+    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    REQUIRE(::listen(fd_, 1) == 0);
+    thread_ = std::thread([this] {
+      const int c = ::accept(fd_, nullptr, nullptr);
+      if (c < 0) return;
+      char q;
+      [[maybe_unused]] ssize_t r = ::recv(c, &q, 1, 0);
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      [[maybe_unused]] ssize_t n = ::send(c, "late hello", 10, MSG_NOSIGNAL);
+      ::close(c);
+    });
+  }
+  ~LateServer() {
+    thread_.join();
+    ::close(fd_);
+  }
+
+ private:
+  int fd_ = -1;
+  std::thread thread_;
+};
+
 }  // namespace
+
+TEST_CASE("sockets: after execve the only thread waits on the host for a socket a peer elsewhere fills") {
+  test::TempDir dir("sockets-exec");
+  const std::string path = dir.file("server.sock");
+  for (const char* variant : {"x86_64-dyn", "x86_64"}) {
+    const std::string prog = test::program_path(variant, "sockets");
+    if (prog.empty()) continue;
+    INFO(std::string(variant));
+    std::string native;
+    {
+      LateServer server(path);
+      native = test::run_native({prog, "exec-recv", path}).out;
+    }
+    REQUIRE(native == "exec: connected\nexec: after exec, recv 10 \"late hello\"\n");
+    const std::string out = test::temp_trace(std::string("sockets-exec-") + variant + ".ucir");
+    LateServer server(path);
+    auto sum = record(test::capture_options({prog, "exec-recv", path}, out));
+    REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
+    CHECK_FALSE(sum->deadlock.has_value());
+    CHECK(sum->captured_stdout == native);
+    for (const auto& t : sum->traces) fs::remove(t.path);
+  }
+}
 
 TEST_CASE("sockets: pairs, SCM_RIGHTS, AF_UNIX, TCP/UDP, poll/epoll and a fork's child print what they print natively") {
   const std::string glibc_prog = test::program_path("x86_64-dyn", "sockets");

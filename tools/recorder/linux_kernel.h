@@ -65,6 +65,7 @@ struct ExecCarry {
   std::map<uint64_t, std::vector<uint8_t>> ignored_actions;  // raw struct sigaction of SIG_IGN signals
   uint64_t pid = 0;
   bool has_children = false;
+  bool sockets_made = false;  // LinuxKernel::sockets_made_
   std::map<pid_t, int> children;
   size_t stdin_pos = 0;
   std::string out[2];

@@ -11,6 +11,9 @@
 //   poll     poll and epoll over a socket and a pipe
 //   fork     a fork's child writes on a socketpair end it inherited
 // No argument: all of them, in that order.
+//   exec-recv PATH   connects to the AF_UNIX server at PATH (the test's),
+//            then execs itself as "exec-child FD": the new image's only
+//            thread asks the server and waits in recv for its late answer
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -321,9 +324,35 @@ static void fork_child(void) {
   close(sv[0]);
 }
 
+static void exec_recv(const char* self, const char* path) {
+  int c = socket(AF_UNIX, SOCK_STREAM, 0);  // not close-on-exec: the next image keeps it
+  struct sockaddr_un a = {0};
+  a.sun_family = AF_UNIX;
+  strncpy(a.sun_path, path, sizeof a.sun_path - 1);
+  if (connect(c, (struct sockaddr*)&a, sizeof a) != 0) {
+    printf("exec: connect failed\n");
+    return;
+  }
+  char fd_text[16];
+  snprintf(fd_text, sizeof fd_text, "%d", c);
+  printf("exec: connected\n");
+  execl(self, self, "exec-child", fd_text, (char*)NULL);
+  printf("exec: execl failed\n");
+}
+
+static void exec_child(int fd) {
+  char buf[32] = {0};
+  send(fd, "?", 1, 0);  // the server answers a while after this
+  long n = recv(fd, buf, sizeof buf - 1, 0);
+  printf("exec: after exec, recv %ld \"%s\"\n", n, buf);
+}
+
 int main(int argc, char** argv) {
   const char* only = argc > 1 ? argv[1] : "";
   setvbuf(stdout, NULL, _IOLBF, 0);
+  if (argc > 2 && !strcmp(only, "exec-recv")) exec_recv(argv[0], argv[2]);
+  if (argc > 2 && !strcmp(only, "exec-child")) exec_child(atoi(argv[2]));
+  if (argc > 2) return 0;
   if (!*only || !strcmp(only, "pair")) pair();
   if (!*only || !strcmp(only, "rights")) rights();
   if (!*only || !strcmp(only, "unix")) unix_stream();
