@@ -172,3 +172,27 @@ TEST_CASE("guest_sockets: SCM_RIGHTS guest fds become host fds on send, received
   std::memcpy(&u, host.data() + (CMSG_DATA(cc) - cred), sizeof u);
   CHECK(u.pid == ::getpid());
 }
+
+TEST_CASE("sockets: with follow_fork a recorded child writes on a socketpair end it inherited, as natively") {
+  for (const char* variant : {"x86_64", "x86_64-dyn"}) {
+    const std::string prog = test::program_path(variant, "sockets");
+    if (prog.empty()) continue;
+    INFO(std::string(variant));
+    const test::NativeRun native = test::run_native({prog, "fork"});
+    REQUIRE(native.out == "fork: recv 14 \"from the child\", child status 0\n");
+    test::TempDir dir(std::string("sockets-follow-fork-") + variant);
+    RecordOptions o = test::capture_options({prog, "fork"}, dir.file("p.ucir"));
+    o.follow_fork = true;
+    o.notice = [](const std::string&) {};
+    const test::HostStdoutRun run = test::record_with_host_stdout(o, true);
+    test::check_clean(run.sum);
+    CHECK(run.sum.captured_stdout == native.out);
+    size_t traces = 0;
+    for (const auto& e : fs::directory_iterator(dir.path)) {
+      ++traces;
+      auto d = test::read_trace(e.path().string());
+      CHECK_MESSAGE(d.ok(), e.path().string() << ": " << test::error_text(d));
+    }
+    CHECK(traces == 2);  // the parent's and the child's
+  }
+}

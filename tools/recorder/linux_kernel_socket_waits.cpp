@@ -57,9 +57,12 @@ void LinuxKernel::poll_outside_io() {
     if (!other_timed)
       timeout_ms = !shortest ? -1 : int(std::min<uint64_t>((*shortest + kNanosPerMs - 1) / kNanosPerMs, 1 << 30));
   }
-  // (EINTR: a signal from outside; the recorder's handlers see to it.)
-  if (::poll(p.data(), p.size(), timeout_ms) <= 0) return;
-  wake_io_waiters();
+  // EINTR: polled again, as wait_for_host_io does (with no thread able
+  // to run, giving up would be reported as a deadlock).
+  int r;
+  while ((r = ::poll(p.data(), p.size(), timeout_ms)) < 0 && errno == EINTR) {
+  }
+  if (r > 0) wake_io_waiters();
 }
 
 }  // namespace ttd::rec
