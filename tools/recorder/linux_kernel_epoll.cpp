@@ -69,7 +69,8 @@ int64_t LinuxKernel::sys_epoll_ctl(int epfd, int op, int fd, uint64_t event) {
   auto refuse = [&](const std::string& what) {
     note_unsupported(current_, "epoll_ctl");
     unsupported_what_ = "epoll_ctl on fd " + std::to_string(fd) + " (" + what + ", " + target->path +
-                        "): only pipes the program made, eventfds, epoll sets and the standard streams are watched";
+                        "): only pipes the program made, sockets, eventfds, epoll sets and the standard streams "
+                        "are watched";
     return -ENOSYS;
   };
   if (target->kind == GuestFd::Kind::Host && !target->pipe && !target->socket) {

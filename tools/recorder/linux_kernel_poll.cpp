@@ -171,7 +171,7 @@ int64_t LinuxKernel::poll_scan(PollRequest& req, std::vector<IoWatch>* watches) 
                            : S_ISSOCK(st.st_mode) ? "a socket"
                                                   : "a special file";
         req.unsupported = std::string(req.call) + " on fd " + std::to_string(it.fd) + " (" + kind + ", " + f->path +
-                          "): only pipes the program made, files and the standard streams are polled";
+                          "): only pipes the program made, sockets, files and the standard streams are polled";
         return -ENOSYS;
       }
       it.revents = short(kDefaultMask & wanted);
