@@ -28,7 +28,13 @@ struct GuestFd {
   int host = -1;       // Host: the recorder's descriptor
   bool cloexec = false;
   bool pipe = false;   // Host: an end of a pipe the guest made (pipe2), so reads and writes can wait for a thread
-  uint64_t pipe_id = 0; // a pipe: which one (both ends and their dups share it), to count its changes
+  uint64_t pipe_id = 0; // a pipe or socket: which one (both ends and their dups share it), to count its changes
+  // Host: a socket (linux_kernel_sockets.cpp). Its reads, writes, accept
+  // and connect wait as a pipe's do; `socket_outside` says its readiness
+  // comes from outside the process (all but socketpair's), so the
+  // recorder may wait on the host for it.
+  bool socket = false;
+  bool socket_outside = false;
   std::string path;    // what the guest opened (names file mappings)
   // The open file description: set by add() for a new one, kept by dups
   // (an epoll item lives while a descriptor of its file is open).

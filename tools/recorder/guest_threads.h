@@ -23,6 +23,7 @@ struct IoWatch {
   int guest_fd = -1, host_fd = -1;
   short events = 0;
   std::shared_ptr<const GuestEventfd> eventfd;
+  bool outside = false;  // a socket another process may make ready (GuestFd::socket_outside)
 };
 
 struct GuestThread {
@@ -41,7 +42,7 @@ struct GuestThread {
   std::vector<IoWatch> io_watch;
   std::string_view wait_call;  // PollWait: "poll", "select", "ppoll", "pselect6", "epoll_wait", ...
   std::optional<uint64_t> waiting_since;  // PollWait: steps when the call first waited
-  uint64_t poll_timeout = ~uint64_t(0);   // PollWait: its timeout in steps (~0: none, or not kept)
+  uint64_t poll_timeout = ~uint64_t(0);   // PollWait: its timeout in steps (~0: none, or not kept); in ns as the clock (1 ns a step), so also the real wait on sockets (LinuxKernel::poll_outside_io)
   uint64_t pi_owner = 0;       // PiWait: tid of the thread holding the lock
   // FutexWait in FUTEX_WAIT_REQUEUE_PI: the PI lock FUTEX_CMP_REQUEUE_PI
   // moves it to (0 for other waits).

@@ -165,17 +165,29 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::Listxattr: r = sys_xattr(XattrCall::List, a[0], 0, a[1], a[2]); break;
     case Sys::Llistxattr: r = sys_xattr(XattrCall::LList, a[0], 0, a[1], a[2]); break;
     case Sys::Flistxattr: r = sys_xattr(XattrCall::FList, a[0], 0, a[1], a[2]); break;
-    // The recorder has no sockets. glibc asks nscd over one before it reads
-    // /etc/passwd (ls -l, tar, sqlite3 looking for ~/.sqliterc) and does
-    // without, as on a kernel built without networking.
-    case Sys::Socket: r = -EAFNOSUPPORT; break;
+    // Host sockets (linux_kernel_sockets.cpp).
+    case Sys::Socket:
+    case Sys::Socketpair:
+    case Sys::Bind:
+    case Sys::Listen:
+    case Sys::Accept:
+    case Sys::Accept4:
+    case Sys::Connect:
+    case Sys::Shutdown:
+    case Sys::Getsockname:
+    case Sys::Getpeername:
+    case Sys::Setsockopt:
+    case Sys::Getsockopt:
+    case Sys::Sendto:
+    case Sys::Recvfrom:
+    case Sys::Sendmsg:
+    case Sys::Recvmsg:
+    case Sys::Sendmmsg:
+    case Sys::Recvmmsg: r = sys_socket_call(e.sys, a, out); break;
     // No protection keys: what Linux 6.1 answers on a CPU without PKU
     // (EINVAL; the man page says ENOSPC). V8 asks, and does without.
     case Sys::PkeyAlloc: r = -EINVAL; break;
     case Sys::PkeyFree: r = -EINVAL; break;
-    // So no descriptor is a socket (bash asks whether stdin is one).
-    case Sys::Getsockname:
-    case Sys::Getpeername: r = fds_.get(int(a[0])) ? -ENOTSOCK : -EBADF; break;
     // The process leads its own process group and session, as a program a
     // shell started as a job does; its children (host processes) are asked
     // of the host.

@@ -29,6 +29,7 @@
 #include "tools/recorder/guest_proc_files.h"
 #include "tools/recorder/guest_proc_status.h"
 #include "tools/recorder/guest_signals.h"
+#include "tools/recorder/guest_sockets.h"
 #include "tools/recorder/guest_threads.h"
 #include "tools/recorder/guest_timerfd.h"
 
@@ -74,6 +75,7 @@ struct ExecCarry {
   std::map<uint64_t, std::vector<uint8_t>> ignored_actions;  // raw struct sigaction of SIG_IGN signals
   uint64_t pid = 0;
   bool has_children = false;
+  bool sockets_made = false;  // LinuxKernel::sockets_made_
   std::map<pid_t, int> children;
   size_t stdin_pos = 0;
   std::string out[2];
@@ -169,6 +171,12 @@ class LinuxKernel {
   // ready and makes its threads runnable; false when there is nothing to
   // wait for on the host (no children, or no thread waits on a pipe).
   bool wait_for_host_io();
+  // At every thread switch (linux_kernel_socket_waits.cpp): threads
+  // waiting on sockets that another process makes ready are made runnable
+  // when the host says they are; when no thread can run it waits on the
+  // host for them (at most the shortest poll timeout among them). One
+  // test and return while the program has made no socket.
+  void poll_outside_io();
 
   // execve/execveat of the recorded process passed Linux's checks
   // (guest_execve.h): what to load next. The caller ends this image's
@@ -393,6 +401,27 @@ class LinuxKernel {
   void note_pipe_change(const GuestFd& f) {
     if (f.pipe_id) ++pipe_changes_[f.pipe_id];
   }
+  // linux_kernel_sockets.cpp, linux_kernel_socket_messages.cpp: sockets
+  // on the host (docs/recording.md, "Sockets").
+  int64_t sys_socket_call(Sys sys, const uint64_t a[6], SyscallOutcome& out);
+  bool socket_blocks(Sys sys, const uint64_t a[6]);
+  int64_t sys_socket(uint64_t domain, uint64_t type, uint64_t protocol, std::optional<uint64_t> pair);
+  int64_t sys_bind_connect(bool connect, int fd, uint64_t addr, uint64_t len);
+  int64_t sys_accept(int fd, uint64_t addr, uint64_t len_ptr, uint64_t flags);
+  int64_t sys_sockopt(bool set, int fd, const uint64_t a[6]);
+  int64_t sys_sock_name(bool peer, int fd, uint64_t addr, uint64_t len_ptr);
+  int64_t sys_sendmsg(int fd, uint64_t msg, uint64_t flags, SyscallOutcome& out);
+  int64_t sys_recvmsg(int fd, uint64_t msg, uint64_t flags);
+  int64_t sys_send_recv(bool send, const uint64_t a[6], SyscallOutcome& out);  // sendto, recvfrom
+  int64_t sys_mmsg(bool send, const uint64_t a[6], SyscallOutcome& out);
+  // A descriptor received in SCM_RIGHTS, owned from now: its guest fd.
+  int install_received_fd(int host, bool cloexec);
+  bool socket_waits(const GuestFd& f, uint64_t flags) const;
+  // The thread waits until `f` is ready for `events` (true), unless it is
+  // already or the guest asked not to wait.
+  bool park_on_socket(int fd, const GuestFd& f, short events, uint64_t flags);
+  GuestConnects connects_;
+  bool sockets_made_ = false;  // a socket exists or existed: thread switches poll the host
   // linux_kernel_threads.cpp.
   int64_t sys_futex(const uint64_t a[6]);
   bool pi_lock_blocks(const uint64_t a[6]);

@@ -69,10 +69,11 @@ int64_t LinuxKernel::sys_epoll_ctl(int epfd, int op, int fd, uint64_t event) {
   auto refuse = [&](const std::string& what) {
     note_unsupported(current_, "epoll_ctl");
     unsupported_what_ = "epoll_ctl on fd " + std::to_string(fd) + " (" + what + ", " + target->path +
-                        "): only pipes the program made, eventfds, epoll sets and the standard streams are watched";
+                        "): only pipes the program made, sockets, eventfds, epoll sets and the standard streams "
+                        "are watched";
     return -ENOSYS;
   };
-  if (target->kind == GuestFd::Kind::Host && !target->pipe) {
+  if (target->kind == GuestFd::Kind::Host && !target->pipe && !target->socket) {
     struct stat st {};
     if (::fstat(target->host, &st) < 0) return -errno;
     // No poll method: Linux's EPERM.
@@ -141,12 +142,14 @@ GuestEpoll::Readiness LinuxKernel::epoll_probe(int fd, std::vector<IoWatch>* wat
       break;
     }
     case GuestFd::Kind::Host:
-      if (f->pipe) {
+      if (f->pipe || f->socket) {
         pollfd p{f->host, short(kPollable), 0};
         if (::poll(&p, 1, 0) > 0) r.mask = uint16_t(p.revents);
         auto it = pipe_changes_.find(f->pipe_id);
         r.changes = it == pipe_changes_.end() ? 0 : it->second;
-        if (watches) watches->push_back({fd, f->host, want, nullptr});
+        // A peer elsewhere changes a socket unseen: a new readiness is an edge.
+        if (f->socket) r.changes = (r.changes << 16) | r.mask;
+        if (watches) watches->push_back({fd, f->host, want, nullptr, f->socket_outside});
       } else {
         r.mask = POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM;  // files: Linux's default mask
       }

@@ -76,6 +76,15 @@ bool LinuxKernel::blocks(uint64_t number, const uint64_t a[6], uint64_t steps) {
     case Sys::EpollPwait2: return epoll_blocks(sys, a, steps);
     case Sys::Wait4:
     case Sys::Waitid: return wait_blocks(sys, a, steps);
+    case Sys::Accept:
+    case Sys::Accept4:
+    case Sys::Connect:
+    case Sys::Sendto:
+    case Sys::Recvfrom:
+    case Sys::Sendmsg:
+    case Sys::Recvmsg:
+    case Sys::Sendmmsg:
+    case Sys::Recvmmsg: return socket_blocks(sys, a);
     default: return false;
   }
 }
@@ -89,10 +98,12 @@ bool LinuxKernel::io_blocks(bool write, int fd, uint64_t buf, uint64_t count, bo
   // Pipes the guest made only: their other end is the guest's too, so
   // whether they are ready depends on its threads alone (deterministic).
   // Anything else (files, the standard streams) behaves as the host's call.
-  if (!f || f->kind != GuestFd::Kind::Host || !f->pipe || count == 0) return false;
+  // Sockets wait the same way (linux_kernel_sockets.cpp).
+  if (!f || f->kind != GuestFd::Kind::Host || !(f->pipe || f->socket) || count == 0) return false;
+  if (f->socket && unrecorded_child_) return false;  // a fork's child blocks on the host
   const short events = write ? POLLOUT : POLLIN;
   if (host_ready(f->host, events) || nonblocking(f->host)) return false;
-  threads_.wait_io(IoWatch{fd, f->host, events, nullptr});
+  threads_.wait_io(IoWatch{fd, f->host, events, nullptr, f->socket_outside});
   return true;
 }
 
@@ -114,7 +125,7 @@ int64_t LinuxKernel::sys_read(int fd, uint64_t buf, uint64_t len) {
   if (f->kind == GuestFd::Kind::Host) {
     data.resize(len);
     // (A fork's child waits on the host: it has no other threads.)
-    const bool park = f->pipe && !unrecorded_child_;
+    const bool park = (f->pipe || f->socket) && !unrecorded_child_;
     ssize_t n = park ? pipe_transfer(false, f->host, data.data(), len) : ::read(f->host, data.data(), len);
     if (n < 0) return -errno;
     if (n > 0) note_pipe_change(*f);
@@ -146,7 +157,7 @@ int64_t LinuxKernel::sys_write(int fd, uint64_t buf, uint64_t len) {
   std::vector<uint8_t> data(len);
   if (!copy_from_user(buf, data)) return -EFAULT;
   if (f->kind == GuestFd::Kind::Host) {
-    const bool park = f->pipe && !unrecorded_child_;
+    const bool park = (f->pipe || f->socket) && !unrecorded_child_;
     ssize_t n = park ? pipe_transfer(true, f->host, data.data(), data.size())
                      : ::write(f->host, data.data(), data.size());
     if (n > 0) note_pipe_change(*f);

@@ -3,7 +3,7 @@
 // (docs/recording.md, "Threads"):
 //   - an eventfd or epoll set is asked of the recorder's own state
 //     (linux_kernel_epoll.cpp);
-//   - a pipe the program made is asked with the host's poll (its other end
+//   - a pipe the program made, or a socket, is asked with the host's poll (its other end
 //     is the program's too, so its readiness depends on the program's
 //     threads alone); regular files, directories and block devices are
 //     always ready, as Linux's default poll mask says; the standard
@@ -157,11 +157,11 @@ int64_t LinuxKernel::poll_scan(PollRequest& req, std::vector<IoWatch>* watches) 
       // The standard streams, eventfds and epoll sets: the readiness epoll
       // reports for them (linux_kernel_epoll.cpp).
       it.revents = short(epoll_probe(it.fd, watches, it.events).mask & wanted);
-    } else if (f->pipe) {
+    } else if (f->pipe || f->socket) {
       pollfd p{f->host, it.events, 0};
       if (::poll(&p, 1, 0) < 0) return -errno;
       it.revents = p.revents;
-      if (watches) watches->push_back({it.fd, f->host, it.events, nullptr});
+      if (watches) watches->push_back({it.fd, f->host, it.events, nullptr, f->socket_outside});
     } else {
       struct stat st {};
       if (::fstat(f->host, &st) < 0) return -errno;
@@ -171,7 +171,7 @@ int64_t LinuxKernel::poll_scan(PollRequest& req, std::vector<IoWatch>* watches) 
                            : S_ISSOCK(st.st_mode) ? "a socket"
                                                   : "a special file";
         req.unsupported = std::string(req.call) + " on fd " + std::to_string(it.fd) + " (" + kind + ", " + f->path +
-                          "): only pipes the program made, files and the standard streams are polled";
+                          "): only pipes the program made, sockets, files and the standard streams are polled";
         return -ENOSYS;
       }
       it.revents = short(kDefaultMask & wanted);

@@ -110,6 +110,7 @@ std::optional<uint64_t> RecordingSession::switch_threads() {
   if (threads.current().state != GuestThread::State::Runnable && !threads.other_runnable())
     if (const auto first = threads.first_timeout(); first && kernel_.timer_due() <= *first)
       kernel_.fire_timers(res_.steps, true, *first);
+  kernel_.poll_outside_io();  // sockets a peer elsewhere made ready (linux_kernel_socket_waits.cpp)
   auto next = threads.pick_next();
   // Another process (a fork's child) may still make a waited-for pipe
   // ready: wait for it on the host rather than call it a deadlock.

@@ -38,8 +38,9 @@ enum class Sys : uint8_t {
   Prctl, Sysinfo, Getresuid, Getresgid, SchedGetaffinity,
   // File-system information (linux_kernel_fsinfo.cpp).
   Statfs, Fstatfs, Getxattr, Lgetxattr, Fgetxattr, Listxattr, Llistxattr, Flistxattr,
-  // No sockets: answered as a kernel built without networking.
-  Socket, Getsockname, Getpeername,
+  // Sockets, on the host (linux_kernel_sockets.cpp).
+  Socket, Getsockname, Getpeername, Socketpair, Bind, Listen, Accept, Accept4, Connect, Shutdown,
+  Setsockopt, Getsockopt, Sendto, Recvfrom, Sendmsg, Recvmsg, Sendmmsg, Recvmmsg,
   // Process groups and sessions: the process leads its own (pid 4242).
   Getpgrp, Getpgid, Getsid, Setpgid,
   // Changes to the file system, on the host (linux_kernel_fs_changes.cpp);
