@@ -67,17 +67,24 @@ int64_t read_iov(Copy&& copy_from_user, uint64_t iov, uint64_t count, std::vecto
   return 0;
 }
 
+// A struct msghdr at `msg` and its iovec array: -errno or 0.
+template <class Copy>
+int64_t read_msghdr(Copy&& copy_from_user, uint64_t msg, GuestMsghdr& m, std::vector<IoPart>& parts, uint64_t& total) {
+  uint8_t raw[GuestMsghdr::kSize];
+  if (!copy_from_user(msg, std::span<uint8_t>(raw))) return -EFAULT;
+  m = GuestMsghdr::decode(raw);
+  return read_iov(copy_from_user, m.iov, m.iovlen, parts, total);
+}
+
 }  // namespace
 
 int64_t LinuxKernel::sys_sendmsg(int fd, uint64_t msg, uint64_t flags, SyscallOutcome& out) {
   const GuestFd* f = fds_.get(fd);
   auto copy_in = [this](uint64_t addr, std::span<uint8_t> b) { return copy_from_user(addr, b); };
-  uint8_t raw[GuestMsghdr::kSize];
-  if (!copy_from_user(msg, raw)) return -EFAULT;
-  const GuestMsghdr m = GuestMsghdr::decode(raw);
+  GuestMsghdr m;
   std::vector<IoPart> parts;
   uint64_t total = 0;
-  if (int64_t e = read_iov(copy_in, m.iov, m.iovlen, parts, total); e < 0) return e;
+  if (int64_t e = read_msghdr(copy_in, msg, m, parts, total); e < 0) return e;
   std::vector<uint8_t> data(total);
   for (uint64_t at = 0; const IoPart& p : parts) {
     if (!copy_from_user(p.base, {data.data() + at, p.len})) return -EFAULT;
@@ -118,12 +125,10 @@ int64_t LinuxKernel::sys_sendmsg(int fd, uint64_t msg, uint64_t flags, SyscallOu
 int64_t LinuxKernel::sys_recvmsg(int fd, uint64_t msg, uint64_t flags) {
   const GuestFd* f = fds_.get(fd);
   auto copy_in = [this](uint64_t addr, std::span<uint8_t> b) { return copy_from_user(addr, b); };
-  uint8_t raw[GuestMsghdr::kSize];
-  if (!copy_from_user(msg, raw)) return -EFAULT;
-  const GuestMsghdr m = GuestMsghdr::decode(raw);
+  GuestMsghdr m;
   std::vector<IoPart> parts;
   uint64_t total = 0;
-  if (int64_t e = read_iov(copy_in, m.iov, m.iovlen, parts, total); e < 0) return e;
+  if (int64_t e = read_msghdr(copy_in, msg, m, parts, total); e < 0) return e;
   std::vector<uint8_t> data(total);
   std::vector<uint8_t> control(m.control ? std::min(m.controllen, kMaxControl) : 0);
   sockaddr_storage ss{};
