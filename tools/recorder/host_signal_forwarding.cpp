@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstring>
@@ -86,6 +87,17 @@ ForwardedSignalsBlocked::~ForwardedSignalsBlocked() {
   sigset_t old;
   std::memcpy(&old, old_, sizeof old);
   ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+void die_of_signal(int sig) {
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  ::sigaction(sig, &dfl, nullptr);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  ::sigprocmask(SIG_UNBLOCK, &set, nullptr);
+  ::kill(::getpid(), sig);
 }
 
 }  // namespace ttd::rec

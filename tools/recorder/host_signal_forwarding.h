@@ -43,6 +43,12 @@ uint64_t take_host_signals(uint32_t sender_pid[65]);
 // A fork's child does not inherit its parent's pending signals.
 void forget_host_signals();
 
+// Ends this process by `sig` with its default action, as the program it
+// recorded ended (the parent or shell sees that death): SIG_DFL restored,
+// unblocked, sent to itself. Returns only if that action does not end a
+// process.
+void die_of_signal(int sig);
+
 // Blocks the forwarded signals in the calling thread while it lives, so
 // threads started meanwhile (the trace writer's) never take one: the
 // emulator's thread must, to leave a blocking host call with EINTR.

@@ -77,16 +77,7 @@ void merge(RecordSummary& chain, RecordSummary next) {
   // A deadlock has no Linux equivalent (the child would hang): 127, as an
   // unrecorded child's. A fault is its signal, as Linux delivers it.
   if (sum->deadlock || (sum->fault && !sum->signal)) ::_exit(127);
-  if (sum->signal) {
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    ::sigaction(sum->signal, &dfl, nullptr);
-    sigset_t s;
-    sigemptyset(&s);
-    sigaddset(&s, sum->signal);
-    ::sigprocmask(SIG_UNBLOCK, &s, nullptr);
-    ::kill(::getpid(), sum->signal);
-  }
+  if (sum->signal) die_of_signal(sum->signal);
   ::_exit(sum->exit_code & 0xff);
 }
 

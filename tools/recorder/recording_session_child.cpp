@@ -11,6 +11,7 @@
 
 #include <cstdio>
 
+#include "tools/recorder/host_signal_forwarding.h"
 #include "tools/recorder/recording_session.h"
 
 namespace ttd::rec {
@@ -71,15 +72,7 @@ void RecordingSession::end_child() {
     ::_exit(127);
   }
   if (res_.signal) {
-    // Die of the signal itself, with its default action.
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    ::sigaction(res_.signal, &dfl, nullptr);
-    sigset_t s;
-    sigemptyset(&s);
-    sigaddset(&s, res_.signal);
-    ::sigprocmask(SIG_UNBLOCK, &s, nullptr);
-    ::kill(::getpid(), res_.signal);
+    die_of_signal(res_.signal);
   }
   ::_exit(res_.exit_code & 0xff);
 }

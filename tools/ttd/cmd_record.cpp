@@ -1,9 +1,6 @@
 // ttd record -o OUT.ucir [--max-steps N] [--strict] -- PROGRAM [ARGS...]:
 // runs a Linux ELF (x86-64, aarch64; static or dynamically linked) under
 // the Unicorn recorder and writes a UCIR trace of the whole execution.
-#include <signal.h>
-#include <unistd.h>
-
 #include <ctime>
 #include <iostream>
 #include <optional>
@@ -11,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/recorder/host_signal_forwarding.h"
 #include "tools/recorder/program_environment.h"
 #include "tools/recorder/recorder.h"
 #include "tools/ttd/commands.h"
@@ -97,14 +95,7 @@ int run_record(const RecordCliOptions& o) {
     // die of it, as the program would have (a script stops at Ctrl-C).
     std::cerr << std::flush;
     std::cout << std::flush;
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    ::sigaction(s.signal, &dfl, nullptr);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, s.signal);
-    ::sigprocmask(SIG_UNBLOCK, &set, nullptr);
-    ::kill(::getpid(), s.signal);
+    rec::die_of_signal(s.signal);
     return 128 + s.signal;  // a signal whose default is not to end the process
   }
   if (s.fault) {
