@@ -417,6 +417,14 @@ class LinuxKernel {
   // A descriptor received in SCM_RIGHTS, owned from now: its guest fd.
   int install_received_fd(int host, bool cloexec);
   bool socket_waits(const GuestFd& f, uint64_t flags) const;
+  // The guest's send/receive flags for the host call on `f`: with
+  // MSG_DONTWAIT on a recorded process's socket, whose thread was parked
+  // instead if the call would block (park_on_socket).
+  int host_msg_flags(const GuestFd& f, uint64_t flags) const;
+  // A send's host result as the guest's: EPIPE also sends SIGPIPE unless
+  // MSG_NOSIGNAL (the host call never does), bytes sent are a change the
+  // peer's waiters see.
+  int64_t send_result(const GuestFd& f, ssize_t n, uint64_t flags, SyscallOutcome& out);
   // The thread waits until `f` is ready for `events` (true), unless it is
   // already or the guest asked not to wait.
   bool park_on_socket(int fd, const GuestFd& f, short events, uint64_t flags);

@@ -111,15 +111,7 @@ int64_t LinuxKernel::sys_sendmsg(int fd, uint64_t msg, uint64_t flags, SyscallOu
   hm.msg_iovlen = 1;
   hm.msg_control = host_control.empty() ? nullptr : host_control.data();
   hm.msg_controllen = host_control.size();
-  const int host_flags = int(flags) | MSG_NOSIGNAL | (f->socket && !unrecorded_child_ ? MSG_DONTWAIT : 0);
-  const ssize_t n = ::sendmsg(f->host, &hm, host_flags);
-  if (n < 0) {
-    const int64_t e = -errno;
-    if (e == -EPIPE && !(flags & MSG_NOSIGNAL)) signal_self(13 /*SIGPIPE*/, out);
-    return e;
-  }
-  note_pipe_change(*f);
-  return n;
+  return send_result(*f, ::sendmsg(f->host, &hm, host_msg_flags(*f, flags) | MSG_NOSIGNAL), flags, out);
 }
 
 int64_t LinuxKernel::sys_recvmsg(int fd, uint64_t msg, uint64_t flags) {
@@ -142,8 +134,7 @@ int64_t LinuxKernel::sys_recvmsg(int fd, uint64_t msg, uint64_t flags) {
   hm.msg_controllen = control.size();
   // Received descriptors are the recorder's own until installed: never
   // inherited by what it runs.
-  const int host_flags = int(flags | MSG_CMSG_CLOEXEC) | (f->socket && !unrecorded_child_ ? MSG_DONTWAIT : 0);
-  const ssize_t n = ::recvmsg(f->host, &hm, host_flags);
+  const ssize_t n = ::recvmsg(f->host, &hm, host_msg_flags(*f, flags | MSG_CMSG_CLOEXEC));
   if (n < 0) return -errno;
   if (n > 0) note_pipe_change(*f);
   control.resize(hm.msg_controllen);

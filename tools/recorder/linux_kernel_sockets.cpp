@@ -100,6 +100,20 @@ bool LinuxKernel::socket_waits(const GuestFd& f, uint64_t flags) const {
   return fl >= 0 && !(fl & O_NONBLOCK);
 }
 
+int LinuxKernel::host_msg_flags(const GuestFd& f, uint64_t flags) const {
+  return int(flags) | (f.socket && !unrecorded_child_ ? MSG_DONTWAIT : 0);
+}
+
+int64_t LinuxKernel::send_result(const GuestFd& f, ssize_t n, uint64_t flags, SyscallOutcome& out) {
+  if (n < 0) {
+    const int64_t e = -errno;
+    if (e == -EPIPE && !(flags & MSG_NOSIGNAL)) signal_self(13 /*SIGPIPE*/, out);
+    return e;
+  }
+  note_pipe_change(f);
+  return n;
+}
+
 bool LinuxKernel::park_on_socket(int fd, const GuestFd& f, short events, uint64_t flags) {
   if (!socket_waits(f, flags) || host_ready(f.host, events)) return false;
   threads_.wait_io(IoWatch{fd, f.host, events, nullptr, f.socket_outside});
@@ -298,7 +312,7 @@ int64_t LinuxKernel::sys_sockopt(bool set, int fd, const uint64_t a[6]) {
 int64_t LinuxKernel::sys_send_recv(bool send, const uint64_t a[6], SyscallOutcome& out) {
   const GuestFd* f = fds_.get(int(int32_t(a[0])));
   const uint64_t flags = a[3];
-  const int host_flags = int(flags) | MSG_NOSIGNAL | (f->socket && !unrecorded_child_ ? MSG_DONTWAIT : 0);
+  const int host_flags = host_msg_flags(*f, flags) | MSG_NOSIGNAL;
   std::vector<uint8_t> data(std::min(a[2], kMaxIo));
   if (send) {
     if (!copy_from_user(a[1], data)) return -EFAULT;
@@ -308,13 +322,7 @@ int64_t LinuxKernel::sys_send_recv(bool send, const uint64_t a[6], SyscallOutcom
     const ssize_t n = ::sendto(f->host, data.data(), data.size(), host_flags,
                                name.empty() ? nullptr : reinterpret_cast<const sockaddr*>(name.data()),
                                socklen_t(name.size()));
-    if (n < 0) {
-      const int64_t e = -errno;
-      if (e == -EPIPE && !(flags & MSG_NOSIGNAL)) signal_self(13 /*SIGPIPE*/, out);
-      return e;
-    }
-    note_pipe_change(*f);
-    return n;
+    return send_result(*f, n, flags, out);
   }
   sockaddr_storage ss{};
   socklen_t sl = sizeof ss;
