@@ -163,7 +163,9 @@ class Context:
                        check=True, timeout=120)
         rec = subprocess.run([self.ttd, "record", "-q", *record_flags, "-o", trace, "--", exe, *args],
                              capture_output=True, text=True, timeout=300)
-        if rec.returncode != 0:
+        # `ttd record` exits with the program's status; a failed recording
+        # leaves no trace.
+        if not os.path.exists(trace):
             print("ttd record failed:\n" + rec.stdout + rec.stderr)
             return None
         return exe, trace

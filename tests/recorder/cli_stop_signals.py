@@ -119,7 +119,7 @@ with tempfile.TemporaryDirectory() as work:
     trace = os.path.join(work, "fork.ucir")
     rec = subprocess.run([ttd, "record", "--follow-fork", "-o", trace, "--", prog, "kill-child"],
                          capture_output=True, timeout=300)
-    check(rec.stdout == native.stdout and rec.returncode == 0, "--follow-fork: the parent sees its child killed by 15",
+    check(rec.stdout == native.stdout and rec.returncode == native.returncode, "--follow-fork: the parent sees its child killed by 15",
           f"{rec.stdout!r} vs {native.stdout!r}; {rec.stderr!r}")
     children = [t for t in glob.glob(os.path.join(work, "fork.*.ucir"))]
     check(len(children) == 1, "--follow-fork: one child trace", children)

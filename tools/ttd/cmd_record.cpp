@@ -1,6 +1,7 @@
 // ttd record -o OUT.ucir [--max-steps N] [--strict] -- PROGRAM [ARGS...]:
 // runs a Linux ELF (x86-64, aarch64; static or dynamically linked) under
 // the Unicorn recorder and writes a UCIR trace of the whole execution.
+#include <csignal>
 #include <ctime>
 #include <iostream>
 #include <optional>
@@ -34,9 +35,18 @@ struct RecordCliOptions {
   std::optional<uint64_t> epoch;  // --epoch; default: now
 };
 
-// Exit status: 0 the trace is complete (the program exited, or the
-// --max-steps limit was reached), 1 nothing or not everything could be
-// recorded, 3 the program faulted under emulation (the trace ends there).
+// Exit status, as rr's: the program's own once the trace is complete, so
+// that `ttd record -- make test || ...` and test harnesses see what the
+// program said (128 + N when it died of signal N, or faulted under
+// emulation with it; 0 when --max-steps stopped it). 1 with a message
+// when the recording failed (then no trace is left behind), 3 when every
+// thread blocked for good (no native status exists for that).
+int program_exit_status(const rec::RecordSummary& s) {
+  if (s.exited) return s.exit_code & 0xff;  // 128 + N already when a signal ended it
+  if (s.fault) return 128 + (s.signal ? s.signal : SIGSEGV);
+  return 0;  // --max-steps
+}
+
 int run_record(const RecordCliOptions& o) {
   rec::RecordOptions ro;
   // What `ttd record` inherited the program inherits (`prog 3<file`).
@@ -100,13 +110,13 @@ int run_record(const RecordCliOptions& o) {
   }
   if (s.fault) {
     std::cerr << "ttd record: the trace ends at the fault\n";
-    return 3;
+    return program_exit_status(s);
   }
   if (s.deadlock) {
     std::cerr << "ttd record: the trace ends where every thread was blocked\n";
     return 3;
   }
-  return 0;
+  return program_exit_status(s);
 }
 
 }  // namespace
@@ -148,9 +158,10 @@ void add_record_command(CLI::App& app, CommandRunner& run) {
       "The program's stdin, stdout and stderr are the recorder's. It opens, reads and writes host\n"
       "files as it would natively (the recorder is not a sandbox). Syscalls the recorder cannot\n"
       "emulate return -ENOSYS to the program and are listed in the summary (--strict: fail instead).\n"
-      "Exit status: 0 trace complete (program exited or --max-steps reached), 1 recording failed,\n"
-      "2 usage error, 3 the program faulted under emulation or every thread blocked (the trace ends\n"
-      "there). An execve of the program goes on in OUT.1.ucir, OUT.2.ucir ...; the summary and the\n"
+      "Exit status, once the trace is complete: the program's own (128 + N if it died of signal N or\n"
+      "faulted under emulation; 0 if --max-steps stopped it). Otherwise 1 recording failed (a message\n"
+      "says why and no trace is left), 2 usage error, 3 every thread blocked (the trace ends there).\n"
+      "An execve of the program goes on in OUT.1.ucir, OUT.2.ucir ...; the summary and the\n"
       "exit status it reports are the last program's.\n"
       "Ctrl-C, kill and other signals sent to `ttd record` (SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1,\n"
       "SIGUSR2, SIGALRM, SIGWINCH) go to the program: its handler runs, or it dies of the signal, the\n"
