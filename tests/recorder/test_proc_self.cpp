@@ -35,6 +35,11 @@ TEST_CASE("/proc/self: maps, cmdline, environ, auxv, exe and fd links are the pr
     REQUIRE(native.out.find(" 0\n") == std::string::npos);  // every check holds natively
     REQUIRE(native.out.find("comm: proc_self\nPR_GET_NAME: proc_self\ncomm after PR_SET_NAME: a-name-longer-t\n") !=
             std::string::npos);
+    // task/ was the recorder's: its own threads, none of the program's.
+    REQUIRE(native.out.find("task/ with two workers: 3 entries, 3 of them ours\ntask/TID/stat is the worker's 1\n"
+                            "task/TID/status: Pid the worker's 1, Tgid the process's 1\n"
+                            "task/PID/stat of the main thread 1\ntask/ of a thread not there: -1 ENOENT\n"
+                            "task/ after the joins: 1 entries, 1 of them ours\n") != std::string::npos);
     const std::string out = test::temp_trace(std::string("proc-self-") + variant);
     RecordOptions o = test::capture_options({prog, "an argument", ""}, out);
     o.env = {"LC_ALL=C"};
@@ -98,6 +103,15 @@ TEST_CASE("inherited descriptors and the /proc/self/fd listing are the program's
 
 TEST_CASE("/proc/self paths: which name the guest's own entries") {
   CHECK(proc_self_path("/proc/self/fd", 4242).entry == ProcSelfEntry::FdDir);
+  CHECK(proc_self_path("/proc/self/task", 4242).entry == ProcSelfEntry::TaskDir);
+  CHECK(proc_self_path("/proc/4242/task/", 4242).entry == ProcSelfEntry::TaskDir);
+  CHECK(proc_self_path("/proc/self/task/4243/stat", 4242).entry == ProcSelfEntry::Stat);
+  CHECK(proc_self_path("/proc/self/task/4243/stat", 4242).tid == 4243);
+  CHECK(proc_self_path("/proc/self/stat", 4242).tid == 0);
+  CHECK(proc_self_path("/proc/self/task/4243/fd/3", 4242).fd == 3);
+  CHECK(proc_self_path("/proc/self/task/x/stat", 4242).entry == ProcSelfEntry::None);
+  CHECK(proc_self_path("/proc/self/task/0/stat", 4242).entry == ProcSelfEntry::None);
+  CHECK(proc_self_path("/proc/self/task/4243", 4242).entry == ProcSelfEntry::None);  // the directory: the host's
   CHECK(proc_self_path("/proc/self/fd/", 4242).entry == ProcSelfEntry::FdDir);
   CHECK(proc_self_path("/proc/self/comm", 4242).entry == ProcSelfEntry::Comm);
   CHECK(proc_self_path("/proc/self/maps", 4242).entry == ProcSelfEntry::Maps);

@@ -46,4 +46,10 @@ std::vector<GuestDirEntry> proc_fd_entries(const std::vector<int>& fds) {
   return out;
 }
 
+std::vector<GuestDirEntry> proc_task_entries(const std::vector<uint64_t>& tids) {
+  std::vector<GuestDirEntry> out = {{".", 1, DT_DIR}, {"..", 2, DT_DIR}};
+  for (uint64_t tid : tids) out.push_back({std::to_string(tid), 1000 + tid, DT_DIR});
+  return out;
+}
+
 }  // namespace ttd::rec

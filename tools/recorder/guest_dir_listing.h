@@ -1,5 +1,6 @@
 // A directory whose entries the recorder makes up: the guest's
-// /proc/self/fd (its own descriptors, not the recorder's). getdents64
+// /proc/self/fd (its own descriptors, not the recorder's) and
+// /proc/self/task (its own threads). getdents64
 // reads it in Linux's struct linux_dirent64 records, lseek rewinds or
 // seeks to a d_off it gave, as for any directory.
 //
@@ -38,5 +39,8 @@ class GuestDirListing {
 // The entries of /proc/self/fd for descriptors `fds`: "." and "..", then
 // each number as a symbolic link (DT_LNK), as procfs lists them.
 std::vector<GuestDirEntry> proc_fd_entries(const std::vector<int>& fds);
+// The entries of /proc/self/task for threads `tids`: "." and "..", then
+// each thread id as a directory.
+std::vector<GuestDirEntry> proc_task_entries(const std::vector<uint64_t>& tids);
 
 }  // namespace ttd::rec

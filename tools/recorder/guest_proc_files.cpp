@@ -40,6 +40,14 @@ ProcSelfPath proc_self_path(std::string_view path, int64_t pid) {
   } else if (!eat(s, "self/")) {
     if (!eat_number(s, n) || n != pid || !eat(s, "/")) return out;
   }
+  if (s == "task" || s == "task/") {
+    out.entry = ProcSelfEntry::TaskDir;
+    return out;
+  }
+  if (!out.thread_self && eat(s, "task/")) {
+    if (!eat_number(s, n) || n <= 0 || !eat(s, "/")) return out;
+    out.tid = uint64_t(n);
+  }
   if (s == "maps") out.entry = ProcSelfEntry::Maps;
   else if (s == "cmdline") out.entry = ProcSelfEntry::Cmdline;
   else if (s == "environ") out.entry = ProcSelfEntry::Environ;

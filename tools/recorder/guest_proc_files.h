@@ -7,8 +7,9 @@
 // knows of the guest, as Linux makes them from the process.
 //
 // What is not reproduced: a mapping's file offset, device and inode are
-// 0 (the region list keeps only address, size, protection and name), and
-// task/ and the other entries are still the recorder's.
+// 0 (the region list keeps only address, size, protection and name); the
+// directory task/TID itself and the entries not named below are still the
+// recorder's.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -26,18 +27,21 @@ struct ProcSelfLayout {
   std::vector<uint8_t> auxv;
 };
 
-enum class ProcSelfEntry { None, Maps, Cmdline, Environ, Auxv, Exe, Fd, FdDir, Comm, Status, Stat, Statm };
+enum class ProcSelfEntry { None, Maps, Cmdline, Environ, Auxv, Exe, Fd, FdDir, Comm, Status, Stat, Statm, TaskDir };
 
 struct ProcSelfPath {
   ProcSelfEntry entry = ProcSelfEntry::None;
   int fd = -1;  // Fd: the guest descriptor named
   bool thread_self = false;  // under /proc/thread-self: the calling thread's
+  uint64_t tid = 0;          // under task/TID/: that thread's (0: not under task/)
 };
 
 // Which entry of the guest's own /proc directory `path` names: /proc/self,
 // /proc/thread-self and /proc/<pid> (the guest's pid), then maps, cmdline,
 // environ, auxv, exe, comm, fd/N, the fd directory itself, status, stat or
-// statm (guest_proc_status.h). None for anything else (the host answers).
+// statm (guest_proc_status.h), the task directory, and the same entries
+// under task/TID/ (the caller checks that TID is one of the guest's
+// threads). None for anything else (the host answers).
 ProcSelfPath proc_self_path(std::string_view path, int64_t pid);
 
 // /proc/self/maps of a process with these regions, in Linux's format.

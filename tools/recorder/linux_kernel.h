@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -275,9 +276,19 @@ class LinuxKernel {
   // readlink of the guest's /proc/self/exe or fd/N: the target, or nullopt
   // when `p` names neither; `err` set (-ENOENT) for a closed descriptor.
   std::optional<std::string> proc_self_link(const std::string& p, int64_t& err);
+  // The thread a /proc entry is for: the calling one under thread-self,
+  // TID under task/TID/ (null when TID is no live guest thread), else the
+  // main thread.
+  const GuestThread* proc_thread(const ProcSelfPath& what);
   // What /proc/self/status, stat and statm show (guest_proc_status.h): the
-  // process's, or with `thread_self` the calling thread's.
-  ProcStatusInput proc_status_input(bool thread_self);
+  // process's (its main thread's signals), or with `per_thread` thread
+  // `t`'s (thread-self, task/TID).
+  ProcStatusInput proc_status_input(const GuestThread& t, bool per_thread);
+  // A guest directory (fd/, task/) backed by the recorder's `host_dir`
+  // (for fstat and fchdir), its entries made by `entries` once the
+  // descriptor's number is known (fd/ lists itself).
+  int64_t open_guest_dir(const char* host_dir, const std::string& p, int host_flags,
+                         const std::function<std::vector<GuestDirEntry>()>& entries);
   int64_t sys_close(int fd);
   int64_t sys_close_range(uint64_t first, uint64_t last, uint64_t flags);
   int64_t sys_pread(bool write, int fd, uint64_t buf, uint64_t len, int64_t offset);

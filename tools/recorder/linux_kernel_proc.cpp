@@ -28,12 +28,18 @@ std::string host_status() {
 
 }  // namespace
 
-ProcStatusInput LinuxKernel::proc_status_input(bool thread_self) {
+const GuestThread* LinuxKernel::proc_thread(const ProcSelfPath& what) {
+  if (what.thread_self) return &threads_.current();
+  if (what.tid == 0) return threads_.by_number(1);
+  const GuestThread* t = threads_.by_tid(what.tid);
+  return t && t->state != GuestThread::State::Exited ? t : nullptr;
+}
+
+ProcStatusInput LinuxKernel::proc_status_input(const GuestThread& t, bool per_thread) {
   ProcStatusInput in;
-  const GuestThread& t = thread_self ? threads_.current() : *threads_.by_number(1);
   in.name = comm_;
   in.pid = pid_;
-  in.tid = thread_self ? t.tid : pid_;
+  in.tid = per_thread ? t.tid : pid_;
   in.ppid = unrecorded_child_ ? uint64_t(::getppid()) : 1;  // as getppid answers
   in.umask = umask_;
   in.threads = uint32_t(threads_.live());
@@ -63,6 +69,10 @@ ProcStatusInput LinuxKernel::proc_status_input(bool thread_self) {
 std::optional<std::string> LinuxKernel::proc_self_link(const std::string& p, int64_t& err) {
   const ProcSelfPath what = proc_self_path(p, kPid);
   err = 0;
+  if (what.entry != ProcSelfEntry::None && !proc_thread(what)) {
+    err = -ENOENT;  // task/TID of a thread the guest does not have
+    return std::string();
+  }
   if (what.entry == ProcSelfEntry::Exe) return cfg_.exe_path;  // the program, not the recorder
   if (what.entry != ProcSelfEntry::Fd) return std::nullopt;
   const GuestFd* f = fds_.get(what.fd);
@@ -80,8 +90,27 @@ std::optional<std::string> LinuxKernel::proc_self_link(const std::string& p, int
   return std::string();
 }
 
+int64_t LinuxKernel::open_guest_dir(const char* host_dir, const std::string& p, int host_flags,
+                                    const std::function<std::vector<GuestDirEntry>()>& entries) {
+  if ((host_flags & O_ACCMODE) != O_RDONLY) return -EISDIR;
+  const int h = ::open(host_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (h < 0) return -errno;
+  GuestFd f;
+  f.host = h;
+  f.cloexec = (host_flags & O_CLOEXEC) != 0;
+  f.path = p;
+  auto listing = std::make_shared<GuestDirListing>(std::vector<GuestDirEntry>{});
+  f.listing = listing;
+  const int fd = fds_.add(std::move(f));
+  if (fd >= 0) *listing = GuestDirListing(entries());
+  return fd;
+}
+
 std::optional<int64_t> LinuxKernel::open_proc_self(const std::string& p, int host_flags) {
   const ProcSelfPath what = proc_self_path(p, kPid);
+  const GuestThread* thread = proc_thread(what);
+  if (what.entry != ProcSelfEntry::None && !thread) return -ENOENT;  // task/TID: no such guest thread
+  const bool per_thread = what.thread_self || what.tid != 0;
   int h = -1;
   std::string bytes;
   auto guest_bytes = [this](uint64_t from, uint64_t to) {
@@ -92,23 +121,18 @@ std::optional<int64_t> LinuxKernel::open_proc_self(const std::string& p, int hos
   switch (what.entry) {
     case ProcSelfEntry::None: return std::nullopt;
     case ProcSelfEntry::Exe: h = ::open(cfg_.exe_path.c_str(), host_flags | O_CLOEXEC); break;
-    case ProcSelfEntry::FdDir: {
-      // The recorder's own fd directory answers fstat and fchdir; its
-      // entries are the guest's descriptors (this one included, as Linux
-      // lists the descriptor that reads it).
-      if ((host_flags & O_ACCMODE) != O_RDONLY) return -EISDIR;
-      h = ::open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      if (h < 0) return -errno;
-      GuestFd f;
-      f.host = h;
-      f.cloexec = (host_flags & O_CLOEXEC) != 0;
-      f.path = p;
-      auto listing = std::make_shared<GuestDirListing>(std::vector<GuestDirEntry>{});
-      f.listing = listing;
-      const int fd = fds_.add(std::move(f));
-      if (fd >= 0) *listing = GuestDirListing(proc_fd_entries(fds_.open_in(0, ~0u)));
-      return fd;
-    }
+    case ProcSelfEntry::FdDir:
+      // The guest's descriptors, this one included, as Linux lists the
+      // descriptor that reads it.
+      return open_guest_dir("/proc/self/fd", p, host_flags, [this] { return proc_fd_entries(fds_.open_in(0, ~0u)); });
+    case ProcSelfEntry::TaskDir:
+      return open_guest_dir("/proc/self/task", p, host_flags, [this] {
+        std::vector<uint64_t> tids;
+        for (uint32_t n = 1; n <= threads_.count(); ++n)
+          if (const GuestThread* t = threads_.by_number(n); t && t->state != GuestThread::State::Exited)
+            tids.push_back(t->tid);
+        return proc_task_entries(tids);
+      });
     case ProcSelfEntry::Fd: {
       // Reopening a descriptor reopens its file (the host's fd number
       // differs from the guest's).
@@ -130,9 +154,9 @@ std::optional<int64_t> LinuxKernel::open_proc_self(const std::string& p, int hos
     case ProcSelfEntry::Auxv:
       bytes.assign(cfg_.proc_self.auxv.begin(), cfg_.proc_self.auxv.end());
       break;
-    case ProcSelfEntry::Status: bytes = render_proc_status(proc_status_input(what.thread_self), host_status()); break;
-    case ProcSelfEntry::Stat: bytes = render_proc_stat(proc_status_input(what.thread_self)); break;
-    case ProcSelfEntry::Statm: bytes = render_proc_statm(proc_status_input(what.thread_self)); break;
+    case ProcSelfEntry::Status: bytes = render_proc_status(proc_status_input(*thread, per_thread), host_status()); break;
+    case ProcSelfEntry::Stat: bytes = render_proc_stat(proc_status_input(*thread, per_thread)); break;
+    case ProcSelfEntry::Statm: bytes = render_proc_statm(proc_status_input(*thread, per_thread)); break;
   }
   if (what.entry == ProcSelfEntry::Exe || what.entry == ProcSelfEntry::Fd) {
     if (h < 0) return -errno;

@@ -3,14 +3,46 @@
    vector, descriptors and executable. Prints only facts that hold
    natively, whatever the paths. */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+static long worker_tid[2];
+static pthread_mutex_t hold = PTHREAD_MUTEX_INITIALIZER;
+
+static void *worker(void *arg) {
+  *(long *)arg = syscall(SYS_gettid);
+  pthread_mutex_lock(&hold);  /* until main has looked at task/ */
+  pthread_mutex_unlock(&hold);
+  return NULL;
+}
+
+/* Entries of /proc/self/task other than . and ..; *ours counts those that
+   are this process's threads (main, and the workers while they run). */
+static int task_entries(int *ours, int workers) {
+  DIR *d = opendir("/proc/self/task");
+  struct dirent *e;
+  int n = 0;
+  *ours = 0;
+  if (!d) return -1;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    long tid = atol(e->d_name);
+    ++n;
+    *ours += tid == getpid() || (workers && (tid == worker_tid[0] || tid == worker_tid[1]));
+  }
+  closedir(d);
+  return n;
+}
 
 static int read_all(const char *path, char *buf, int size) {
   int fd = open(path, O_RDONLY), n = 0, got;
@@ -94,5 +126,37 @@ int main(int argc, char **argv) {
   prctl(PR_SET_NAME, "a-name-longer-than-fifteen");
   n = read_all("/proc/self/comm", buf, sizeof buf);
   printf("comm after PR_SET_NAME: %.*s", n > 0 ? n : 0, buf);
+
+  /* task/: the threads, each a directory with its own stat and status. */
+  int ours = 0;
+  pthread_t t[2];
+  pthread_mutex_lock(&hold);
+  for (int i = 0; i < 2; ++i) pthread_create(&t[i], NULL, worker, &worker_tid[i]);
+  while (!__atomic_load_n(&worker_tid[0], __ATOMIC_SEQ_CST) || !__atomic_load_n(&worker_tid[1], __ATOMIC_SEQ_CST))
+    sched_yield();
+  n = task_entries(&ours, 1);
+  printf("task/ with two workers: %d entries, %d of them ours\n", n, ours);
+  snprintf(name, sizeof name, "/proc/self/task/%ld/stat", worker_tid[1]);
+  n = read_all(name, buf, sizeof buf - 1);
+  buf[n > 0 ? n : 0] = 0;
+  printf("task/TID/stat is the worker's %d\n", n > 0 && atol(buf) == worker_tid[1]);
+  snprintf(name, sizeof name, "/proc/self/task/%ld/status", worker_tid[0]);
+  n = read_all(name, buf, sizeof buf - 1);
+  buf[n > 0 ? n : 0] = 0;
+  char line[64];
+  snprintf(line, sizeof line, "\nPid:\t%ld\n", worker_tid[0]);
+  int pid_ok = strstr(buf, line) != NULL;
+  snprintf(line, sizeof line, "\nTgid:\t%d\n", getpid());
+  printf("task/TID/status: Pid the worker's %d, Tgid the process's %d\n", pid_ok, strstr(buf, line) != NULL);
+  snprintf(name, sizeof name, "/proc/self/task/%d/stat", getpid());
+  n = read_all(name, buf, sizeof buf - 1);
+  printf("task/PID/stat of the main thread %d\n", n > 0);
+  errno = 0;
+  int none = open("/proc/self/task/999999999/stat", O_RDONLY);
+  printf("task/ of a thread not there: %d %s\n", none, errno == ENOENT ? "ENOENT" : "other");
+  pthread_mutex_unlock(&hold);
+  for (int i = 0; i < 2; ++i) pthread_join(t[i], NULL);
+  n = task_entries(&ours, 0);
+  printf("task/ after the joins: %d entries, %d of them ours\n", n, ours);
   return 0;
 }
