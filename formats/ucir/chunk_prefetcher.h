@@ -40,6 +40,7 @@ class ChunkPrefetcher final : public ChunkSource {
   uint64_t file_size() const override { return file_size_; }
   // Read once the stream ended (the worker set it before handing over the end).
   std::optional<uint64_t> cut_at() const override { return src_.cut_at(); }
+  std::optional<std::string> end_record() const override { return src_.end_record(); }
   const std::string& path() const override { return path_; }
   // Whether a worker thread decodes ahead (known after the first next()).
   bool threaded() const { return threaded_; }

@@ -27,6 +27,10 @@ class ChunkSource {
   // recording killed or out of disk), at this offset, that chunk's start;
   // what came before it is whole. nullopt: the stream ended cleanly.
   virtual std::optional<uint64_t> cut_at() const { return std::nullopt; }
+  // After next() returned 0: the text of ttd's end record
+  // (ucir_end_record.h), nullopt when the stream has none. A stream that
+  // promised one and ends without it is cut short (cut_at: its end).
+  virtual std::optional<std::string> end_record() const { return std::nullopt; }
 };
 
 }  // namespace ttd::fmt

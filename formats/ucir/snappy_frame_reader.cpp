@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "formats/ucir/crc32c.h"
+#include "formats/ucir/ucir_end_record.h"
 #include "state/byte_order.h"
 
 namespace ttd::fmt {
@@ -74,12 +75,27 @@ bool SnappyFrameReader::skip(size_t n) {
   return true;
 }
 
+bool SnappyFrameReader::take_skippable(uint8_t type, size_t len) {
+  const bool ours = (type == ucir::kEndPromiseChunk || type == ucir::kEndRecordChunk) && len <= ucir::kMaxEndRecord;
+  if (!ours) return skip(len);
+  if (!fill(len)) return false;
+  const std::string_view text(reinterpret_cast<const char*>(in_.data() + pos_), len);
+  if (type == ucir::kEndPromiseChunk && text == ucir::kEndPromise) promised_end_ = true;
+  if (type == ucir::kEndRecordChunk && promised_end_) end_record_ = std::string(text);
+  pos_ += len;
+  consumed_ += len;
+  return true;
+}
+
 Result<size_t> SnappyFrameReader::next(uint8_t* dst) {
   for (;;) {
     chunk_offset_ = consumed_;
     if (!fill(4)) {
       if (io_error_) return error_at(consumed_, "read error");
       if (end_ != pos_) cut_at_ = chunk_offset_;  // a partial header: the file ends inside it
+      // ttd's writer promised an end record and none came: cut exactly at
+      // a chunk boundary, which the framing alone cannot tell.
+      else if (promised_end_ && !end_record_) cut_at_ = chunk_offset_;
       return size_t(0);
     }
     const uint8_t* h = in_.data() + pos_;
@@ -154,7 +170,7 @@ Result<size_t> SnappyFrameReader::next(uint8_t* dst) {
     // 0x80..0xfe: skippable chunks and padding (0xfe).
     pos_ += 4;
     consumed_ += 4;
-    if (!skip(len)) {
+    if (!take_skippable(type, len)) {
       if (io_error_) return error_at(consumed_, "read error");
       cut_at_ = chunk_offset_;  // the file ends inside it
       return size_t(0);

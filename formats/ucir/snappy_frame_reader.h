@@ -38,6 +38,7 @@ class SnappyFrameReader final : public ChunkSource {
   uint64_t file_size() const override { return file_size_; }
   uint64_t chunks() const override { return chunks_; }
   std::optional<uint64_t> cut_at() const override { return cut_at_; }
+  std::optional<std::string> end_record() const override { return end_record_; }
 
  private:
   // Makes at least n bytes available at in_[pos_]; false at end of file.
@@ -57,6 +58,11 @@ class SnappyFrameReader final : public ChunkSource {
   bool seen_identifier_ = false;
   bool io_error_ = false;
   std::optional<uint64_t> cut_at_;
+  bool promised_end_ = false;  // ttd's end promise chunk was read
+  std::optional<std::string> end_record_;
+  // A skippable chunk of len bytes at in_[pos_] (header passed): ttd's end
+  // promise or end record is noted, anything else passed over.
+  bool take_skippable(uint8_t type, size_t len);
 };
 
 }  // namespace ttd::fmt

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "formats/ucir/crc32c.h"
+#include "formats/ucir/ucir_end_record.h"
 #include "state/byte_order.h"
 
 namespace ttd::fmt {
@@ -84,11 +85,23 @@ void SnappyFrameWriter::put(const void* p, size_t n) {
   if (std::fwrite(p, 1, n, file_) != n) failed_ = true;
 }
 
+void SnappyFrameWriter::put_skippable(uint8_t type, std::string_view payload) {
+  payload = payload.substr(0, ucir::kMaxEndRecord);
+  const uint8_t header[4] = {type, uint8_t(payload.size()), uint8_t(payload.size() >> 8),
+                             uint8_t(payload.size() >> 16)};
+  put(header, sizeof header);
+  put(payload.data(), payload.size());
+}
+
+void SnappyFrameWriter::start_stream() {
+  if (wrote_identifier_) return;
+  put(kIdentifier, sizeof kIdentifier);
+  if (promise_end_) put_skippable(ucir::kEndPromiseChunk, ucir::kEndPromise);
+  wrote_identifier_ = true;
+}
+
 void SnappyFrameWriter::emit_block(const uint8_t* data, size_t n) {
-  if (!wrote_identifier_) {
-    put(kIdentifier, sizeof kIdentifier);
-    wrote_identifier_ = true;
-  }
+  start_stream();
   const uint32_t crc = crc32c_mask(crc32c({data, n}));
   // Into a buffer sized once: snappy::Compress into a std::string
   // zero-fills up to the worst-case length on every block.
@@ -144,9 +157,14 @@ void SnappyFrameWriter::flush() {
   }
 }
 
-Status SnappyFrameWriter::finish() {
+Status SnappyFrameWriter::finish(std::optional<std::string_view> end_record) {
   flush();
   stop_worker();
+  if (promise_end_ && end_record) {
+    start_stream();  // an empty stream still promises, and keeps it
+    put_skippable(ucir::kEndRecordChunk, *end_record);
+    promise_end_ = false;  // once
+  }
   if (!failed_ && std::fflush(file_) != 0) failed_ = true;
   if (failed_) return make_error(path_, "write error");
   return {};

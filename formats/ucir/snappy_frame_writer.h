@@ -10,8 +10,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "state/error.h"
@@ -35,13 +37,20 @@ class SnappyFrameWriter {
   void write(std::span<const uint8_t> data);
   // Writes the buffered partial block. Errors stick until finish().
   void flush();
-  // Flushes, waits for the worker, and reports the first I/O error, if any.
-  Status finish();
+  // The stream will end with an end record (ucir_end_record.h): call
+  // before the first write.
+  void promise_end_record() { promise_end_ = true; }
+  // Flushes, waits for the worker, writes the end record if one was
+  // promised (`end_record` its text; nullopt: none, so that the file reads
+  // as not finished), and reports the first I/O error.
+  Status finish(std::optional<std::string_view> end_record = std::nullopt);
   uint64_t bytes_in() const { return bytes_in_; }
 
  private:
   struct Worker;
   void emit_block(const uint8_t* data, size_t n);
+  void start_stream();  // the identifier, and the end promise
+  void put_skippable(uint8_t type, std::string_view payload);
   void put(const void* p, size_t n);
   void hand_off();  // background: queues block_, takes a fresh one
   void stop_worker();
@@ -52,6 +61,7 @@ class SnappyFrameWriter {
   std::vector<char> compressed_;  // the worker's in background mode
   uint64_t bytes_in_ = 0;
   bool wrote_identifier_ = false;
+  bool promise_end_ = false;
   bool failed_ = false;  // written by the worker in background mode; read after it stopped
   std::unique_ptr<Worker> worker_;
 };

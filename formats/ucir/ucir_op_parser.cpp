@@ -395,6 +395,7 @@ Status OpParser::run(const Progress& progress, bool to_the_end) {
   // A last report, so callers see the whole file done.
   if (progress && !progress(w_.source().position(), w_.source().file_size()))
     return make_error_at(w_.path(), w_.source().position(), "read cancelled");
+  if (on_end_) on_end_();
   steps_.finish();
   return {};
 }

@@ -31,6 +31,8 @@ class OpParser {
   // Called when the read ends early at a cut-short tail (before the sink's
   // end()), with the file offset where the whole chunks end.
   void on_cut(std::function<void(uint64_t)> f) { on_cut_ = std::move(f); }
+  // Called at the clean end of the stream, before the last step goes out.
+  void on_end(std::function<void()> f) { on_end_ = std::move(f); }
 
   uint64_t frames() const { return frames_; }
   uint64_t extra_keyframes() const { return extra_keyframes_; }
@@ -82,6 +84,7 @@ class OpParser {
   std::optional<uint64_t> cut_at_;  // file offset where the whole data ends
   bool salvage_tail_ = true;
   std::function<void(uint64_t)> on_cut_;
+  std::function<void()> on_end_;
 };
 
 }  // namespace ttd::fmt::ucir

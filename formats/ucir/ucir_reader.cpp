@@ -70,6 +70,14 @@ Status UcirReader::read(TraceSink& sink, const Progress& progress) {
     revised.properties.emplace_back(std::string(kCutShortProperty), std::to_string(at));
     sink.revise(revised);
   });
+  // ttd's end record: how the recording ended, for `ttd info`.
+  parser.on_end([&] {
+    if (auto ending = prefetch.end_record()) {
+      TraceInfo revised = head_info_;
+      revised.properties.emplace_back(std::string(kEndedProperty), *ending);
+      sink.revise(revised);
+    }
+  });
   return parser.run(progress);
 }
 

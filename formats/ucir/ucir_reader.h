@@ -57,6 +57,9 @@ class UcirReader final : public TraceReader {
   // TraceInfo property of a trace whose file ends inside its last chunk:
   // the file offset where the whole chunks end (the steps before are read).
   static constexpr std::string_view kCutShortProperty = "cut short at byte";
+  // The end record of a file ttd wrote (ucir_end_record.h): how the
+  // recording ended ("exited with status 0").
+  static constexpr std::string_view kEndedProperty = "recording ended";
 
  private:
   UcirReader(std::string path, ucir::Header h, ArchId arch, const ArchDesc& desc, bool backing_files)

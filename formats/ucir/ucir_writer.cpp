@@ -29,6 +29,7 @@ class UcirFileWriter final : public UcirWriter {
  public:
   UcirFileWriter(std::FILE* f, std::string path, const ArchDesc& arch, bool background)
       : file_(f), path_(path), out_(f, path, background), arch_(arch), regs_(arch) {
+    out_.promise_end_record();
     // reg() runs for most instructions a recorder writes: its number and
     // width per register index, looked up once here.
     codes_.resize(arch.regs.size());
@@ -37,8 +38,10 @@ class UcirFileWriter final : public UcirWriter {
       codes_[i] = {num ? int32_t(*num) : -1, arch.regs[i].bytes()};
     }
   }
+  // Destroyed unclosed (an error path): no end record, so the file reads
+  // as a recording that did not finish.
   ~UcirFileWriter() override {
-    if (file_) (void)close();
+    if (file_) (void)finish(std::nullopt);
   }
 
   void begin_keyframe() override {
@@ -155,11 +158,14 @@ class UcirFileWriter final : public UcirWriter {
     enc().exit();
     count_op();
   }
-  Status close() override {
+  Status close(std::string_view ending = {}) override {
+    return finish(ending.empty() ? std::string_view("complete") : ending);
+  }
+  Status finish(std::optional<std::string_view> ending) {
     if (!file_) return status_;
     end_syscall();
     finish_frame();
-    Status s = out_.finish();
+    Status s = out_.finish(ending);
     if (std::fclose(file_) != 0 && s.ok()) s = make_error(path_, "write error on close");
     file_ = nullptr;
     if (status_.ok()) status_ = s;

@@ -70,7 +70,10 @@ class UcirWriter {
   virtual void begin_syscall(uint32_t num, uint64_t ret, std::span<const uint64_t> args) = 0;
   virtual void end_syscall() = 0;
   virtual void exit() = 0;
-  virtual Status close() = 0;
+  // Ends the file with ttd's end record (ucir_end_record.h): `ending` says
+  // how the recording ended ("exited with status 0"; empty: "complete").
+  // A file without it (cut short) is reported so by the reader.
+  virtual Status close(std::string_view ending = {}) = 0;
 
   // Register writes that could not be encoded (no Unicorn 1.x number for
   // that register, e.g. x86-64 orig_rax or fioff) and were left out.

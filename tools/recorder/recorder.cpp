@@ -33,6 +33,26 @@ namespace ttd::rec {
 
 namespace {
 
+struct Ending {
+  const std::optional<std::string>& fault;
+  const std::optional<std::string>& deadlock;
+  int signal;
+  bool exited;
+  int exit_code;
+  bool hit_max_steps;
+};
+
+// How a run ended, in the words of the summary and of the trace's end
+// record; empty if it did not end (a followed fork's parent side).
+std::string ending_text(const Ending& e) {
+  if (e.fault) return "stopped: emulator fault: " + *e.fault;
+  if (e.deadlock) return "stopped: deadlock: " + *e.deadlock;
+  if (e.signal) return "program killed by signal " + std::to_string(e.signal);
+  if (e.exited) return "program exited with status " + std::to_string(e.exit_code);
+  if (e.hit_max_steps) return "stopped at the --max-steps limit; the program had not exited";
+  return "";
+}
+
 struct UcClose {
   void operator()(uc_engine* uc) const { uc_close(uc); }
 };
@@ -174,7 +194,11 @@ Result<ImageResult> record_image(const RecordOptions& opts, ImageSpec spec) {
     sum.cpu_seconds = thread_cpu_seconds() - c0;
     sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
-  if (auto st = writer->close(); !st) return st.error();
+  // The trace's end record says how it ended (`ttd info` shows it).
+  const std::string ending =
+      res.exec ? "execve " + res.exec->requested + ": the recording goes on in the next trace"
+               : ending_text({res.fault, res.deadlock, res.signal, res.exited, res.exit_code, res.hit_max_steps});
+  if (auto st = writer->close(ending); !st) return st.error();
   if (entry_hook) uc_hook_del(uc.get(), entry_hook);
   auto fail = [&](std::string what) -> Result<ImageResult> {
     std::error_code ec;
@@ -238,11 +262,9 @@ std::string describe(const RecordSummary& s) {
     for (const RecordedTrace& t : s.traces)
       out += "  " + t.path + ": " + t.program + ", " + std::to_string(t.steps) + " steps\n";
   }
-  if (s.fault) out += "stopped: emulator fault: " + *s.fault + "\n";
-  else if (s.deadlock) out += "stopped: deadlock: " + *s.deadlock + "\n";
-  else if (s.signal) out += "program killed by signal " + std::to_string(s.signal) + "\n";
-  else if (s.exited) out += "program exited with status " + std::to_string(s.exit_code) + "\n";
-  else if (s.hit_max_steps) out += "stopped at the --max-steps limit; the program had not exited\n";
+  if (const std::string e = ending_text({s.fault, s.deadlock, s.signal, s.exited, s.exit_code, s.hit_max_steps});
+      !e.empty())
+    out += e + "\n";
   for (const auto& u : s.unsupported)
     out += "unsupported syscall " + std::to_string(u.number) + " (" + u.name + ") called " +
            std::to_string(u.count) + (u.count == 1 ? " time\n" : " times\n");

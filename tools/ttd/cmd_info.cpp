@@ -22,11 +22,15 @@ const char* yes_no(bool b) { return b ? "yes" : "no"; }
 // A trace whose file ends inside its last chunk (a recording killed, a
 // full disk): the reader read the whole chunks before it and says where
 // (UcirReader::kCutShortProperty).
-std::optional<std::string> cut_short_at(const fmt::TraceInfo& info) {
+std::optional<std::string> property(const fmt::TraceInfo& info, std::string_view key) {
   for (const auto& [k, v] : info.properties)
-    if (k == "cut short at byte") return v;
+    if (k == key) return v;
   return std::nullopt;
 }
+std::optional<std::string> cut_short_at(const fmt::TraceInfo& info) { return property(info, "cut short at byte"); }
+// How a recording of ttd's ended, from its end record
+// (UcirReader::kEndedProperty): "program exited with status 0".
+std::optional<std::string> recording_ended(const fmt::TraceInfo& info) { return property(info, "recording ended"); }
 
 int run_info(const InfoOptions& o) {
   auto t = open_trace_or_report(o.trace);
@@ -60,6 +64,8 @@ int run_info(const InfoOptions& o) {
                 {"chunk_steps", t->chunk_steps()}};
   const auto cut = cut_short_at(info);
   if (cut) j["cut_short_at"] = std::stoull(*cut);
+  const auto ended = recording_ended(info);
+  if (ended) j["ended"] = *ended;
   if (o.json) {
     std::cout << j.dump() << "\n";
     return 0;
@@ -71,6 +77,7 @@ int run_info(const InfoOptions& o) {
   if (cut)
     std::cout << "warning:      trace cut short at byte " << *cut << " (the recording did not finish): " << n
               << " steps readable\n";
+  if (ended) std::cout << "ended:        " << *ended << "\n";
   for (const auto& th : t->threads())
     std::cout << "  thread " << th.tid << " (process " << th.pid << "): " << th.steps << " steps, EIDs " << th.first_eid
               << ".." << th.last_eid << "\n";
