@@ -75,6 +75,11 @@ with tempfile.TemporaryDirectory() as work:
         ("restart", signal.SIGINT, {"stdin_data": b"hi\n", "after_line": b"handler: SIGINT\n"}),
         ("read-stdin", signal.SIGTERM, {}),
         ("thread-read", signal.SIGTERM, {}),
+        # Every thread waits for a signal: the recording waits for it too,
+        # as the process does natively (it used to end at once, "blocked").
+        ("suspend", signal.SIGTERM, {}),
+        ("pause", signal.SIGTERM, {}),
+        ("sigwait", signal.SIGUSR1, {}),
     ]
     for mode, sig, kw in cases:
         name = f"{mode} + {signal.Signals(sig).name}"

@@ -90,6 +90,12 @@ bool GuestThreads::any_io_waiter() const {
   return false;
 }
 
+bool GuestThreads::any_signal_waiter() const {
+  for (const GuestThread& t : threads_)
+    if (t.state == GuestThread::State::FutexWait && t.futex_addr == 0 && !t.timed) return true;
+  return false;
+}
+
 void GuestThreads::recheck_epoll_waiters() {
   for (GuestThread& t : threads_)
     if (t.state == GuestThread::State::PollWait && t.wait_call.rfind("epoll", 0) == 0)

@@ -84,6 +84,9 @@ class GuestThreads {
   // when it started waiting (the first time, if it waits again).
   void wait_poll(std::string_view call, std::vector<IoWatch> watches, bool timed, uint64_t steps);
   bool any_io_waiter() const;
+  // A thread in pause, sigsuspend or sigwait without a timeout: a wait
+  // that only a signal ends.
+  bool any_signal_waiter() const;
   // The host descriptors IoWait and PollWait threads wait for (pipes; not
   // eventfds), with their events: what the recorder polls on the host
   // when another process may make them ready (a fork's child).

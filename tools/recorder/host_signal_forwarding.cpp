@@ -75,6 +75,19 @@ uint64_t take_host_signals(uint32_t sender_pid[65]) {
 
 void forget_host_signals() { g_pending.store(0, std::memory_order_relaxed); }
 
+void wait_for_host_signal() {
+  const sigset_t fwd = forwarded_sigset();
+  sigset_t old;
+  ::pthread_sigmask(SIG_BLOCK, &fwd, &old);
+  sigset_t during = old;
+  for (int sig = 1; sig < 65; ++sig)
+    if (sigismember(&fwd, sig)) sigdelset(&during, sig);
+  // Blocked while checking, so one that comes between the check and the
+  // sleep wakes sigsuspend instead of being missed.
+  while (!host_signal_pending()) ::sigsuspend(&during);
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
 ForwardedSignalsBlocked::ForwardedSignalsBlocked() {
   static_assert(sizeof old_ >= sizeof(sigset_t));
   const sigset_t s = forwarded_sigset();

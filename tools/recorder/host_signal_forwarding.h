@@ -40,6 +40,9 @@ bool host_signal_pending();
 // Takes the signals that came (bit sig-1 each) and, per signal, the
 // sender's pid from its siginfo (0 if unknown).
 uint64_t take_host_signals(uint32_t sender_pid[65]);
+// Sleeps until a forwarded signal comes (returns at once if one came and
+// was not taken), without the race of a check followed by pause().
+void wait_for_host_signal();
 // A fork's child does not inherit its parent's pending signals.
 void forget_host_signals();
 

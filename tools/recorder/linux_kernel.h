@@ -172,6 +172,11 @@ class LinuxKernel {
   // ready and makes its threads runnable; false when there is nothing to
   // wait for on the host (no children, or no thread waits on a pipe).
   bool wait_for_host_io();
+  // Every thread is parked and one waits for a signal (pause, sigsuspend,
+  // sigwait with no timeout): as natively, sleeps until a signal comes
+  // from outside (kill, Ctrl-C) and raises it; false if no thread waits
+  // for a signal (a futex cycle: the recording ends as blocked).
+  bool wait_for_outside_signal();
   // At every thread switch (linux_kernel_socket_waits.cpp): threads
   // waiting on sockets that another process makes ready are made runnable
   // when the host says they are; when no thread can run it waits on the

@@ -266,6 +266,13 @@ void LinuxKernel::interrupted_call(Sys sys, SyscallOutcome& out) {
   if (action(sig_of(lowest_bits(d))).flags & SigAction::kRestart) restart_call_ = true;
 }
 
+bool LinuxKernel::wait_for_outside_signal() {
+  if (!threads_.any_signal_waiter()) return false;
+  wait_for_host_signal();
+  if (raise_host_signals()) interrupt_parked();
+  return true;
+}
+
 bool LinuxKernel::raise_host_signals() {
   if (!host_signal_pending()) return false;
   uint32_t sender[65];

@@ -117,6 +117,9 @@ std::optional<uint64_t> RecordingSession::switch_threads() {
   while (!next && kernel_.wait_for_host_io()) next = threads.pick_next();
   // Only a timer can still end the wait: it expires now (virtual time).
   if (!next && kernel_.fire_timers(res_.steps, true)) next = threads.pick_next();
+  // A daemon in pause() or sigwait() for its SIGTERM: the recording waits
+  // with it, as the process would natively.
+  while (!next && kernel_.wait_for_outside_signal()) next = threads.pick_next();
   if (!next) {
     res_.deadlock = "every thread is blocked: " + threads.describe_blocked();
     return std::nullopt;

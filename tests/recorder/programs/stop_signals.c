@@ -9,6 +9,12 @@
 //                 gets data, the main thread in a busy loop
 //   kill-child    fork; the child says it runs and spins; the parent kills
 //                 it with SIGTERM and prints what waitpid says
+//   suspend       a SIGTERM handler, then sigsuspend() (SIGTERM blocked
+//                 until then, so it cannot come before the wait)
+//   pause         pause() with SIGTERM's default action: it ends the process
+//   sigwait       main blocks SIGUSR1 and joins a thread that waits for it
+//                 in sigwait(); every thread is then blocked, natively until
+//                 the signal comes
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -32,6 +38,20 @@ static void on_int_exit(int sig) {
 static void on_int_note(int sig) {
   (void)sig;
   say("handler: SIGINT\n");
+}
+
+static void on_term_note(int sig) {
+  (void)sig;
+  say("handler: SIGTERM\n");
+}
+
+static void* waiter(void* arg) {
+  sigset_t* set = arg;
+  int sig = 0;
+  say("start\n");
+  int r = sigwait(set, &sig);
+  printf("sigwait: %d, signal %d\n", r, sig);
+  return NULL;
 }
 
 static void* reader(void* arg) {
@@ -79,6 +99,33 @@ int main(int argc, char** argv) {
     pthread_t t;
     pthread_create(&t, NULL, reader, fds);
     spin();
+  }
+  if (!strcmp(mode, "suspend")) {
+    sigset_t term, none;
+    sigemptyset(&term);
+    sigemptyset(&none);
+    sigaddset(&term, SIGTERM);
+    sigprocmask(SIG_BLOCK, &term, NULL);
+    signal(SIGTERM, on_term_note);
+    say("start\n");
+    int r = sigsuspend(&none);
+    printf("sigsuspend: %d\n", r);
+    return 0;
+  }
+  if (!strcmp(mode, "pause")) {
+    say("start\n");
+    for (;;) pause();
+  }
+  if (!strcmp(mode, "sigwait")) {
+    static sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+    pthread_t t;
+    pthread_create(&t, NULL, waiter, &usr1);
+    pthread_join(t, NULL);
+    say("joined\n");
+    return 0;
   }
   if (!strcmp(mode, "kill-child")) {
     int ready[2];
