@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/sort_unique.h"
 #include "state/paged_memory.h"
 
 namespace ttd {
@@ -107,8 +108,7 @@ void SummaryFilterBuilder::add(const ChunkSummary& s) {
 void SummaryFilterBuilder::take(ByteWriter& pcs, ByteWriter& access, uint64_t group) {
   // Sized by distinct keys: a hot loop repeats its pcs in every chunk.
   auto put = [this, group](std::vector<uint64_t>& keys, ByteWriter& w) {
-    std::sort(keys.begin(), keys.end());
-    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    sort_unique_u64(keys);
     scratch_.build(keys, group);
     scratch_.encode(w);
     keys.clear();

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/sort_unique.h"
+
 namespace ttd {
 
 // Collects a sorted unique list, skipping most repeats cheaply with a small
@@ -28,8 +30,8 @@ class UniqueCollector {
     } else {
       seen_.fill(kEmpty);
     }
-    std::sort(values_.begin(), values_.end());
-    std::vector<uint64_t> out(values_.begin(), std::unique(values_.begin(), values_.end()));
+    sort_unique_u64(values_);
+    std::vector<uint64_t> out(values_.begin(), values_.end());
     values_.clear();
     return out;
   }
