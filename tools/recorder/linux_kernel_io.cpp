@@ -55,6 +55,7 @@ ssize_t pipe_transfer(bool write, int host, void* data, size_t len) {
 
 bool LinuxKernel::blocks(uint64_t number, const uint64_t a[6], uint64_t steps) {
   effects_.clear();
+  steps += clock_ahead_;  // the virtual clock: a wait's start and timeout are on it
   const Sys sys = arch_.syscalls().lookup(number).sys;
   // Woken by a signal: the call answers EINTR (linux_kernel_signals.cpp).
   if (signals_.interrupted(threads_.current().number) && sys != Sys::RtSigtimedwait) return false;

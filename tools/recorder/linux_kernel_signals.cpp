@@ -305,7 +305,7 @@ void LinuxKernel::settle_signals(SyscallOutcome& out) {
   if (out.exited || out.thread_exited) return;
   raise_host_signals();
   if (!children_.empty()) send_sigchld();
-  if (now_ >= timer_due_) fire_timers(now_, false);
+  if (now_ >= timer_due_) fire_due(now_);
   if (!signals_.any_pending()) return;
   const uint32_t me = threads_.current().number;
   // Ignored signals are dropped; one whose default action kills ends the
@@ -459,7 +459,7 @@ std::optional<uint64_t> LinuxKernel::deliver_fault(const SigInfo& info, uint64_t
 
 std::optional<uint64_t> LinuxKernel::deliver_on_schedule(uint64_t pc, uint64_t steps, SyscallOutcome& out) {
   effects_.clear();
-  now_ = steps;
+  now_ = std::max(now_, steps + clock_ahead_);  // the virtual clock
   frame_failed_ = false;
   settle_signals(out);
   if (out.exited || !out.deliver_signal) return std::nullopt;
