@@ -7,6 +7,11 @@
 // exits 124 as natively. host_wait_clock.h's arithmetic is tested alone.
 #include <doctest/doctest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "tests/recorder/recording_support.h"
@@ -21,10 +26,15 @@ namespace {
 
 const char* const kVariants[] = {"x86_64", "x86_64-glibc", "x86_64-dyn", "x86_64-nopie", "aarch64", "aarch64-dyn"};
 
-void records_like_native(const char* mode, std::initializer_list<const char*> variants) {
+void records_like_native(const char* mode, std::initializer_list<const char*> variants, const std::string& arg = "") {
   const std::string glibc_prog = test::program_path("x86_64-dyn", "host_waits");
   if (glibc_prog.empty()) return;
-  const test::NativeRun glibc_native = test::run_native({glibc_prog, mode});
+  auto argv = [&](const std::string& prog) {
+    std::vector<std::string> v{prog, mode};
+    if (!arg.empty()) v.push_back(arg);
+    return v;
+  };
+  const test::NativeRun glibc_native = test::run_native(argv(glibc_prog));
   REQUIRE(glibc_native.status == 0);
   int ran = 0;
   for (const char* variant : variants) {
@@ -32,9 +42,9 @@ void records_like_native(const char* mode, std::initializer_list<const char*> va
     if (prog.empty()) continue;
     INFO(variant << " " << mode);
     // AArch64 glibc prints what x86-64 glibc prints.
-    const std::string native = variant[0] == 'a' ? glibc_native.out : test::run_native({prog, mode}).out;
+    const std::string native = variant[0] == 'a' ? glibc_native.out : test::run_native(argv(prog)).out;
     const std::string out = test::temp_trace(std::string("host-waits-") + variant + "-" + mode);
-    RecordOptions o = test::capture_options({prog, mode}, out);
+    RecordOptions o = test::capture_options(argv(prog), out);
     o.env = {"LC_ALL=C"};
     test::check_records_like_native(o, native);
     fs::remove(out);
@@ -65,6 +75,26 @@ TEST_CASE("host waits: an alarm interrupts a read of a pipe an unrecorded child 
   if (prog.empty()) return;
   CHECK(test::run_native({prog, "pipe"}).out == "read: -1 EINTR, alarms 1\nchild killed by signal 9\n");
   records_like_native("pipe", {"x86_64", "x86_64-dyn", "aarch64"});
+}
+
+TEST_CASE("host waits: an alarm interrupts a read of a socket whose peer elsewhere never writes") {
+  const std::string prog = test::program_path("x86_64-dyn", "host_waits");
+  if (prog.empty()) return;
+  // The peer: this test's listening socket; the kernel completes the
+  // connections in its backlog, nobody accepts or writes.
+  const int l = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(l >= 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  REQUIRE(::bind(l, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  REQUIRE(::listen(l, 16) == 0);
+  REQUIRE(::getsockname(l, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+  const std::string port = std::to_string(ntohs(a.sin_port));
+  CHECK(test::run_native({prog, "socket", port}).out == "read: -1 EINTR, alarms 1\n");
+  records_like_native("socket", {"x86_64", "x86_64-dyn", "aarch64"}, port);
+  ::close(l);
 }
 
 TEST_CASE("host waits: the clocks move on by a host wait's wall time") {

@@ -5,6 +5,7 @@
 //   wait4    alarm(1), wait4 for `sleep 5`: EINTR, then the child is killed
 //   restart  the same with SA_RESTART: the handler kills the child, wait4 goes on
 //   pipe     alarm(1), read a pipe the child writes after 3 s: EINTR
+//   socket P alarm(1), read a TCP connection to 127.0.0.1:P that nobody writes: EINTR
 //   timed    wait4 for `sleep 0.3` lasts at least 0.3 s on CLOCK_MONOTONIC
 //   clocks   which clock ids clock_gettime and clock_getres take
 //   itimer   a periodic ITIMER_REAL, 5 expirations, at least 5 periods long
@@ -14,7 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -104,6 +108,27 @@ static int mode_pipe(void) {
   return 0;
 }
 
+static int mode_socket(const char* port) {
+  const int s = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_port = htons((unsigned short)atoi(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (s < 0 || connect(s, (struct sockaddr*)&a, sizeof a) != 0) {
+    printf("connect failed: %s\n", strerror(errno));
+    return 1;
+  }
+  handle_alarm(0);
+  alarm(1);
+  char buf[16];
+  errno = 0;
+  const ssize_t n = read(s, buf, sizeof buf);
+  printf("read: %d %s, alarms %d\n", (int)n, n < 0 ? errname(errno) : "-", (int)alarms);
+  close(s);
+  return 0;
+}
+
 static double now_s(clockid_t c) {
   struct timespec t;
   clock_gettime(c, &t);
@@ -171,8 +196,9 @@ int main(int argc, char** argv) {
   if (!strcmp(m, "restart")) return mode_restart();
   if (!strcmp(m, "pipe")) return mode_pipe();
   if (!strcmp(m, "timed")) return mode_timed();
+  if (!strcmp(m, "socket") && argc > 2) return mode_socket(argv[2]);
   if (!strcmp(m, "clocks")) return mode_clocks();
   if (!strcmp(m, "itimer")) return mode_itimer();
-  fprintf(stderr, "usage: host_waits wait4|restart|pipe|timed|clocks|itimer\n");
+  fprintf(stderr, "usage: host_waits wait4|restart|pipe|socket PORT|timed|clocks|itimer\n");
   return 2;
 }
