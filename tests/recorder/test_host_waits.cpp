@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -26,7 +27,8 @@ namespace {
 
 const char* const kVariants[] = {"x86_64", "x86_64-glibc", "x86_64-dyn", "x86_64-nopie", "aarch64", "aarch64-dyn"};
 
-void records_like_native(const char* mode, std::initializer_list<const char*> variants, const std::string& arg = "") {
+void records_like_native(const char* mode, std::initializer_list<const char*> variants, const std::string& arg = "",
+                         std::vector<int> inherit_fds = {}) {
   const std::string glibc_prog = test::program_path("x86_64-dyn", "host_waits");
   if (glibc_prog.empty()) return;
   auto argv = [&](const std::string& prog) {
@@ -46,6 +48,7 @@ void records_like_native(const char* mode, std::initializer_list<const char*> va
     const std::string out = test::temp_trace(std::string("host-waits-") + variant + "-" + mode);
     RecordOptions o = test::capture_options(argv(prog), out);
     o.env = {"LC_ALL=C"};
+    o.inherit_fds = inherit_fds;
     test::check_records_like_native(o, native);
     fs::remove(out);
     ++ran;
@@ -95,6 +98,24 @@ TEST_CASE("host waits: an alarm interrupts a read of a socket whose peer elsewhe
   CHECK(test::run_native({prog, "socket", port}).out == "read: -1 EINTR, alarms 1\n");
   records_like_native("socket", {"x86_64", "x86_64-dyn", "aarch64"}, port);
   ::close(l);
+}
+
+TEST_CASE("host waits: an alarm interrupts a blocking read of an inherited pipe nobody writes") {
+  const std::string prog = test::program_path("x86_64-dyn", "host_waits");
+  if (prog.empty()) return;
+  // The read end goes to the program (natively through the shell that
+  // runs it, recorded as an inherited descriptor); the write end stays
+  // open here, unwritten.
+  int p[2];
+  REQUIRE(::pipe2(p, O_CLOEXEC) == 0);
+  const int fd = ::fcntl(p[0], F_DUPFD, 100);
+  REQUIRE(fd >= 100);
+  const std::string n = std::to_string(fd);
+  CHECK(test::run_native({prog, "fdread", n}).out == "read: -1 EINTR, alarms 1\n");
+  records_like_native("fdread", {"x86_64", "x86_64-dyn", "aarch64"}, n, {fd});
+  ::close(fd);
+  ::close(p[0]);
+  ::close(p[1]);
 }
 
 TEST_CASE("host waits: the clocks move on by a host wait's wall time") {

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "tools/recorder/guest_proc_files.h"
 
@@ -325,7 +326,9 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
   // A signal sent to the recorder interrupted a host call the guest waits
   // in (a terminal read, wait4): Linux restarts it unless the signal runs
   // a handler or kills (host_signal_forwarding.h).
-  if (r == -EINTR && raise_host_signals()) again = restart_after_host_signal(e.sys);
+  // So did a timer that fell due during it (wait_host_readable).
+  if (r == -EINTR && (std::exchange(timer_ended_host_call_, false) | raise_host_signals()))
+    again = restart_after_host_signal(e.sys);
   }
   // A write to a pipe nobody reads any more (a child exited): Linux sends
   // SIGPIPE (the recorder ignores it on the host, record()) and returns

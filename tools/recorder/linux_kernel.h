@@ -343,6 +343,14 @@ class LinuxKernel {
   // due fire. poll's result (-1 with errno EINTR for a forwarded signal);
   // `timer_fired` says if the timer bound passed.
   int host_poll(std::vector<struct pollfd>& p, std::optional<uint64_t> own_ns, bool& timer_fired);
+  // A blocking read of a host descriptor that is not ready (a terminal,
+  // the host's stdin, an inherited pipe): waits for it in host_poll, so no
+  // longer than until the next timer is due; -EINTR when that timer
+  // fired first (timer_ended_host_call_: call() restarts or interrupts
+  // the read as for a forwarded signal) or a signal came from outside,
+  // else 0 and the read goes on.
+  int64_t wait_host_readable(int host);
+  bool timer_ended_host_call_ = false;
   // A host call that blocked `since` (steady_ns()) moves the clock on.
   void note_host_wait(uint64_t since);
   static uint64_t steady_ns();

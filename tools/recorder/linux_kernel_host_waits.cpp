@@ -8,6 +8,7 @@
 // wall time (host_wait_clock.h). A signal sent to the recorder from
 // outside ends the host wait too (host_signal_forwarding.h: poll returns
 // EINTR).
+#include <fcntl.h>
 #include <poll.h>
 #include <time.h>
 
@@ -47,6 +48,18 @@ int LinuxKernel::host_poll(std::vector<pollfd>& p, std::optional<uint64_t> own_n
   if (timer_fired) fire_due(now_);
   errno = err;
   return r;
+}
+
+int64_t LinuxKernel::wait_host_readable(int host) {
+  std::vector<pollfd> p{pollfd{host, POLLIN, 0}};
+  // Ready (a regular file always is): no wait, the clock does not move.
+  if (::poll(p.data(), 1, 0) != 0) return 0;
+  const int fl = ::fcntl(host, F_GETFL);
+  if (fl < 0 || (fl & O_NONBLOCK)) return 0;
+  bool timer_fired = false;
+  const int r = host_poll(p, std::nullopt, timer_fired);
+  if (timer_fired) timer_ended_host_call_ = true;
+  return timer_fired || (r < 0 && errno == EINTR) ? -EINTR : 0;
 }
 
 bool LinuxKernel::wait_for_host_io(uint64_t steps) {

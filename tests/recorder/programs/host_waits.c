@@ -6,6 +6,7 @@
 //   restart  the same with SA_RESTART: the handler kills the child, wait4 goes on
 //   pipe     alarm(1), read a pipe the child writes after 3 s: EINTR
 //   socket P alarm(1), read a TCP connection to 127.0.0.1:P that nobody writes: EINTR
+//   fdread N alarm(1), read descriptor N (a pipe nobody writes, from the parent): EINTR
 //   timed    wait4 for `sleep 0.3` lasts at least 0.3 s on CLOCK_MONOTONIC
 //   clocks   which clock ids clock_gettime and clock_getres take
 //   itimer   a periodic ITIMER_REAL, 5 expirations, at least 5 periods long
@@ -129,6 +130,16 @@ static int mode_socket(const char* port) {
   return 0;
 }
 
+static int mode_fdread(const char* fd) {
+  handle_alarm(0);
+  alarm(1);
+  char buf[16];
+  errno = 0;
+  const ssize_t n = read(atoi(fd), buf, sizeof buf);
+  printf("read: %d %s, alarms %d\n", (int)n, n < 0 ? errname(errno) : "-", (int)alarms);
+  return 0;
+}
+
 static double now_s(clockid_t c) {
   struct timespec t;
   clock_gettime(c, &t);
@@ -197,8 +208,9 @@ int main(int argc, char** argv) {
   if (!strcmp(m, "pipe")) return mode_pipe();
   if (!strcmp(m, "timed")) return mode_timed();
   if (!strcmp(m, "socket") && argc > 2) return mode_socket(argv[2]);
+  if (!strcmp(m, "fdread") && argc > 2) return mode_fdread(argv[2]);
   if (!strcmp(m, "clocks")) return mode_clocks();
   if (!strcmp(m, "itimer")) return mode_itimer();
-  fprintf(stderr, "usage: host_waits wait4|restart|pipe|socket PORT|timed|clocks|itimer\n");
+  fprintf(stderr, "usage: host_waits wait4|restart|pipe|socket PORT|fdread N|timed|clocks|itimer\n");
   return 2;
 }
