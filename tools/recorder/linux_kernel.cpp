@@ -4,10 +4,12 @@
 #include <fcntl.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "tools/recorder/guest_proc_files.h"
 
@@ -56,6 +58,9 @@ LinuxKernel::LinuxKernel(uc_engine* uc, GuestMemory& mem, const GuestArch& arch,
 SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t steps) {
   effects_.clear();
   code_may_have_changed_ = false;
+  // The virtual clock: the steps plus the host waits so far (host_wait_clock.h).
+  steps += clock_ahead_;
+  now_ = std::max(now_, steps);
   current_ = number;
   unsupported_now_ = false;
   unsupported_what_.clear();
@@ -272,7 +277,11 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::Readlinkat: r = sys_readlink(fd(0), a[1], a[2], a[3]); break;
     case Sys::Getrandom: r = sys_getrandom(a[0], a[1]); break;
     case Sys::ClockGettime: r = sys_clock_gettime(a[0], a[1], steps); break;
-    case Sys::ClockGetres: r = a[1] && !put_u64s(a[1], {0, 1}) ? -EFAULT : 0; break;
+    // Every clock ticks once a step: 1 ns.
+    case Sys::ClockGetres:
+      r = check_clock(a[0]);
+      if (r == 0 && a[1] && !put_u64s(a[1], {0, 1})) r = -EFAULT;
+      break;
     case Sys::Gettimeofday: {
       uint64_t ns = cfg_.epoch_nanoseconds + steps;
       r = a[0] && !put_u64s(a[0], {cfg_.epoch_seconds + ns / kNanos, (ns % kNanos) / 1000}) ? -EFAULT : 0;
@@ -317,14 +326,16 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
   // A signal sent to the recorder interrupted a host call the guest waits
   // in (a terminal read, wait4): Linux restarts it unless the signal runs
   // a handler or kills (host_signal_forwarding.h).
-  if (r == -EINTR && raise_host_signals()) again = restart_after_host_signal(e.sys);
+  // So did a timer that fell due during it (wait_host_readable).
+  if (r == -EINTR && (std::exchange(timer_ended_host_call_, false) | raise_host_signals()))
+    again = restart_after_host_signal(e.sys);
   }
   // A write to a pipe nobody reads any more (a child exited): Linux sends
   // SIGPIPE (the recorder ignores it on the host, record()) and returns
   // EPIPE if the signal is ignored.
   if (r == -EPIPE && (e.sys == Sys::Write || e.sys == Sys::Writev || e.sys == Sys::Pwrite64))
     signal_self(13 /*SIGPIPE*/, out);
-  now_ = steps;
+  now_ = std::max(now_, steps);  // (a host wait in the call moved it on)
   settle_signals(out);
   out.unsupported = unsupported_now_;
   // This call may have filled, drained or closed a pipe another thread waits on.
@@ -407,12 +418,25 @@ int64_t LinuxKernel::sys_uname(uint64_t buf) {
   return copy_to_user(buf, u) ? 0 : -EFAULT;
 }
 
+int64_t LinuxKernel::check_clock(uint64_t clock) {
+  if (!StepClock::known(clock)) return -EINVAL;
+  if (clock != kClockRealtimeAlarm && clock != kClockBoottimeAlarm) return 0;
+  // Linux answers the _ALARM clocks only with an RTC to wake the machine:
+  // the host says (the same answer every time on one machine).
+  static const bool alarm_clocks = [] {
+    timespec res;
+    return ::clock_getres(kClockRealtimeAlarm, &res) == 0;
+  }();
+  return alarm_clocks ? 0 : -EINVAL;
+}
+
 int64_t LinuxKernel::sys_clock_gettime(uint64_t clock, uint64_t ts, uint64_t steps) {
-  // CLOCK_REALTIME(0), _COARSE(5) and TAI(11) count from the epoch; the
-  // monotonic and CPU-time clocks count from process start.
-  uint64_t ns = steps;
-  if (clock == 0 || clock == 5 || clock == 11) ns += cfg_.epoch_seconds * kNanos + cfg_.epoch_nanoseconds;
-  else if (clock > 11) return -EINVAL;
+  // The realtime clocks count from the epoch, the others from process
+  // start (StepClock::origin); the CPU-time ones count steps only, not
+  // the time waited on the host (host_wait_clock.h).
+  if (const int64_t e = check_clock(clock)) return e;
+  const bool cpu = clock == kClockProcessCputime || clock == kClockThreadCputime;
+  const uint64_t ns = (cpu ? steps - clock_ahead_ : steps) + step_clock().origin(int(clock));
   return put_u64s(ts, {ns / kNanos, ns % kNanos}) ? 0 : -EFAULT;
 }
 

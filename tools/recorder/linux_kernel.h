@@ -33,6 +33,7 @@
 #include "tools/recorder/guest_sockets.h"
 #include "tools/recorder/guest_threads.h"
 #include "tools/recorder/guest_timerfd.h"
+#include "tools/recorder/step_timer.h"
 
 namespace ttd::rec {
 
@@ -78,6 +79,7 @@ struct ExecCarry {
   bool has_children = false;
   bool sockets_made = false;  // LinuxKernel::sockets_made_
   std::map<pid_t, int> children;
+  uint64_t clock_ahead = 0;  // LinuxKernel::clock_ahead_: host waits so far
   size_t stdin_pos = 0;
   std::string out[2];
   uint64_t next_pipe_id = 1;
@@ -171,18 +173,22 @@ class LinuxKernel {
   // a pipe ready), waits on the host until one of the waited-for pipes is
   // ready and makes its threads runnable; false when there is nothing to
   // wait for on the host (no children, or no thread waits on a pipe).
-  bool wait_for_host_io();
+  // `steps` (steps so far) is when the wait starts; the wait lasts at most
+  // until the next timer is due (host_wait_clock.h), which then fires.
+  bool wait_for_host_io(uint64_t steps);
   // Every thread is parked and one waits for a signal (pause, sigsuspend,
-  // sigwait with no timeout): as natively, sleeps until a signal comes
-  // from outside (kill, Ctrl-C) and raises it; false if no thread waits
-  // for a signal (a futex cycle: the recording ends as blocked).
-  bool wait_for_outside_signal();
+  // sigwait with no timeout) that no timer can end: as natively, sleeps
+  // until a signal comes from outside (kill, Ctrl-C), moves the clock on
+  // by the wall time slept (from `steps`, as a host wait) and raises it;
+  // false if no thread waits for a signal (a futex cycle: the recording
+  // ends as blocked).
+  bool wait_for_outside_signal(uint64_t steps);
   // At every thread switch (linux_kernel_socket_waits.cpp): threads
   // waiting on sockets that another process makes ready are made runnable
   // when the host says they are; when no thread can run it waits on the
   // host for them (at most the shortest poll timeout among them). One
   // test and return while the program has made no socket.
-  void poll_outside_io();
+  void poll_outside_io(uint64_t steps);
 
   // execve/execveat of the recorded process passed Linux's checks
   // (guest_execve.h): what to load next. The caller ends this image's
@@ -216,9 +222,12 @@ class LinuxKernel {
   std::optional<uint64_t> deliver_on_schedule(uint64_t pc, uint64_t steps, SyscallOutcome& out);
   bool frame_failed() const { return frame_failed_; }
   // Interval timers (alarm, setitimer), POSIX timers and timerfds count
-  // steps, the virtual clock's nanoseconds: the step at which the next one
-  // expires (~0: none armed).
-  uint64_t timer_due() const { return timer_due_; }
+  // the virtual clock's nanoseconds (one a step, plus the host waits: the
+  // clock is ahead of the steps by clock_ahead()): the step at which the
+  // next one expires (~0: none armed). The steps given to the kernel are
+  // the chain's (RecordingSession::clock_steps).
+  uint64_t timer_due() const { return timer_due_step_; }
+  uint64_t clock_ahead() const { return clock_ahead_; }
   // Raises the signals of the timers due at `steps` and counts timerfd
   // expirations; with `skip_ahead` (every thread waits, and sleeping takes
   // no steps) the armed ones fire in order, now, until one wakes a thread.
@@ -343,6 +352,29 @@ class LinuxKernel {
   int64_t sys_alarm(uint64_t seconds, uint64_t steps);
   int64_t sys_setitimer(uint64_t which, uint64_t value, uint64_t old, uint64_t steps);
   void update_timer_due();
+  void sync_timer_due_step();  // timer_due_step_ from timer_due_ and clock_ahead_
+  // linux_kernel_host_waits.cpp: the virtual clock moves to `now` (never
+  // back) after a host wait or to a timer's due time when every thread waits.
+  void advance_clock_to(uint64_t now);
+  // poll on the host for at most `own_ns` and until the next timer is due;
+  // the clock moves on by the wait (clock_after_host_wait), and the timers
+  // due fire. poll's result (-1 with errno EINTR for a forwarded signal);
+  // `timer_fired` says if the timer bound passed.
+  int host_poll(std::vector<struct pollfd>& p, std::optional<uint64_t> own_ns, bool& timer_fired);
+  // A blocking read of a host descriptor that is not ready (a terminal,
+  // the host's stdin, an inherited pipe): waits for it in host_poll, so no
+  // longer than until the next timer is due; -EINTR when that timer
+  // fired first (timer_ended_host_call_: call() restarts or interrupts
+  // the read as for a forwarded signal) or a signal came from outside,
+  // else 0 and the read goes on.
+  int64_t wait_host_readable(int host);
+  bool timer_ended_host_call_ = false;
+  // A host call that blocked `since` (steady_ns()) moves the clock on.
+  void note_host_wait(uint64_t since);
+  static uint64_t steady_ns();
+  // Whether clock id `clock` is one this host's Linux answers (the _ALARM
+  // clocks need an RTC): 0 or -EINVAL.
+  static int64_t check_clock(uint64_t clock);
   // linux_kernel_posix_timers.cpp: timer_create ... timer_delete; the
   // signals of the timers due at `steps` (true if one was raised).
   int64_t sys_timer_create(uint64_t clock, uint64_t sevp, uint64_t id_out);
@@ -515,14 +547,15 @@ class LinuxKernel {
   uint64_t last_number_ = 0, last_args_[6] = {};
   FaultTrap fault_trap_;          // for the frame of the fault being delivered
   bool frame_failed_ = false;
-  struct IntervalTimer {
-    uint64_t expiry = 0, interval = 0;  // steps; expiry 0: disarmed
-  };
-  IntervalTimer timers_[3];
-  uint64_t timer_due_ = ~uint64_t(0);
+  // ITIMER_REAL, _VIRTUAL, _PROF: periodic ones move on by whole
+  // intervals, as Linux's hrtimer_forward.
+  StepTimer timers_[3];
+  uint64_t timer_due_ = ~uint64_t(0);       // virtual clock ns
+  uint64_t timer_due_step_ = ~uint64_t(0);  // the same as steps (timer_due())
+  uint64_t clock_ahead_ = 0;                // virtual clock minus steps: the host waits
   GuestPosixTimers posix_timers_;
   std::vector<std::weak_ptr<GuestTimerfd>> timerfds_;  // every timerfd made, while one of its fds is open
-  uint64_t now_ = 0;                // steps at the last call
+  uint64_t now_ = 0;                // the virtual clock at the last call
   std::map<uint64_t, std::vector<uint8_t>> sigactions_;  // raw struct sigaction per signal
   uint64_t from_outside_ = 0;       // raise_host_signals so far
   uint64_t random_state_ = 0x9e3779b97f4a7c15ull;

@@ -70,6 +70,7 @@ std::unique_ptr<ExecCarry> LinuxKernel::hand_over_for_exec() {
   c->pipe_changes = std::move(pipe_changes_);
   c->capture_output = cfg_.capture_output;
   c->random_state = random_state_;
+  c->clock_ahead = clock_ahead_;
   // A vfork parent waits until its child execs: that is now.
   if (vfork_gate_ >= 0) ::close(vfork_gate_);
   vfork_gate_ = -1;
@@ -94,6 +95,7 @@ void LinuxKernel::inherit(std::unique_ptr<ExecCarry> c) {
   pipe_changes_ = std::move(c->pipe_changes);
   cfg_.capture_output = c->capture_output;
   random_state_ = c->random_state;
+  clock_ahead_ = c->clock_ahead;
 }
 
 }  // namespace ttd::rec

@@ -55,6 +55,7 @@ ssize_t pipe_transfer(bool write, int host, void* data, size_t len) {
 
 bool LinuxKernel::blocks(uint64_t number, const uint64_t a[6], uint64_t steps) {
   effects_.clear();
+  steps += clock_ahead_;  // the virtual clock: a wait's start and timeout are on it
   const Sys sys = arch_.syscalls().lookup(number).sys;
   // Woken by a signal: the call answers EINTR (linux_kernel_signals.cpp).
   if (signals_.interrupted(threads_.current().number) && sys != Sys::RtSigtimedwait) return false;
@@ -126,6 +127,8 @@ int64_t LinuxKernel::sys_read(int fd, uint64_t buf, uint64_t len) {
     data.resize(len);
     // (A fork's child waits on the host: it has no other threads.)
     const bool park = (f->pipe || f->socket) && !unrecorded_child_;
+    if (!park && !unrecorded_child_)
+      if (const int64_t e = wait_host_readable(f->host)) return e;  // a timer came first
     ssize_t n = park ? pipe_transfer(false, f->host, data.data(), len) : ::read(f->host, data.data(), len);
     if (n < 0) return -errno;
     if (n > 0) note_pipe_change(*f);
@@ -137,6 +140,8 @@ int64_t LinuxKernel::sys_read(int fd, uint64_t buf, uint64_t len) {
     data.assign(cfg_.stdin_data->begin() + stdin_pos_, cfg_.stdin_data->begin() + stdin_pos_ + n);
     stdin_pos_ += n;
   } else {
+    if (!unrecorded_child_)
+      if (const int64_t e = wait_host_readable(0)) return e;  // a timer came first
     data.resize(len);
     ssize_t n = ::read(0, data.data(), len);
     if (n < 0) return -errno;

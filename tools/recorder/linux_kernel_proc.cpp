@@ -55,7 +55,7 @@ ProcStatusInput LinuxKernel::proc_status_input(const GuestThread& t, bool per_th
     else if (a.has_handler()) in.caught |= sig_bit(sig);
   }
   in.cpus_allowed = 1;  // sys_sched_getaffinity: one CPU
-  in.steps = now_;
+  in.steps = now_ - clock_ahead_;  // CPU time: the steps, not the host waits
   in.regions = &mem_.regions();
   in.exe_path = cfg_.exe_path;
   in.start_brk = cfg_.brk_base;

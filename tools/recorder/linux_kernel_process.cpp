@@ -191,9 +191,12 @@ int64_t LinuxKernel::sys_wait4(int64_t pid, uint64_t status, uint64_t options, u
   int st = 0;
   struct rusage ru {};
   pid_t r;
+  const uint64_t since = steady_ns();
   do r = ::wait4(pid_t(pid), &st, int(options), rusage ? &ru : nullptr);
   while (r < 0 && errno == EINTR && !host_signal_pending());  // a forwarded signal: call()
-  if (r < 0) return -errno;
+  const int err = errno;
+  if (!(options & WNOHANG)) note_host_wait(since);
+  if (r < 0) return -err;
   if (r > 0 && (WIFEXITED(st) || WIFSIGNALED(st))) forget_child(r);
   if (r > 0 && status && !put_u32s(status, {uint32_t(st)})) return -EFAULT;
   if (r > 0 && rusage && !copy_to_user(rusage, {reinterpret_cast<const uint8_t*>(&ru), kRusageSize}))
@@ -206,9 +209,12 @@ int64_t LinuxKernel::sys_waitid(uint64_t idtype, uint64_t id, uint64_t infop, ui
   std::memset(&si, 0, sizeof si);
   struct rusage ru {};
   long r;
+  const uint64_t since = steady_ns();
   do r = ::syscall(SYS_waitid, int(idtype), pid_t(id), &si, int(options), rusage ? &ru : nullptr);
   while (r < 0 && errno == EINTR && !host_signal_pending());  // a forwarded signal: call()
-  if (r < 0) return -errno;
+  const int err = errno;
+  if (!(options & WNOHANG)) note_host_wait(since);
+  if (r < 0) return -err;
   const bool gone = si.si_code == CLD_EXITED || si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED;
   if (si.si_pid && gone && !(options & WNOWAIT)) forget_child(si.si_pid);
   // Linux writes the rusage only when a child was reported (si_pid set),
@@ -228,11 +234,13 @@ void LinuxKernel::forget_child(pid_t pid) {
 }
 
 bool LinuxKernel::wait_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
-  // With one thread the host call may block the emulator thread: nothing
-  // else could run. With more, the waiting thread is parked as a pipe
-  // read is, on the pidfds of the children it waits for, so the others
-  // run (one of them may be what the child waits for).
-  if (unrecorded_child_ || threads_.live() <= 1 || children_.empty()) return false;
+  // The waiting thread is parked as a pipe read is, on the pidfds of the
+  // children it waits for, so the other threads run (one of them may be
+  // what the child waits for) and, when none can, the recorder waits on
+  // the host no longer than until the next timer is due (wait_for_host_io).
+  // A pidfd does not tell stops and continues: a wait for those in a
+  // process of one thread blocks in the host call (sys_wait4).
+  if (unrecorded_child_ || children_.empty()) return false;
   idtype_t idtype;
   id_t id;
   int options, probe;
@@ -249,6 +257,7 @@ bool LinuxKernel::wait_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
     probe = options & ~WNOHANG;
   }
   if (options & WNOHANG) return false;
+  if (threads_.live() <= 1 && (probe & (WSTOPPED | WCONTINUED))) return false;
   siginfo_t si;
   std::memset(&si, 0, sizeof si);
   // Something to report now, or an error: call() answers at once.
@@ -289,20 +298,6 @@ int64_t LinuxKernel::sys_setpgid(int64_t pid, int64_t pgid) {
     return pgid == 0 || uint64_t(pgid) == pid_ ? 0 : -EPERM;  // already its own group's leader
   if (!self && !(has_children_ || unrecorded_child_)) return -ESRCH;
   return ::setpgid(self ? 0 : pid_t(pid), pid_t(pgid)) < 0 ? -errno : 0;
-}
-
-bool LinuxKernel::wait_for_host_io() {
-  if (!has_children_) return false;
-  std::vector<pollfd> p;
-  for (const IoWatch& w : threads_.host_watches()) p.push_back(pollfd{w.host_fd, w.events, 0});
-  const size_t io = p.size();
-  add_sigchld_watches(p);  // a child's exit that sends a handled SIGCHLD (linux_kernel_signals.cpp)
-  if (p.empty()) return false;
-  while (::poll(p.data(), p.size(), -1) < 0 && errno == EINTR)
-    if (raise_host_signals()) interrupt_parked();  // a signal from outside wakes a waiting thread
-  wake_io_waiters();
-  if (p.size() > io) send_sigchld();
-  return true;
 }
 
 }  // namespace ttd::rec

@@ -266,13 +266,6 @@ void LinuxKernel::interrupted_call(Sys sys, SyscallOutcome& out) {
   if (action(sig_of(lowest_bits(d))).flags & SigAction::kRestart) restart_call_ = true;
 }
 
-bool LinuxKernel::wait_for_outside_signal() {
-  if (!threads_.any_signal_waiter()) return false;
-  wait_for_host_signal();
-  if (raise_host_signals()) interrupt_parked();
-  return true;
-}
-
 bool LinuxKernel::raise_host_signals() {
   if (!host_signal_pending()) return false;
   uint32_t sender[65];
@@ -312,7 +305,7 @@ void LinuxKernel::settle_signals(SyscallOutcome& out) {
   if (out.exited || out.thread_exited) return;
   raise_host_signals();
   if (!children_.empty()) send_sigchld();
-  if (now_ >= timer_due_) fire_timers(now_, false);
+  if (now_ >= timer_due_) fire_due(now_);
   if (!signals_.any_pending()) return;
   const uint32_t me = threads_.current().number;
   // Ignored signals are dropped; one whose default action kills ends the
@@ -466,7 +459,7 @@ std::optional<uint64_t> LinuxKernel::deliver_fault(const SigInfo& info, uint64_t
 
 std::optional<uint64_t> LinuxKernel::deliver_on_schedule(uint64_t pc, uint64_t steps, SyscallOutcome& out) {
   effects_.clear();
-  now_ = steps;
+  now_ = std::max(now_, steps + clock_ahead_);  // the virtual clock
   frame_failed_ = false;
   settle_signals(out);
   if (out.exited || !out.deliver_signal) return std::nullopt;

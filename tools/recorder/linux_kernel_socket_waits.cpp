@@ -4,9 +4,10 @@
 // socket whose peer is elsewhere becomes ready at any time. So at every
 // thread switch the recorder asks the host (poll, timeout 0) about the
 // sockets parked threads wait on, and when no thread can run it blocks in
-// the host's poll until one is ready, or for the shortest timeout a
+// the host's poll until one is ready, for the shortest timeout a
 // poll/select/epoll_wait on them asked (real time: the data comes from a
-// real peer). Until the program makes a socket this is one test.
+// real peer), or until the next timer is due (linux_kernel_host_waits.cpp).
+// Until the program makes a socket this is one test.
 #include <poll.h>
 
 #include <cerrno>
@@ -16,8 +17,6 @@
 namespace ttd::rec {
 
 namespace {
-
-constexpr uint64_t kNanosPerMs = 1000000;
 
 bool waits(const GuestThread& t) {
   return t.state == GuestThread::State::IoWait || t.state == GuestThread::State::PollWait;
@@ -31,17 +30,19 @@ bool watches_outside(const GuestThread& t) {
 
 }  // namespace
 
-void LinuxKernel::poll_outside_io() {
+void LinuxKernel::poll_outside_io(uint64_t steps) {
   if (!sockets_made_ || !threads_.any_io_waiter()) return;
   std::vector<pollfd> p;
   for (const IoWatch& w : threads_.host_watches())
     if (w.outside) p.push_back(pollfd{w.host_fd, w.events, 0});
   if (p.empty()) return;
+  now_ = std::max(now_, steps + clock_ahead_);
   // How long the host may block: not at all while a thread can run or a
   // wait of another kind times out (virtual time, pick_next), or while
   // children may make a pipe ready (wait_for_host_io waits for those);
-  // else until a socket is ready or the shortest timeout on one passes.
-  int timeout_ms = 0;
+  // else until a socket is ready, the shortest timeout on one passes or
+  // the next timer is due (host_poll: it then fires).
+  std::optional<uint64_t> own = 0;
   const bool idle = threads_.current().state != GuestThread::State::Runnable && !threads_.other_runnable();
   if (idle && !has_children_) {
     std::optional<uint64_t> shortest;
@@ -54,13 +55,26 @@ void LinuxKernel::poll_outside_io() {
       else
         other_timed = true;
     }
-    if (!other_timed)
-      timeout_ms = !shortest ? -1 : int(std::min<uint64_t>((*shortest + kNanosPerMs - 1) / kNanosPerMs, 1 << 30));
+    if (!other_timed) own = shortest;
   }
-  // EINTR: polled again, as wait_for_host_io does (with no thread able
-  // to run, giving up would be reported as a deadlock).
   int r;
-  while ((r = ::poll(p.data(), p.size(), timeout_ms)) < 0 && errno == EINTR) {
+  if (own == 0) {
+    while ((r = ::poll(p.data(), p.size(), 0)) < 0 && errno == EINTR) {
+    }
+  } else {
+    // EINTR (a signal from outside) or a timer that woke nobody: polled
+    // again for what is left, as wait_for_host_io does (with no thread
+    // able to run, giving up would be reported as a deadlock).
+    const uint64_t start = now_;
+    for (;;) {
+      bool timer_fired = false;
+      std::optional<uint64_t> left = own;
+      if (own) left = *own > now_ - start ? *own - (now_ - start) : 0;
+      r = host_poll(p, left, timer_fired);
+      if (r < 0 && errno == EINTR && raise_host_signals()) interrupt_parked();
+      if (r > 0 || (r == 0 && !timer_fired) || any_runnable()) break;
+      if (r < 0 && errno != EINTR) break;
+    }
   }
   if (r > 0) wake_io_waiters();
 }

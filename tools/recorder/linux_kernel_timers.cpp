@@ -1,9 +1,12 @@
 // alarm, setitimer and getitimer on the virtual clock (one nanosecond per
-// step, docs/recording.md): ITIMER_REAL sends SIGALRM, ITIMER_VIRTUAL
-// SIGVTALRM, ITIMER_PROF SIGPROF, all counting steps, so a timer fires
-// at the same step in every recording of the program. When every thread
-// waits, the earliest timer fires at once: waiting takes no steps. POSIX
-// timers (linux_kernel_posix_timers.cpp) and timerfds
+// step, plus the host waits: host_wait_clock.h, docs/recording.md):
+// ITIMER_REAL sends SIGALRM, ITIMER_VIRTUAL SIGVTALRM, ITIMER_PROF
+// SIGPROF, so a timer fires at the same step in every recording of a
+// program that does not wait on the host. A periodic one moves on by
+// whole intervals (StepTimer, as Linux's hrtimer_forward), so it does not
+// drift. When every thread waits on the recorder's objects, the earliest
+// timer fires at once and the clock jumps to its due time: waiting takes
+// no steps. POSIX timers (linux_kernel_posix_timers.cpp) and timerfds
 // (linux_kernel_timerfd.cpp) expire at the same point.
 #include <cerrno>
 
@@ -19,7 +22,7 @@ constexpr int kTimerSignal[3] = {kSigAlrm, 26 /*SIGVTALRM*/, 27 /*SIGPROF*/};
 }  // namespace
 
 int64_t LinuxKernel::sys_alarm(uint64_t seconds, uint64_t steps) {
-  IntervalTimer& t = timers_[0];
+  StepTimer& t = timers_[0];
   uint64_t left = t.expiry > steps ? t.expiry - steps : 0;
   // Linux rounds what is left to the nearest second, and says 1 rather than 0.
   int64_t r = t.expiry ? int64_t((left + kNanos / 2) / kNanos) : 0;
@@ -32,7 +35,7 @@ int64_t LinuxKernel::sys_alarm(uint64_t seconds, uint64_t steps) {
 
 int64_t LinuxKernel::sys_setitimer(uint64_t which, uint64_t value, uint64_t old, uint64_t steps) {
   if (which > 2) return -EINVAL;
-  IntervalTimer& t = timers_[which];
+  StepTimer& t = timers_[which];
   uint64_t nv[4] = {};  // it_interval {sec, usec}, it_value {sec, usec}
   if (value && !copy_from_user(value, {reinterpret_cast<uint8_t*>(nv), sizeof nv})) return -EFAULT;
   if (value && (nv[1] >= 1000000 || nv[3] >= 1000000)) return -EINVAL;
@@ -52,12 +55,17 @@ int64_t LinuxKernel::sys_setitimer(uint64_t which, uint64_t value, uint64_t old,
 
 void LinuxKernel::update_timer_due() {
   timer_due_ = posix_timers_.due();
-  for (const IntervalTimer& t : timers_)
+  for (const StepTimer& t : timers_)
     if (t.expiry) timer_due_ = std::min(timer_due_, t.expiry);
   // Timerfds whose last descriptor was closed are forgotten here.
   std::erase_if(timerfds_, [](const std::weak_ptr<GuestTimerfd>& w) { return w.expired(); });
   for (const auto& w : timerfds_)
     if (auto t = w.lock()) timer_due_ = std::min(timer_due_, t->due());
+  sync_timer_due_step();
+}
+
+void LinuxKernel::sync_timer_due_step() {
+  timer_due_step_ = timer_due_ == ~uint64_t(0) ? timer_due_ : timer_due_ > clock_ahead_ ? timer_due_ - clock_ahead_ : 0;
 }
 
 bool LinuxKernel::any_runnable() {
@@ -67,12 +75,16 @@ bool LinuxKernel::any_runnable() {
 }
 
 bool LinuxKernel::fire_timers(uint64_t steps, bool skip_ahead, uint64_t until) {
+  steps += clock_ahead_;  // the virtual clock
+  now_ = std::max(now_, steps);
   if (timer_due_ == ~uint64_t(0)) return false;
   if (!skip_ahead) return fire_due(steps);
   // Every thread waits: the timers fire in expiry order until one wakes a
   // thread (a timerfd nobody reads, a signal every thread blocks do not).
   // The bound stops a periodic timer that wakes nobody from spinning here.
   for (int i = 0; i < 10000 && timer_due_ != ~uint64_t(0) && timer_due_ <= until; ++i) {
+    // The clock jumps to the due time, as it would have read natively.
+    advance_clock_to(timer_due_);
     fire_due(std::max(steps, timer_due_));
     if (any_runnable()) return true;
   }
@@ -82,10 +94,9 @@ bool LinuxKernel::fire_timers(uint64_t steps, bool skip_ahead, uint64_t until) {
 bool LinuxKernel::fire_due(uint64_t steps) {
   bool fired = false;
   for (int i = 0; i < 3; ++i) {
-    IntervalTimer& t = timers_[i];
-    if (!t.expiry || t.expiry > steps) continue;
-    // One signal however many periods passed (Linux counts the overrun).
-    t.expiry = t.interval ? steps + t.interval : 0;
+    // One signal however many periods passed (Linux counts the overrun);
+    // the next expiry is a whole number of intervals on.
+    if (!timers_[i].expire(steps)) continue;
     SigInfo info;
     info.signo = kTimerSignal[i];
     info.code = SigInfo::kKernel;

@@ -108,18 +108,19 @@ std::optional<uint64_t> RecordingSession::switch_threads() {
   // No thread can run and a timer expires before the first timed wait
   // would end: the timer goes first (virtual time), as it would natively.
   if (threads.current().state != GuestThread::State::Runnable && !threads.other_runnable())
-    if (const auto first = threads.first_timeout(); first && kernel_.timer_due() <= *first)
-      kernel_.fire_timers(res_.steps, true, *first);
-  kernel_.poll_outside_io();  // sockets a peer elsewhere made ready (linux_kernel_socket_waits.cpp)
+    if (const auto first = threads.first_timeout())
+      kernel_.fire_timers(clock_steps(), true, *first);
+  kernel_.poll_outside_io(clock_steps());  // sockets a peer elsewhere made ready (linux_kernel_socket_waits.cpp)
   auto next = threads.pick_next();
   // Another process (a fork's child) may still make a waited-for pipe
-  // ready: wait for it on the host rather than call it a deadlock.
-  while (!next && kernel_.wait_for_host_io()) next = threads.pick_next();
+  // ready: wait for it on the host (until the next timer is due) rather
+  // than call it a deadlock.
+  while (!next && kernel_.wait_for_host_io(clock_steps())) next = threads.pick_next();
   // Only a timer can still end the wait: it expires now (virtual time).
-  if (!next && kernel_.fire_timers(res_.steps, true)) next = threads.pick_next();
+  if (!next && kernel_.fire_timers(clock_steps(), true)) next = threads.pick_next();
   // A daemon in pause() or sigwait() for its SIGTERM: the recording waits
   // with it, as the process would natively.
-  while (!next && kernel_.wait_for_outside_signal()) next = threads.pick_next();
+  while (!next && kernel_.wait_for_outside_signal(clock_steps())) next = threads.pick_next();
   if (!next) {
     res_.deadlock = "every thread is blocked: " + threads.describe_blocked();
     return std::nullopt;
@@ -197,7 +198,7 @@ void RecordingSession::on_block(uc_engine*, uint64_t addr, uint32_t size, void* 
   if (s->stopped_) return;
   if (s->pending_) s->finish_instruction();
   // An interval timer expired, or a signal came from outside (one load each).
-  if ((s->res_.steps >= s->kernel_.timer_due() || host_signal_pending()) && s->timer_interrupt(addr)) return;
+  if ((s->clock_steps() >= s->kernel_.timer_due() || host_signal_pending()) && s->timer_interrupt(addr)) return;
   s->emit_.block(addr, size);
 }
 

@@ -139,7 +139,7 @@ std::optional<uint64_t> RecordingSession::deliver_on_schedule(uint64_t pc) {
   // has a result to return first.
   if (kernel_.signals().interrupted(threads.current().number) || threads.current().wake_result) return pc;
   SyscallOutcome out;
-  auto handler = kernel_.deliver_on_schedule(pc, res_.steps, out);
+  auto handler = kernel_.deliver_on_schedule(pc, clock_steps(), out);
   if (out.exited || kernel_.frame_failed()) {
     res_.exited = true;
     res_.signal = out.exited ? out.signal : 11;
@@ -152,7 +152,7 @@ std::optional<uint64_t> RecordingSession::deliver_on_schedule(uint64_t pc) {
 }
 
 bool RecordingSession::timer_interrupt(uint64_t pc) {
-  kernel_.fire_timers(res_.steps, false);
+  kernel_.fire_timers(clock_steps(), false);
   const auto handler = deliver_on_schedule(pc);
   if (!handler) {  // a fatal signal: the run ends here
     stop();

@@ -48,6 +48,9 @@ struct StepClock {
     return clock == kClockRealtime || clock == kClockRealtimeAlarm || clock == kClockTai ||
            clock == kClockRealtimeCoarse;
   }
+  // Linux's clock ids: 0 to 11 but 10 (CLOCK_SGI_CYCLE, gone); the
+  // negative ids of other processes' and threads' CPU clocks are not kept.
+  static bool known(uint64_t clock) { return clock <= kClockTai && clock != 10; }
   uint64_t origin(int clock) const { return realtime(clock) ? epoch_ns : 0; }
   // The step at which clock `clock` reads `ns` (an absolute timer value);
   // a time already past is due at `now`. Never 0 (0 disarms).

@@ -1,0 +1,104 @@
+// Waiting on the host (docs/recording.md, "Clocks" and "Timers"): for a
+// child that is not recorded, or a pipe a child holds. Such a wait lasts
+// at most until the next timer of the process is due on the virtual
+// clock, then the clock reads that due time and the timer fires as it
+// does when every thread waits on the recorder's own objects (a signal
+// interrupts the waiting call with EINTR, or restarts it per SA_RESTART;
+// a timerfd read wakes). A wait that ends first moves the clock on by its
+// wall time (host_wait_clock.h). A signal sent to the recorder from
+// outside ends the host wait too (host_signal_forwarding.h: poll returns
+// EINTR).
+#include <fcntl.h>
+#include <poll.h>
+#include <time.h>
+
+#include <cerrno>
+
+#include "tools/recorder/host_signal_forwarding.h"
+#include "tools/recorder/host_wait_clock.h"
+#include "tools/recorder/linux_kernel.h"
+
+namespace ttd::rec {
+
+uint64_t LinuxKernel::steady_ns() {
+  timespec t{};
+  ::clock_gettime(CLOCK_MONOTONIC, &t);
+  return uint64_t(t.tv_sec) * 1000000000 + uint64_t(t.tv_nsec);
+}
+
+void LinuxKernel::advance_clock_to(uint64_t now) {
+  if (now <= now_) return;
+  clock_ahead_ += now - now_;
+  now_ = now;
+  sync_timer_due_step();
+}
+
+void LinuxKernel::note_host_wait(uint64_t since) {
+  advance_clock_to(clock_after_host_wait(now_, timer_due_, steady_ns() - since, false));
+}
+
+int LinuxKernel::host_poll(std::vector<pollfd>& p, std::optional<uint64_t> own_ns, bool& timer_fired) {
+  const uint64_t start = now_;
+  const HostWaitBound b = host_wait_bound(start, timer_due_, own_ns);
+  const timespec ts = to_timespec(b.ns.value_or(0));
+  const uint64_t since = steady_ns();
+  const int r = ::ppoll(p.data(), p.size(), b.ns ? &ts : nullptr, nullptr);
+  const int err = errno;
+  timer_fired = r == 0 && b.timer;
+  advance_clock_to(clock_after_host_wait(start, timer_due_, steady_ns() - since, timer_fired));
+  if (timer_fired) fire_due(now_);
+  errno = err;
+  return r;
+}
+
+int64_t LinuxKernel::wait_host_readable(int host) {
+  std::vector<pollfd> p{pollfd{host, POLLIN, 0}};
+  // Ready (a regular file always is): no wait, the clock does not move.
+  if (::poll(p.data(), 1, 0) != 0) return 0;
+  const int fl = ::fcntl(host, F_GETFL);
+  if (fl < 0 || (fl & O_NONBLOCK)) return 0;
+  bool timer_fired = false;
+  const int r = host_poll(p, std::nullopt, timer_fired);
+  if (timer_fired) timer_ended_host_call_ = true;
+  return timer_fired || (r < 0 && errno == EINTR) ? -EINTR : 0;
+}
+
+bool LinuxKernel::wait_for_outside_signal(uint64_t steps) {
+  if (!threads_.any_signal_waiter()) return false;
+  now_ = std::max(now_, steps + clock_ahead_);
+  const uint64_t start = now_;
+  const uint64_t since = steady_ns();
+  wait_for_host_signal();
+  advance_clock_to(clock_after_host_wait(start, timer_due_, steady_ns() - since, false));
+  if (raise_host_signals()) interrupt_parked();
+  return true;
+}
+
+bool LinuxKernel::wait_for_host_io(uint64_t steps) {
+  if (!has_children_) return false;
+  now_ = std::max(now_, steps + clock_ahead_);
+  std::vector<pollfd> p;
+  for (const IoWatch& w : threads_.host_watches()) p.push_back(pollfd{w.host_fd, w.events, 0});
+  const size_t io = p.size();
+  add_sigchld_watches(p);  // a child's exit that sends a handled SIGCHLD (linux_kernel_signals.cpp)
+  if (p.empty()) return false;
+  for (;;) {
+    bool timer_fired = false;
+    const int r = host_poll(p, std::nullopt, timer_fired);
+    if (r < 0 && errno == EINTR) {
+      if (raise_host_signals()) interrupt_parked();  // a signal from outside wakes a waiting thread
+      if (any_runnable()) return true;
+      continue;
+    }
+    // A timer that woke nobody (a blocked signal, a timerfd nobody
+    // reads): the wait goes on until the next one.
+    if (timer_fired && !any_runnable()) continue;
+    if (timer_fired) return true;
+    break;
+  }
+  wake_io_waiters();
+  if (p.size() > io) send_sigchld();
+  return true;
+}
+
+}  // namespace ttd::rec
