@@ -89,7 +89,7 @@ class UcirWriter {
     p[1] = size;
     ++frame_ops_;
   }
-  void reg_inline(uint16_t reg_index, std::span<const uint8_t> value_le) {
+  [[gnu::always_inline]] void reg_inline(uint16_t reg_index, std::span<const uint8_t> value_le) {
     if (kind_ == 0 || in_syscall_ || reg_index >= codes_.size() || codes_[reg_index].width > 8 ||
         codes_[reg_index].number < 0 || value_le.size() > 8)
       return reg(reg_index, value_le);

@@ -8,7 +8,8 @@
 // - RegisterTracker's fixed-size compare of registers narrower than 8 bytes
 //   (x87 control registers, 2 bytes of value in 4-byte slots side by side)
 //   must report exactly the registers that changed and leave the
-//   neighbours' shadows alone.
+//   neighbours' shadows alone, also when a row it reads into is not
+//   zeroed first (registers Unicorn stores whole).
 #include <doctest/doctest.h>
 #include <unicorn/unicorn.h>
 
@@ -158,6 +159,70 @@ TEST_CASE("register tracker: narrow registers side by side are compared exactly,
     CHECK(seen["fstat"] == std::vector<uint8_t>{0x00, 0x38, 0, 0});
     seen.clear();
     t.diff_all(nullptr, emit);
+    CHECK(seen.empty());
+  }
+  uc_close(uc);
+}
+
+TEST_CASE("register tracker: rows are zeroed only for registers Unicorn reads in full, and compares stay exact") {
+  uc_engine* uc = nullptr;
+  REQUIRE(uc_open(UC_ARCH_X86, UC_MODE_64, &uc) == UC_ERR_OK);
+  auto guest = guest_arch(ArchId::X86_64);
+  REQUIRE(guest.ok());
+  {
+    const ArchDesc& arch = arch_desc(ArchId::X86_64);
+    RegisterTracker t;
+    REQUIRE(t.init(uc, arch, **guest));
+    t.load_all();
+    auto slot = [&](const char* name) -> uint16_t {
+      for (uint16_t s = 0; s < t.regs().size(); ++s)
+        if (arch.regs[t.regs()[s].index].name == name) return s;
+      FAIL("no slot for " << name);
+      return 0;
+    };
+    // A 64-bit register is stored whole; fctrl and fop are 2 bytes of value
+    // in 4-byte slots (Unicorn stores 2): those rows must still be zeroed.
+    CHECK(t.regs()[slot("rax")].read_fills);
+    CHECK(t.regs()[slot("rcx")].read_fills);
+    CHECK_FALSE(t.regs()[slot("fctrl")].read_fills);
+    CHECK_FALSE(t.regs()[slot("fop")].read_fills);
+
+    std::map<std::string, std::vector<uint8_t>> seen;
+    auto emit = [&](uint16_t index, std::span<const uint8_t> v) {
+      seen[arch.regs[index].name] = std::vector<uint8_t>(v.begin(), v.end());
+    };
+    // Instructions built by hand (learned, their register sets given) so
+    // the batch rows line up: first all-ones GPRs fill rows 0-3 ...
+    InsnInfo gprs, x87;
+    gprs.learned = x87.learned = true;
+    for (const char* n : {"rax", "rcx", "rdx", "rbx"}) gprs.slots.push_back(slot(n), t.regs()[slot(n)].uc_id);
+    for (const char* n : {"fctrl", "fop", "fstat", "rsi"}) x87.slots.push_back(slot(n), t.regs()[slot(n)].uc_id);
+    const uint64_t ones = ~0ull;
+    for (int id : {UC_X86_REG_RAX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RBX})
+      REQUIRE(uc_reg_write(uc, id, &ones) == UC_ERR_OK);
+    t.diff(gprs, emit);
+    CHECK(seen.size() == 4);
+    CHECK(seen["rbx"] == std::vector<uint8_t>(8, 0xff));
+    seen.clear();
+    // ... then narrow registers read into those rows: no byte of the
+    // earlier values may show, and a filled row's old bytes are overwritten.
+    const uint64_t fctrl = 0x027f, fop = 0x01d9, rsi = 0x1234;
+    REQUIRE(uc_reg_write(uc, UC_X86_REG_FPCW, &fctrl) == UC_ERR_OK);
+    REQUIRE(uc_reg_write(uc, UC_X86_REG_FOP, &fop) == UC_ERR_OK);
+    REQUIRE(uc_reg_write(uc, UC_X86_REG_RSI, &rsi) == UC_ERR_OK);
+    t.diff(x87, emit);
+    CHECK(seen.size() == 3);
+    CHECK(seen["fctrl"] == std::vector<uint8_t>{0x7f, 0x02, 0, 0});
+    CHECK(seen["fop"] == std::vector<uint8_t>{0xd9, 0x01, 0, 0});
+    CHECK(seen["rsi"] == std::vector<uint8_t>{0x34, 0x12, 0, 0, 0, 0, 0, 0});
+    seen.clear();
+    t.diff(x87, emit);
+    t.diff(gprs, emit);
+    CHECK(seen.empty());
+    // An instruction that writes no register reads nothing and reports nothing.
+    InsnInfo none;
+    none.learned = true;
+    t.diff(none, emit);
     CHECK(seen.empty());
   }
   uc_close(uc);

@@ -32,8 +32,15 @@ Status RegisterTracker::init(uc_engine* uc, const ArchDesc& arch, const GuestArc
     // Only registers this Unicorn build can actually read.
     alignas(16) uint8_t probe[64] = {};
     if (uc_reg_read(uc, d.unicorn_id, probe) != UC_ERR_OK) continue;
+    // Read again over 0xff bytes: where both reads agree on every byte of
+    // the table's width, Unicorn stored them all (a byte it leaves alone
+    // keeps 0x00 in one and 0xff in the other).
+    alignas(16) uint8_t probe_ff[64];
+    std::memset(probe_ff, 0xff, sizeof probe_ff);
+    const bool fills = uc_reg_read(uc, d.unicorn_id, probe_ff) == UC_ERR_OK &&
+                       std::memcmp(probe, probe_ff, d.bytes()) == 0;
     slot_by_name_[d.name] = uint16_t(regs_.size());
-    regs_.push_back({d.unicorn_id, i, uint16_t(d.bytes()), offset});
+    regs_.push_back({d.unicorn_id, i, uint16_t(d.bytes()), offset, fills});
     offset += d.bytes();
   }
   // 8 bytes of slack: compare_value loads 8 bytes for any register up to 8 wide.

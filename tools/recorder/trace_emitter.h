@@ -60,7 +60,9 @@ class TraceEmitter {
   // Bytes the recorder rewrote after the instruction ran (x87_image_fixup.h);
   // they follow its own writes.
   void corrected_memory(uint64_t addr, std::span<const uint8_t> bytes) { write_memory(addr, bytes); }
-  void reg(uint16_t index, std::span<const uint8_t> value) {
+  // Inlined into the register compare: out of line, its prologue and
+  // epilogue (six saved registers) cost as much as the op's encoding.
+  [[gnu::always_inline]] void reg(uint16_t index, std::span<const uint8_t> value) {
     w_->reg_inline(index, value);
     if (mirror_) mirror_->reg(index, value);
   }
