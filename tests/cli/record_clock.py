@@ -62,6 +62,25 @@ with tempfile.TemporaryDirectory() as work:
                 future.append(p.stdout + p.stderr)
         check(not future, "a file modified just before the recording is not in the program's future", future)
 
+        # A sleep moves the clock on (it took no time at all: time.sleep(0.5)
+        # measured 5 us, and a loop sleeping until a deadline spun); a timer
+        # that falls due during it ends it with EINTR if its signal runs a
+        # handler (Python then sleeps the rest), not if it is ignored.
+        sleeper = ("import signal, time\n"
+                   "t = time.monotonic(); w = time.time(); time.sleep(0.5)\n"
+                   "print('0.5 s passed', time.monotonic() - t >= 0.5, time.time() - w >= 0.5)\n"
+                   "signal.signal(signal.SIGALRM, lambda *a: print('alarm'))\n"
+                   "signal.alarm(1); t = time.monotonic(); time.sleep(3)\n"
+                   "print('slept', round(time.monotonic() - t, 1))\n"
+                   "signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+                   "signal.alarm(1); t = time.monotonic(); time.sleep(2)\n"
+                   "print('ignored alarm: slept', round(time.monotonic() - t, 1))\n")
+        native = subprocess.run([python3, "-S", "-c", sleeper], capture_output=True, text=True, timeout=60)
+        p = record(os.path.join(work, "sleep.ucir"), "--", python3, "-S", "-c", sleeper)
+        check(native.stdout == "0.5 s passed True True\nalarm\nslept 3.0\nignored alarm: slept 2.0\n" and
+              p.stdout == native.stdout, "sleeps move the clock, and an alarm interrupts one as natively",
+              p.stdout + p.stderr + " / native: " + native.stdout)
+
     p = record(os.path.join(work, "bad.ucir"), "--epoch", "soon", "--", date)
     check(p.returncode != 0 and "--epoch" in p.stderr, "a bad --epoch is an error naming it", p.stderr)
 finish()

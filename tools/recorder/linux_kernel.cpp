@@ -293,8 +293,8 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
       break;
     }
     // Virtual time: sleeping takes no steps.
-    case Sys::Nanosleep:
-    case Sys::ClockNanosleep: r = 0; break;
+    case Sys::Nanosleep: r = sys_clock_nanosleep(kClockMonotonic, 0, a[0], a[1], steps); break;
+    case Sys::ClockNanosleep: r = sys_clock_nanosleep(a[0], a[1], a[2], a[3], steps); break;
     case Sys::SchedYield:
       r = 0;
       out.yield = true;

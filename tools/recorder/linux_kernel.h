@@ -351,6 +351,10 @@ class LinuxKernel {
   // SIGVTALRM, SIGPROF), all on the step clock.
   int64_t sys_alarm(uint64_t seconds, uint64_t steps);
   int64_t sys_setitimer(uint64_t which, uint64_t value, uint64_t old, uint64_t steps);
+  // nanosleep / clock_nanosleep (`flags` TIMER_ABSTIME): the clock moves
+  // on by the time asked; a timer due before then whose signal the thread
+  // takes ends the sleep there with EINTR (what is left in `rem`).
+  int64_t sys_clock_nanosleep(uint64_t clock, uint64_t flags, uint64_t req, uint64_t rem, uint64_t steps);
   void update_timer_due();
   void sync_timer_due_step();  // timer_due_step_ from timer_due_ and clock_ahead_
   // linux_kernel_host_waits.cpp: the virtual clock moves to `now` (never

@@ -53,6 +53,42 @@ int64_t LinuxKernel::sys_setitimer(uint64_t which, uint64_t value, uint64_t old,
   return 0;
 }
 
+int64_t LinuxKernel::sys_clock_nanosleep(uint64_t clock, uint64_t flags, uint64_t req, uint64_t rem, uint64_t steps) {
+  if (const int64_t e = check_clock(clock)) return e;
+  if (clock == kClockThreadCputime) return -EINVAL;  // as Linux
+  uint64_t ts[2] = {};
+  if (!copy_from_user(req, {reinterpret_cast<uint8_t*>(ts), sizeof ts})) return -EFAULT;
+  if (int64_t(ts[0]) < 0 || ts[1] >= kNanos) return -EINVAL;
+  const uint64_t asked = ts[0] > (~uint64_t(0) - ts[1]) / kNanos ? ~uint64_t(0) : ts[0] * kNanos + ts[1];
+  const uint64_t origin = step_clock().origin(int(clock));
+  uint64_t until;
+  if (flags & 1 /*TIMER_ABSTIME*/)
+    until = asked > origin ? asked - origin : 0;
+  else
+    until = asked > ~uint64_t(0) - steps ? ~uint64_t(0) : steps + asked;
+  // The sleep takes no wall time and no steps: the clock jumps to its end,
+  // so a program that sleeps and reads the time sees it pass. Timers due
+  // before then fire on the way, at their due times; one whose signal this
+  // thread takes (a handler, or a default action that ends the process)
+  // ends the sleep there, as Linux's -EINTR (a blocked or ignored one
+  // does not). The bound stops a fast periodic timer from spinning here.
+  const uint32_t me = threads_.current().number;
+  for (int i = 0; i < 10000 && timer_due_ < until; ++i) {
+    advance_clock_to(std::max(now_, timer_due_));
+    fire_due(now_);
+    uint64_t d = signals_.deliverable(me);
+    bool interrupts = false;
+    for (int sig = 1; d && sig <= 64 && !interrupts; ++sig, d >>= 1)
+      interrupts = (d & 1) && !ignored(sig);
+    if (!interrupts) continue;
+    const uint64_t left = until > now_ ? until - now_ : 0;
+    if (rem && !(flags & 1) && !put_u64s(rem, {left / kNanos, left % kNanos})) return -EFAULT;
+    return -EINTR;
+  }
+  advance_clock_to(std::max(now_, until));
+  return 0;
+}
+
 void LinuxKernel::update_timer_due() {
   timer_due_ = posix_timers_.due();
   for (const StepTimer& t : timers_)
