@@ -360,6 +360,9 @@ class LinuxKernel {
   // linux_kernel_host_waits.cpp: the virtual clock moves to `now` (never
   // back) after a host wait or to a timer's due time when every thread waits.
   void advance_clock_to(uint64_t now);
+  // The clock catches up with `steps` (the chain's steps so far) plus the
+  // host waits, before a wait or a delivery that reads it.
+  void catch_up_clock(uint64_t steps) { now_ = std::max(now_, steps + clock_ahead_); }
   // poll on the host for at most `own_ns` and until the next timer is due;
   // the clock moves on by the wait (clock_after_host_wait), and the timers
   // due fire. poll's result (-1 with errno EINTR for a forwarded signal);

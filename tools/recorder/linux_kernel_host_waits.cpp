@@ -65,18 +65,17 @@ int64_t LinuxKernel::wait_host_readable(int host) {
 
 bool LinuxKernel::wait_for_outside_signal(uint64_t steps) {
   if (!threads_.any_signal_waiter()) return false;
-  now_ = std::max(now_, steps + clock_ahead_);
-  const uint64_t start = now_;
+  catch_up_clock(steps);
   const uint64_t since = steady_ns();
   wait_for_host_signal();
-  advance_clock_to(clock_after_host_wait(start, timer_due_, steady_ns() - since, false));
+  note_host_wait(since);
   if (raise_host_signals()) interrupt_parked();
   return true;
 }
 
 bool LinuxKernel::wait_for_host_io(uint64_t steps) {
   if (!has_children_) return false;
-  now_ = std::max(now_, steps + clock_ahead_);
+  catch_up_clock(steps);
   std::vector<pollfd> p;
   for (const IoWatch& w : threads_.host_watches()) p.push_back(pollfd{w.host_fd, w.events, 0});
   const size_t io = p.size();

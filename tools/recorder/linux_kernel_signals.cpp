@@ -459,7 +459,7 @@ std::optional<uint64_t> LinuxKernel::deliver_fault(const SigInfo& info, uint64_t
 
 std::optional<uint64_t> LinuxKernel::deliver_on_schedule(uint64_t pc, uint64_t steps, SyscallOutcome& out) {
   effects_.clear();
-  now_ = std::max(now_, steps + clock_ahead_);  // the virtual clock
+  catch_up_clock(steps);
   frame_failed_ = false;
   settle_signals(out);
   if (out.exited || !out.deliver_signal) return std::nullopt;

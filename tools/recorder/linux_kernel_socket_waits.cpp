@@ -36,7 +36,7 @@ void LinuxKernel::poll_outside_io(uint64_t steps) {
   for (const IoWatch& w : threads_.host_watches())
     if (w.outside) p.push_back(pollfd{w.host_fd, w.events, 0});
   if (p.empty()) return;
-  now_ = std::max(now_, steps + clock_ahead_);
+  catch_up_clock(steps);
   // How long the host may block: not at all while a thread can run or a
   // wait of another kind times out (virtual time, pick_next), or while
   // children may make a pipe ready (wait_for_host_io waits for those);

@@ -33,18 +33,11 @@ namespace ttd::rec {
 
 namespace {
 
-struct Ending {
-  const std::optional<std::string>& fault;
-  const std::optional<std::string>& deadlock;
-  int signal;
-  bool exited;
-  int exit_code;
-  bool hit_max_steps;
-};
-
 // How a run ended, in the words of the summary and of the trace's end
-// record; empty if it did not end (a followed fork's parent side).
-std::string ending_text(const Ending& e) {
+// record; empty if it did not end (a followed fork's parent side). `E`:
+// SessionResult or RecordSummary, which name these fields alike.
+template <class E>
+std::string ending_text(const E& e) {
   if (e.fault) return "stopped: emulator fault: " + *e.fault;
   if (e.deadlock) return "stopped: deadlock: " + *e.deadlock;
   if (e.signal) return "program killed by signal " + std::to_string(e.signal);
@@ -197,7 +190,7 @@ Result<ImageResult> record_image(const RecordOptions& opts, ImageSpec spec) {
   // The trace's end record says how it ended (`ttd info` shows it).
   const std::string ending =
       res.exec ? "execve " + res.exec->requested + ": the recording goes on in the next trace"
-               : ending_text({res.fault, res.deadlock, res.signal, res.exited, res.exit_code, res.hit_max_steps});
+               : ending_text(res);
   if (auto st = writer->close(ending); !st) return st.error();
   if (entry_hook) uc_hook_del(uc.get(), entry_hook);
   auto fail = [&](std::string what) -> Result<ImageResult> {
@@ -262,9 +255,7 @@ std::string describe(const RecordSummary& s) {
     for (const RecordedTrace& t : s.traces)
       out += "  " + t.path + ": " + t.program + ", " + std::to_string(t.steps) + " steps\n";
   }
-  if (const std::string e = ending_text({s.fault, s.deadlock, s.signal, s.exited, s.exit_code, s.hit_max_steps});
-      !e.empty())
-    out += e + "\n";
+  if (const std::string e = ending_text(s); !e.empty()) out += e + "\n";
   for (const auto& u : s.unsupported)
     out += "unsupported syscall " + std::to_string(u.number) + " (" + u.name + ") called " +
            std::to_string(u.count) + (u.count == 1 ? " time\n" : " times\n");
