@@ -80,6 +80,7 @@ struct ExecCarry {
   bool sockets_made = false;  // LinuxKernel::sockets_made_
   std::map<pid_t, int> children;
   uint64_t clock_ahead = 0;  // LinuxKernel::clock_ahead_: host waits so far
+  StepTimer itimers[3];      // alarm and setitimer's timers survive execve (POSIX timers do not)
   size_t stdin_pos = 0;
   std::string out[2];
   uint64_t next_pipe_id = 1;
@@ -356,7 +357,14 @@ class LinuxKernel {
   // takes ends the sleep there with EINTR (what is left in `rem`).
   int64_t sys_clock_nanosleep(uint64_t clock, uint64_t flags, uint64_t req, uint64_t rem, uint64_t steps);
   void update_timer_due();
-  void sync_timer_due_step();  // timer_due_step_ from timer_due_ and clock_ahead_
+  void sync_timer_due_step();  // timer_due_step_ from timer_due_, cpu_timer_due_ and clock_ahead_
+  // The process's CPU time as the recorder counts it: the steps, without
+  // the clock's jumps (CLOCK_PROCESS_CPUTIME_ID reads the same).
+  uint64_t cpu_clock() const { return now_ > clock_ahead_ ? now_ - clock_ahead_ : 0; }
+  // A timer is due at the clock's last reading (now_).
+  bool timers_due() const { return now_ >= timer_due_ || cpu_clock() >= cpu_timer_due_; }
+  // A fork's child has none of its parent's interval or POSIX timers.
+  void forget_timers_for_fork();
   // linux_kernel_host_waits.cpp: the virtual clock moves to `now` (never
   // back) after a host wait or to a timer's due time when every thread waits.
   void advance_clock_to(uint64_t now);
@@ -555,10 +563,13 @@ class LinuxKernel {
   FaultTrap fault_trap_;          // for the frame of the fault being delivered
   bool frame_failed_ = false;
   // ITIMER_REAL, _VIRTUAL, _PROF: periodic ones move on by whole
-  // intervals, as Linux's hrtimer_forward.
+  // intervals, as Linux's hrtimer_forward. ITIMER_REAL counts the virtual
+  // clock; _VIRTUAL and _PROF the process's CPU time, which is the steps
+  // (cpu_clock(): no jumps, no host waits).
   StepTimer timers_[3];
-  uint64_t timer_due_ = ~uint64_t(0);       // virtual clock ns
-  uint64_t timer_due_step_ = ~uint64_t(0);  // the same as steps (timer_due())
+  uint64_t timer_due_ = ~uint64_t(0);       // virtual clock ns (timers that count waiting)
+  uint64_t cpu_timer_due_ = ~uint64_t(0);   // steps: the earliest of ITIMER_VIRTUAL and _PROF
+  uint64_t timer_due_step_ = ~uint64_t(0);  // the earlier of both as steps (timer_due())
   uint64_t clock_ahead_ = 0;                // virtual clock minus steps: the host waits
   GuestPosixTimers posix_timers_;
   std::vector<std::weak_ptr<GuestTimerfd>> timerfds_;  // every timerfd made, while one of its fds is open

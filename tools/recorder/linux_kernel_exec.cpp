@@ -7,8 +7,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <iterator>
 
 #include "tools/recorder/linux_kernel.h"
 
@@ -71,6 +73,7 @@ std::unique_ptr<ExecCarry> LinuxKernel::hand_over_for_exec() {
   c->capture_output = cfg_.capture_output;
   c->random_state = random_state_;
   c->clock_ahead = clock_ahead_;
+  std::copy(std::begin(timers_), std::end(timers_), std::begin(c->itimers));
   // A vfork parent waits until its child execs: that is now.
   if (vfork_gate_ >= 0) ::close(vfork_gate_);
   vfork_gate_ = -1;
@@ -96,6 +99,8 @@ void LinuxKernel::inherit(std::unique_ptr<ExecCarry> c) {
   cfg_.capture_output = c->capture_output;
   random_state_ = c->random_state;
   clock_ahead_ = c->clock_ahead;
+  std::copy(std::begin(c->itimers), std::end(c->itimers), std::begin(timers_));
+  update_timer_due();
 }
 
 }  // namespace ttd::rec

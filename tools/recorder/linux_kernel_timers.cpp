@@ -2,7 +2,9 @@
 // step, plus the host waits: host_wait_clock.h, docs/recording.md):
 // ITIMER_REAL sends SIGALRM, ITIMER_VIRTUAL SIGVTALRM, ITIMER_PROF
 // SIGPROF, so a timer fires at the same step in every recording of a
-// program that does not wait on the host. A periodic one moves on by
+// program that does not wait on the host. ITIMER_VIRTUAL and _PROF count
+// the process's CPU time, the steps alone: a sleep or a wait does not
+// bring them on, as natively. A periodic one moves on by
 // whole intervals (StepTimer, as Linux's hrtimer_forward), so it does not
 // drift. When every thread waits on the recorder's objects, the earliest
 // timer fires at once and the clock jumps to its due time: waiting takes
@@ -36,6 +38,8 @@ int64_t LinuxKernel::sys_alarm(uint64_t seconds, uint64_t steps) {
 int64_t LinuxKernel::sys_setitimer(uint64_t which, uint64_t value, uint64_t old, uint64_t steps) {
   if (which > 2) return -EINVAL;
   StepTimer& t = timers_[which];
+  // ITIMER_VIRTUAL and _PROF count CPU time: a wait does not bring them on.
+  if (which != 0) steps = steps > clock_ahead_ ? steps - clock_ahead_ : 0;
   uint64_t nv[4] = {};  // it_interval {sec, usec}, it_value {sec, usec}
   if (value && !copy_from_user(value, {reinterpret_cast<uint8_t*>(nv), sizeof nv})) return -EFAULT;
   if (value && (nv[1] >= 1000000 || nv[3] >= 1000000)) return -EINVAL;
@@ -91,8 +95,10 @@ int64_t LinuxKernel::sys_clock_nanosleep(uint64_t clock, uint64_t flags, uint64_
 
 void LinuxKernel::update_timer_due() {
   timer_due_ = posix_timers_.due();
-  for (const StepTimer& t : timers_)
-    if (t.expiry) timer_due_ = std::min(timer_due_, t.expiry);
+  if (timers_[0].expiry) timer_due_ = std::min(timer_due_, timers_[0].expiry);
+  cpu_timer_due_ = ~uint64_t(0);
+  for (int i = 1; i < 3; ++i)
+    if (timers_[i].expiry) cpu_timer_due_ = std::min(cpu_timer_due_, timers_[i].expiry);
   // Timerfds whose last descriptor was closed are forgotten here.
   std::erase_if(timerfds_, [](const std::weak_ptr<GuestTimerfd>& w) { return w.expired(); });
   for (const auto& w : timerfds_)
@@ -102,6 +108,13 @@ void LinuxKernel::update_timer_due() {
 
 void LinuxKernel::sync_timer_due_step() {
   timer_due_step_ = timer_due_ == ~uint64_t(0) ? timer_due_ : timer_due_ > clock_ahead_ ? timer_due_ - clock_ahead_ : 0;
+  timer_due_step_ = std::min(timer_due_step_, cpu_timer_due_);
+}
+
+void LinuxKernel::forget_timers_for_fork() {
+  for (StepTimer& t : timers_) t = {};
+  posix_timers_ = GuestPosixTimers();
+  update_timer_due();
 }
 
 bool LinuxKernel::any_runnable() {
@@ -113,8 +126,8 @@ bool LinuxKernel::any_runnable() {
 bool LinuxKernel::fire_timers(uint64_t steps, bool skip_ahead, uint64_t until) {
   steps += clock_ahead_;  // the virtual clock
   now_ = std::max(now_, steps);
+  if (!skip_ahead) return (timer_due_ != ~uint64_t(0) || cpu_timer_due_ != ~uint64_t(0)) && fire_due(steps);
   if (timer_due_ == ~uint64_t(0)) return false;
-  if (!skip_ahead) return fire_due(steps);
   // Every thread waits: the timers fire in expiry order until one wakes a
   // thread (a timerfd nobody reads, a signal every thread blocks do not).
   // The bound stops a periodic timer that wakes nobody from spinning here.
@@ -129,10 +142,11 @@ bool LinuxKernel::fire_timers(uint64_t steps, bool skip_ahead, uint64_t until) {
 
 bool LinuxKernel::fire_due(uint64_t steps) {
   bool fired = false;
+  const uint64_t cpu = steps > clock_ahead_ ? steps - clock_ahead_ : 0;
   for (int i = 0; i < 3; ++i) {
     // One signal however many periods passed (Linux counts the overrun);
     // the next expiry is a whole number of intervals on.
-    if (!timers_[i].expire(steps)) continue;
+    if (!timers_[i].expire(i == 0 ? steps : cpu)) continue;
     SigInfo info;
     info.signo = kTimerSignal[i];
     info.code = SigInfo::kKernel;
