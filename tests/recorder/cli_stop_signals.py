@@ -80,6 +80,10 @@ with tempfile.TemporaryDirectory() as work:
         ("suspend", signal.SIGTERM, {}),
         ("pause", signal.SIGTERM, {}),
         ("sigwait", signal.SIGUSR1, {}),
+        # Every thread waits on a futex, and a SIGTERM handler is what ends
+        # the wait: the recording waits for the signal (it used to end at
+        # once, "blocked", exit 3).
+        ("semaphore", signal.SIGTERM, {}),
     ]
     for mode, sig, kw in cases:
         name = f"{mode} + {signal.Signals(sig).name}"

@@ -177,13 +177,16 @@ class LinuxKernel {
   // `steps` (steps so far) is when the wait starts; the wait lasts at most
   // until the next timer is due (host_wait_clock.h), which then fires.
   bool wait_for_host_io(uint64_t steps);
-  // Every thread is parked and one waits for a signal (pause, sigsuspend,
-  // sigwait with no timeout) that no timer can end: as natively, sleeps
-  // until a signal comes from outside (kill, Ctrl-C), moves the clock on
-  // by the wall time slept (from `steps`, as a host wait) and raises it;
-  // false if no thread waits for a signal (a futex cycle: the recording
-  // ends as blocked).
+  // Every thread is parked, no timer can end a wait, and one waits for a
+  // signal (pause, sigsuspend, sigwait with no timeout) or a signal from
+  // outside would run a handler (outside_signal_handled: a SIGTERM handler
+  // that posts the semaphore main waits on): as natively, sleeps until a
+  // signal comes from outside (kill, Ctrl-C), moves the clock on by the
+  // wall time slept (from `steps`, as a host wait) and raises it; false
+  // otherwise (a futex cycle nothing can end: the recording ends as
+  // blocked).
   bool wait_for_outside_signal(uint64_t steps);
+  bool outside_signal_handled();
   // At every thread switch (linux_kernel_socket_waits.cpp): threads
   // waiting on sockets that another process makes ready are made runnable
   // when the host says they are; when no thread can run it waits on the

@@ -63,8 +63,25 @@ int64_t LinuxKernel::wait_host_readable(int host) {
   return timer_fired || (r < 0 && errno == EINTR) ? -EINTR : 0;
 }
 
+bool LinuxKernel::outside_signal_handled() {
+  // Only a signal sent from outside can still change anything; one that
+  // runs a handler in a thread not blocking it may end the wait (a
+  // handler that posts a semaphore, sets a flag a futex waiter rechecks:
+  // Python's SIGINT). Without one, only a fatal signal could come, so the
+  // deadlock is reported instead of waiting for it.
+  const uint64_t forwarded = forwarded_signal_set();
+  for (int sig = 1; sig <= 64; ++sig) {
+    if (!(forwarded & sig_bit(sig)) || !action(sig).has_handler()) continue;
+    for (uint32_t n = 1; n <= threads_.count(); ++n)
+      if (const GuestThread* t = threads_.by_number(n);
+          t && t->state != GuestThread::State::Exited && !(signals_.mask(n) & sig_bit(sig)))
+        return true;
+  }
+  return false;
+}
+
 bool LinuxKernel::wait_for_outside_signal(uint64_t steps) {
-  if (!threads_.any_signal_waiter()) return false;
+  if (!threads_.any_signal_waiter() && !outside_signal_handled()) return false;
   catch_up_clock(steps);
   const uint64_t since = steady_ns();
   wait_for_host_signal();

@@ -15,7 +15,12 @@
 //   sigwait       main blocks SIGUSR1 and joins a thread that waits for it
 //                 in sigwait(); every thread is then blocked, natively until
 //                 the signal comes
+//   semaphore     a worker waits in sem_wait and main joins it (both futex
+//                 waits); a SIGTERM handler posts the semaphore, so the
+//                 signal from outside is what ends the wait
+#include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -51,6 +56,22 @@ static void* waiter(void* arg) {
   say("start\n");
   int r = sigwait(set, &sig);
   printf("sigwait: %d, signal %d\n", r, sig);
+  return NULL;
+}
+
+static sem_t shutdown_sem;
+
+static void on_term_post(int sig) {
+  (void)sig;
+  say("handler: SIGTERM\n");
+  sem_post(&shutdown_sem);  // async-signal-safe
+}
+
+static void* sem_waiter(void* arg) {
+  (void)arg;
+  while (sem_wait(&shutdown_sem) != 0 && errno == EINTR) {
+  }
+  say("worker: woken\n");
   return NULL;
 }
 
@@ -123,6 +144,20 @@ int main(int argc, char** argv) {
     pthread_sigmask(SIG_BLOCK, &usr1, NULL);
     pthread_t t;
     pthread_create(&t, NULL, waiter, &usr1);
+    pthread_join(t, NULL);
+    say("joined\n");
+    return 0;
+  }
+  if (!strcmp(mode, "semaphore")) {
+    sem_init(&shutdown_sem, 0, 0);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_term_post;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGTERM, &sa, NULL);
+    pthread_t t;
+    pthread_create(&t, NULL, sem_waiter, NULL);
+    say("start\n");
     pthread_join(t, NULL);
     say("joined\n");
     return 0;
