@@ -39,6 +39,13 @@ int64_t LinuxKernel::read_path(uint64_t addr, std::string& out) {
   auto s = read_c_string(addr, 4096);
   if (!s) return mem_.accessible(addr, 4096, kProtRead) ? -ENAMETOOLONG : -EFAULT;
   out = std::move(*s);
+  // /proc/<the guest's pid> is the process's own directory: on the host
+  // that pid is another process or none (procps looks itself up so: `ps`
+  // failed with "lookup self"). The entries the recorder makes itself
+  // (open_proc_self) take /proc/self as well.
+  const std::string own = "/proc/" + std::to_string(pid_);
+  if (out.compare(0, own.size(), own) == 0 && (out.size() == own.size() || out[own.size()] == '/'))
+    out.replace(0, own.size(), "/proc/self");
   if (!cfg_.sysroot.empty() && !out.empty() && out[0] == '/') {
     std::string under = cfg_.sysroot + out;
     if (::access(under.c_str(), F_OK) == 0) out = std::move(under);

@@ -67,8 +67,13 @@ ProcStatusInput LinuxKernel::proc_status_input(const GuestThread& t, bool per_th
 }
 
 std::optional<std::string> LinuxKernel::proc_self_link(const std::string& p, int64_t& err) {
-  const ProcSelfPath what = proc_self_path(p, kPid);
   err = 0;
+  // The links themselves name the guest's pid and tid (the host's are the
+  // recorder's).
+  if (p == "/proc/self" || p == "/proc/self/") return std::to_string(pid_);
+  if (p == "/proc/thread-self" || p == "/proc/thread-self/")
+    return std::to_string(pid_) + "/task/" + std::to_string(threads_.current().tid);
+  const ProcSelfPath what = proc_self_path(p, kPid);
   if (what.entry != ProcSelfEntry::None && !proc_thread(what)) {
     err = -ENOENT;  // task/TID of a thread the guest does not have
     return std::string();

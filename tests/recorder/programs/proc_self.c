@@ -13,6 +13,7 @@
 #include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -115,6 +116,20 @@ int main(int argc, char **argv) {
   printf("reopened fd reads the file %d\n", again >= 0 && read(again, magic, 4) == 4 && memcmp(magic, "\177ELF", 4) == 0);
   snprintf(name, sizeof name, "/proc/%d/maps", getpid());
   printf("/proc/<pid>/maps is ours %d\n", read_all(name, buf, sizeof buf) > 0 && strstr(buf, "test_recorder") == NULL && strstr(buf, "/ttd\n") == NULL);
+  /* procps (ps, top) looks itself up as /proc/<getpid()>: the directory,
+     and entries the recorder does not make itself, are the process's. */
+  struct stat pst;
+  snprintf(name, sizeof name, "/proc/%d", getpid());
+  printf("/proc/<pid> is a directory %d\n", stat(name, &pst) == 0 && S_ISDIR(pst.st_mode));
+  n = readlink("/proc/self", link, sizeof link - 1);
+  printf("/proc/self links to the pid %d\n", n > 0 && (link[n] = 0, atol(link) == getpid()));
+  n = readlink("/proc/thread-self", link, sizeof link - 1);
+  snprintf(buf, 64, "%d/task/%ld", getpid(), (long)syscall(SYS_gettid));
+  printf("/proc/thread-self links to the thread %d\n", n > 0 && (link[n] = 0, strcmp(link, buf) == 0));
+  snprintf(name, sizeof name, "/proc/%d/limits", getpid());
+  printf("/proc/<pid>/limits reads %d\n", read_all(name, buf, sizeof buf - 1) > 0 && strncmp(buf, "Limit", 5) == 0);
+  snprintf(name, sizeof name, "/proc/%d/", getpid());
+  printf("/proc/<pid>/ opens as a directory %d\n", (again = open(name, O_RDONLY | O_DIRECTORY)) >= 0 && close(again) == 0);
 
   // The task's name and AT_EXECFN come from the path execve was given.
   printf("AT_EXECFN is the path run %d\n", strcmp((const char *)getauxval(AT_EXECFN), argv[0]) == 0);
