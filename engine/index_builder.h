@@ -33,7 +33,6 @@ class IndexBuilder : public fmt::TraceSink {
 
   void begin(const fmt::TraceInfo& info) override;
   void step(const fmt::StepInfo& s) override;
-  void steps(const fmt::StepBatch& b) override;
   void attr(std::string_view key, const fmt::AttrValue& v) override;
   AttrKey attr_key(std::string_view key) override;
   void attr_u64(AttrKey key, uint64_t v) override;
@@ -97,7 +96,6 @@ class IndexBuilder : public fmt::TraceSink {
   PageBudgetStats page_budget_stats() const;
 
  private:
-  void step_general(const fmt::StepInfo& s);  // a step that does not continue the open thread's run in its chunk
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

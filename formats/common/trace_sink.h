@@ -16,7 +16,6 @@
 #include <variant>
 #include <vector>
 
-#include "formats/common/step_batch.h"
 #include "state/arch.h"
 
 namespace ttd::fmt {
@@ -115,26 +114,6 @@ class TraceSink {
   virtual void mem_protect(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot) {}
   virtual void thread_begin(uint64_t tid, uint64_t pid) {}
   virtual void thread_end(uint64_t tid) {}
-
-  // Plain instruction steps of one thread with their effects
-  // (formats/common/step_batch.h): the same as step() and the effects'
-  // calls, one step after another, which is what this default does. A
-  // sink that takes many steps (the index builder) overrides it to save
-  // the per-call dispatch.
-  virtual void steps(const StepBatch& b) {
-    size_t e = 0;
-    for (const BatchStep& s : b.steps()) {
-      step(StepInfo{b.tid, b.pid, s.pc, s.size, StepKind::Instruction});
-      for (; e < s.effects_end; ++e) {
-        const BatchEffect& x = b.effects()[e];
-        switch (x.kind) {
-          case BatchEffectKind::RegValue: reg_value(b.tid, x.reg, x.value, x.size); break;
-          case BatchEffectKind::MemRead: mem_read(b.pid, x.addr, x.size, {}); break;
-          case BatchEffectKind::MemWrite: mem_write(b.pid, x.addr, {b.bytes_of(x), x.size}); break;
-        }
-      }
-    }
-  }
 
   // Called before end() by readers that learn some facts of a trace only
   // by reading all of it (counts among info.properties): replaces what

@@ -12,7 +12,8 @@ namespace ttd::fmt::ucir {
 void EffectEmitter::emit_reg_value(uint64_t tid, uint16_t reg, uint64_t value) {
   // OP_REG carries a u64; the sink wants target byte order, register-sized
   // (a wider register is zero-extended, as the value was).
-  if (reg_as_value(reg)) return sink_.reg_value(tid, reg, value, arch_.regs[reg].bytes());
+  const uint32_t bytes = arch_.regs[reg].bytes();
+  if (arch_.endian == Endian::Little && bytes - 1 < 8) return sink_.reg_value(tid, reg, value, bytes);
   uint8_t buf[kMaxSpRegBytes] = {};
   const size_t width = std::min<size_t>(std::max<uint32_t>(arch_.regs[reg].bytes(), 1), sizeof buf);
   store_le(buf, value, std::min<size_t>(width, 8));

@@ -18,30 +18,10 @@ class EffectEmitter {
   // The same, with register effects going to thread `tid`.
   bool emit(const EffectGroup& g, uint64_t tid);
   void emit_reg_value(uint16_t reg, uint64_t value) { emit_reg_value(tid_, reg, value); }
-  // Appends g's effects to the batch's open step, as emit() would send
-  // them (reg_value, mem_read without a value, mem_write), if each is one
-  // a StepBatch holds; otherwise adds nothing and returns false.
-  bool add_to_batch(const EffectGroup& g, StepBatch& b) const {
-    const StepBatch::Mark m = b.mark();
-    b.room(g.effects().size());
-    for (const Effect& e : g.effects()) {
-      if (e.op == OP_REG && reg_as_value(e.reg)) [[likely]]
-        b.reg_value(e.reg, e.size, arch_.regs[e.reg].bytes());
-      else if (e.op == OP_MEM_READ)
-        b.mem_read(e.addr, uint32_t(e.size));
-      else if (e.op == OP_MEM_WRITE)
-        b.mem_write(e.addr, g.data_of(e), e.len);
-      else
-        return b.rollback(m), false;
-    }
-    return true;
-  }
 
  private:
   void emit_reg_value(uint64_t tid, uint16_t reg, uint64_t value);
   void emit_spreg(uint64_t tid, uint16_t reg, const uint8_t* le, size_t n);
-  // OP_REG goes out as reg_value() (not reg() with bytes) for this register.
-  bool reg_as_value(uint16_t reg) const { return arch_.endian == Endian::Little && arch_.regs[reg].bytes() - 1 < 8; }
 
   TraceSink& sink_;
   const ArchDesc& arch_;

@@ -46,7 +46,6 @@ Status OpParser::finish_cut() {
   // finish writing: dropped, not made a marker step.
   steps_.pending().clear();
   if (!cut_at_) cut_at_ = w_.source().cut_at();
-  steps_.flush_batch();  // the steps before the revision, as they were read
   if (on_cut_ && cut_at_) on_cut_(*cut_at_);
   steps_.finish();
   return {};
@@ -277,14 +276,6 @@ bool OpParser::parse_syscall(uint64_t off, EffectGroup& sys) {
 }
 
 Status OpParser::run(const Progress& progress, bool to_the_end) {
-  Status s = run_ops(progress, to_the_end);
-  // A segment's end or an error: the steps read so far reach the sink, as
-  // they did one at a time.
-  steps_.flush_batch();
-  return s;
-}
-
-Status OpParser::run_ops(const Progress& progress, bool to_the_end) {
   salvage_tail_ = to_the_end;
   uint32_t frame_left = 0, frame_count = 0;
   uint64_t frame_off = 0;
@@ -404,7 +395,6 @@ Status OpParser::run_ops(const Progress& progress, bool to_the_end) {
   // A last report, so callers see the whole file done.
   if (progress && !progress(w_.source().position(), w_.source().file_size()))
     return make_error_at(w_.path(), w_.source().position(), "read cancelled");
-  steps_.flush_batch();
   if (on_end_) on_end_();
   steps_.finish();
   return {};

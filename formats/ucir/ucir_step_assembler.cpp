@@ -29,27 +29,7 @@ void StepAssembler::set_alive(uint64_t tid, bool on) {
   if (on) alive_.push_back(tid);
 }
 
-void StepAssembler::send_batch() {
-  sink_.steps(batch_);
-  batch_.clear();
-}
-
 void StepAssembler::emit_step(StepInfo info, const EffectGroup& g) {
-  // The plain step: a live thread's instruction with nothing but the
-  // effects a batch holds.
-  if (!end_owed_ && !g.syscall && info.kind == StepKind::Instruction && alive_hit_valid_ &&
-      info.tid == alive_hit_ && (batch_.empty() || batch_.tid == info.tid) && emitter_.add_to_batch(g, batch_))
-      [[likely]] {
-    if (batch_.empty()) {
-      batch_.tid = info.tid;
-      batch_.pid = info.pid;
-    }
-    batch_.end_step(info.pc, info.size);
-    ++steps_;
-    if (batch_.full()) send_batch();
-    return;
-  }
-  flush_batch();
   if (end_owed_) {
     sink_.thread_end(end_tid_);
     set_alive(end_tid_, false);
@@ -95,7 +75,6 @@ void StepAssembler::switch_thread(uint64_t tid) {
 
 void StepAssembler::on_thread_keyframe(uint64_t tid, const EffectGroup& kf) {
   if (steps_ == 0 && !has_held_) {
-    flush_batch();  // empty before the first step; kept for the order's sake
     // Before the first OP_STEP (`ttd convert`'s threads alive before the
     // first step): part of the state before EID 0, as the process keyframe.
     EffectGroup g;
@@ -151,7 +130,6 @@ void StepAssembler::finish() {
     pending.clear();
   }
   flush_held();
-  flush_batch();
   if (!pending.empty()) {
     // Effects with no OP_STEP after them (a cut-off trace): keep them as
     // a marker step rather than lose them or pin them on another step.

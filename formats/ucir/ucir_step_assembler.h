@@ -20,11 +20,6 @@
 // Threads (ttd's extension, docs/formats/ucir.md "Threads"): set_thread()
 // says whose steps follow (a frame's pid field); a thread keyframe's
 // effects join the held step (the clone that made the thread).
-// Plain steps (an instruction of a live thread, no syscall, no thread end,
-// only registers and memory reads and writes: nearly all of them) are
-// collected in a StepBatch and go to the sink a batch at a time
-// (TraceSink::steps); any other call to the sink hands the batch over
-// first, so the sink sees the calls in the same order.
 #pragma once
 #include <vector>
 
@@ -60,16 +55,10 @@ class StepAssembler {
   void on_syscall(const EffectGroup& sys);
   // End of stream: emits what is held, then calls sink.end().
   void finish();
-  // Hands the batched steps to the sink (before a call that bypasses the
-  // assembler, and where a read stops).
-  void flush_batch() {
-    if (!batch_.empty()) send_batch();
-  }
   uint64_t steps() const { return steps_; }
 
  private:
   void flush_held();
-  void send_batch();
   void emit_step(StepInfo info, const EffectGroup& g);
   void switch_thread(uint64_t tid);
   bool alive(uint64_t tid) const;
@@ -99,7 +88,6 @@ class StepAssembler {
   std::vector<uint64_t> seen_;
   uint64_t pc_ = 0;
   uint64_t steps_ = 0;
-  StepBatch batch_;
 };
 
 }  // namespace ttd::fmt::ucir
