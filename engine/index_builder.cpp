@@ -92,23 +92,36 @@ void IndexBuilder::revise(const fmt::TraceInfo& info) {
 
 void IndexBuilder::step(const fmt::StepInfo& s) {
   auto& I = *impl_;
-  // The common step: the thread of the step before, inside a chunk. What
-  // the general path below does, less what cannot change: the thread's
-  // index, process and chunk thread list, and its lazy pc already counts
-  // as stepped (finish_step's pc is overwritten by this step's at once).
-  if (I.in_step && s.tid == I.cur_tid && I.until_chunk != 0) [[likely]] {
-    --I.until_chunk;
-    Impl::LazyPc& lz = I.lazy[I.cur_tidx];
-    lz.pc = s.pc;
-    lz.due = true;
-    ++I.run_steps;
-    I.cur_pc = s.pc;
-    I.cur_size = s.size;
-    I.enc->begin_step(I.cur_tidx, I.cur_pid, s.pc, s.size, s.kind);
-    I.summary->pc(s.pc);
-    ++I.steps;
+  if (I.continue_run(s.tid, s.pc, s.size, s.kind)) [[likely]]
     return;
+  step_general(s);
+}
+
+void IndexBuilder::steps(const fmt::StepBatch& b) {
+  // step() and the effects' calls, step by step, without a virtual call
+  // for each: the thread is the batch's, so an effect needs no thread look-up.
+  auto& I = *impl_;
+  const size_t nregs = I.arch->regs.size();
+  const fmt::BatchEffect* e = b.effects();
+  for (const fmt::BatchStep& s : b.steps()) {
+    if (!I.continue_run(b.tid, s.pc, s.size, fmt::StepKind::Instruction)) [[unlikely]]
+      step_general(fmt::StepInfo{b.tid, b.pid, s.pc, s.size, fmt::StepKind::Instruction});
+    const uint32_t tidx = I.cur_tidx;
+    for (const fmt::BatchEffect* end = b.effects() + s.effects_end; e != end; ++e) {
+      switch (e->kind) {
+        case fmt::BatchEffectKind::RegValue:
+          if (e->reg < nregs) [[likely]]
+            I.reg_value(tidx, e->reg, e->value, e->size);
+          break;
+        case fmt::BatchEffectKind::MemRead: I.mem_read(b.pid, e->addr, e->size, {}); break;
+        case fmt::BatchEffectKind::MemWrite: I.mem_write(b.pid, e->addr, {b.bytes_of(*e), e->size}); break;
+      }
+    }
   }
+}
+
+void IndexBuilder::step_general(const fmt::StepInfo& s) {
+  auto& I = *impl_;
   I.commit_run();
   I.finish_step();
   uint32_t tidx = I.thread_index(s.tid, s.pid);
@@ -178,23 +191,9 @@ void IndexBuilder::reg(uint64_t tid, uint16_t reg, std::span<const uint8_t> valu
 }
 
 void IndexBuilder::reg_value(uint64_t tid, uint16_t reg, uint64_t value, uint32_t bytes) {
-  // reg() without the bytes: the encoder and the register file take the
-  // integer as it is.
   auto& I = *impl_;
   if (reg >= I.arch->regs.size()) return;
-  uint32_t tidx = I.thread_index(tid, I.in_step ? I.cur_pid : 1);
-  if (I.in_step) {
-    I.enc->reg_value(tidx, reg, value, bytes);
-    I.summary->reg(reg);
-  }
-  if (reg == I.arch->pc_index) I.flush_pc(tidx);
-  if (I.deferred) {
-    uint8_t le[8];
-    store_le64(le, value);
-    I.effects.reg(tidx, reg, le, bytes);
-  } else {
-    I.applier->reg_value(tidx, reg, value, bytes);
-  }
+  I.reg_value(I.thread_index(tid, I.in_step ? I.cur_pid : 1), reg, value, bytes);
 }
 
 void IndexBuilder::reg_unknown(uint64_t tid, uint16_t reg) {
@@ -210,25 +209,11 @@ void IndexBuilder::reg_unknown(uint64_t tid, uint16_t reg) {
 }
 
 void IndexBuilder::mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t> bytes) {
-  auto& I = *impl_;
-  if (I.in_step) {
-    I.enc->mem_write(pid, addr, bytes);
-    I.summary->write(addr, bytes.size());
-  }
-  I.live_call([&](auto& a) { a.mem_write(pid, addr, bytes.data(), bytes.size()); });
+  impl_->mem_write(pid, addr, bytes);
 }
 
 void IndexBuilder::mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::span<const uint8_t> bytes) {
-  auto& I = *impl_;
-  if (I.in_step) {
-    I.enc->mem_read(pid, addr, size, bytes);
-    I.summary->read(addr, size);
-  }
-  const uint8_t* value = bytes.size() == size && size ? bytes.data() : nullptr;
-  if (!I.deferred)
-    I.applier->mem_read(pid, addr, size, value);
-  else if (value)
-    I.effects.mem_write(pid, addr, value, size);  // what the applier does with a read's value
+  impl_->mem_read(pid, addr, size, bytes);
 }
 
 void IndexBuilder::mem_unknown(uint64_t pid, uint64_t addr, uint64_t size) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/index_file.h"
+#include "formats/common/step_batch.h"
 #include "formats/common/trace_sink.h"
 
 namespace ttd {
@@ -22,7 +23,7 @@ struct ArchDesc;
 // A register effect for a thread never announced (by a step or by
 // thread_begin) creates it in the process of the current step, or in
 // process 1 before the first step.
-class IndexBuilder : public fmt::TraceSink {
+class IndexBuilder : public fmt::TraceSink, public fmt::BatchSink {
  public:
   // Writes to `index_path` (through a locked temporary file,
   // engine/index_temp_files.h) once finish() is called. Text from the
@@ -33,6 +34,7 @@ class IndexBuilder : public fmt::TraceSink {
 
   void begin(const fmt::TraceInfo& info) override;
   void step(const fmt::StepInfo& s) override;
+  void steps(const fmt::StepBatch& b) override;
   void attr(std::string_view key, const fmt::AttrValue& v) override;
   AttrKey attr_key(std::string_view key) override;
   void attr_u64(AttrKey key, uint64_t v) override;
@@ -96,6 +98,7 @@ class IndexBuilder : public fmt::TraceSink {
   PageBudgetStats page_budget_stats() const;
 
  private:
+  void step_general(const fmt::StepInfo& s);  // a step that does not continue the open thread's run in its chunk
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

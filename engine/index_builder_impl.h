@@ -272,6 +272,65 @@ struct IndexBuilder::Impl {
     summary_filters.end_summary_group(*blobs);
   }
 
+  // The common step (the TraceSink call's and a batch's): the thread of
+  // the step before, inside a chunk. What IndexBuilder::step's general
+  // path does, less what cannot change: the thread's index, process and
+  // chunk thread list, and its lazy pc already counts as stepped
+  // (finish_step's pc is overwritten by this step's at once). False: the
+  // general path must take the step.
+  [[gnu::always_inline]] bool continue_run(uint64_t tid, uint64_t pc, uint32_t size, fmt::StepKind kind) {
+    if (!(in_step && tid == cur_tid && until_chunk != 0)) [[unlikely]]
+      return false;
+    --until_chunk;
+    LazyPc& lz = lazy[cur_tidx];
+    lz.pc = pc;
+    lz.due = true;
+    ++run_steps;
+    cur_pc = pc;
+    cur_size = size;
+    enc->begin_step(cur_tidx, cur_pid, pc, size, kind);
+    summary->pc(pc);
+    ++steps;
+    return true;
+  }
+
+  // The effects' work, shared by the TraceSink calls and a batch's
+  // effects; the thread index is the caller's.
+  [[gnu::always_inline]] void reg_value(uint32_t tidx, uint16_t reg, uint64_t value, uint32_t bytes) {
+    // reg() without the bytes: the encoder and the register file take the
+    // integer as it is.
+    if (in_step) {
+      enc->reg_value(tidx, reg, value, bytes);
+      summary->reg(reg);
+    }
+    if (reg == arch->pc_index) flush_pc(tidx);
+    if (deferred) {
+      uint8_t le[8];
+      store_le64(le, value);
+      effects.reg(tidx, reg, le, bytes);
+    } else {
+      applier->reg_value(tidx, reg, value, bytes);
+    }
+  }
+  [[gnu::always_inline]] void mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t> bytes) {
+    if (in_step) {
+      enc->mem_write(pid, addr, bytes);
+      summary->write(addr, bytes.size());
+    }
+    live_call([&](auto& a) { a.mem_write(pid, addr, bytes.data(), bytes.size()); });
+  }
+  [[gnu::always_inline]] void mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::span<const uint8_t> bytes) {
+    if (in_step) {
+      enc->mem_read(pid, addr, size, bytes);
+      summary->read(addr, size);
+    }
+    const uint8_t* value = bytes.size() == size && size ? bytes.data() : nullptr;
+    if (!deferred)
+      applier->mem_read(pid, addr, size, value);
+    else if (value)
+      effects.mem_write(pid, addr, value, size);  // what the applier does with a read's value
+  }
+
   // What StateApplier::end_step does, deferred.
   void finish_step() {
     if (!in_step) return;

@@ -46,6 +46,7 @@ Status OpParser::finish_cut() {
   // finish writing: dropped, not made a marker step.
   steps_.pending().clear();
   if (!cut_at_) cut_at_ = w_.source().cut_at();
+  steps_.flush_batch();  // the steps before the revision, as they were read
   if (on_cut_ && cut_at_) on_cut_(*cut_at_);
   steps_.finish();
   return {};
@@ -276,6 +277,14 @@ bool OpParser::parse_syscall(uint64_t off, EffectGroup& sys) {
 }
 
 Status OpParser::run(const Progress& progress, bool to_the_end) {
+  Status s = run_ops(progress, to_the_end);
+  // A segment's end or an error: the steps read so far reach the sink, as
+  // they did one at a time.
+  steps_.flush_batch();
+  return s;
+}
+
+Status OpParser::run_ops(const Progress& progress, bool to_the_end) {
   salvage_tail_ = to_the_end;
   uint32_t frame_left = 0, frame_count = 0;
   uint64_t frame_off = 0;
@@ -345,9 +354,7 @@ Status OpParser::run(const Progress& progress, bool to_the_end) {
     if (op == OP_REG && w_.avail() >= 11) {  // the most frequent effect, inline
       const int32_t index = regs_.index_of(load_le16(p + 1));
       if (index >= 0) {
-        Effect& e = steps_.pending().add(OP_REG);
-        e.reg = uint16_t(index);
-        e.size = load_le64(p + 3);
+        steps_.pending_reg(uint16_t(index), load_le64(p + 3));
         w_.advance(11);
         steps_.note_op();
         continue;
@@ -359,19 +366,22 @@ Status OpParser::run(const Progress& progress, bool to_the_end) {
       const uint64_t addr = load_le64(p + 1);
       const uint32_t size = load_le32(p + 9);
       if ((size == 0 || addr + (size - 1) >= addr) && (op == OP_MEM_READ || w_.avail() - 13 >= size)) {
-        EffectGroup& g = steps_.pending();
-        Effect& e = g.add(op);
-        e.addr = addr;
         if (op == OP_MEM_READ) {
-          e.size = size;
+          steps_.pending_read(addr, size);
           w_.advance(13);
         } else {
-          g.attach(e, p + 13, size);
+          steps_.pending_write(addr, p + 13, size);
           w_.advance(13 + size);
         }
         steps_.note_op();
         continue;
       }
+    }
+    if (op == OP_JMP && w_.avail() >= 1 + kFixedBody[OP_JMP]) {  // a block's start: no effect, so the pending ones stay batched
+      steps_.set_pc(load_le64(p + 1));
+      w_.advance(1 + kFixedBody[OP_JMP]);
+      steps_.note_op();
+      continue;
     }
     if (op == OP_SYSCALL) {
       if (!parse_syscall(off, sys_scratch_)) return take_error();
@@ -395,6 +405,7 @@ Status OpParser::run(const Progress& progress, bool to_the_end) {
   // A last report, so callers see the whole file done.
   if (progress && !progress(w_.source().position(), w_.source().file_size()))
     return make_error_at(w_.path(), w_.source().position(), "read cancelled");
+  steps_.flush_batch();
   if (on_end_) on_end_();
   steps_.finish();
   return {};

@@ -40,6 +40,7 @@ class OpParser {
   uint64_t ignored_registers() const { return ignored_regs_; }
 
  private:
+  Status run_ops(const Progress& progress, bool to_the_end);
   // Ensures n bytes of the op at `off` are in the window.
   bool need(size_t n, uint8_t op, uint64_t off) { return w_.avail() >= n || need_slow(n, op, off); }
   bool need_slow(size_t n, uint8_t op, uint64_t off);

@@ -5,7 +5,54 @@
 namespace ttd::fmt::ucir {
 
 StepAssembler::StepAssembler(TraceSink& sink, const ArchDesc& arch, uint64_t tid, uint64_t pid)
-    : sink_(sink), emitter_(sink, arch, tid, pid), tid_(tid), pid_(pid), alive_{tid}, seen_{tid} {}
+    : sink_(sink), emitter_(sink, arch, tid, pid), tid_(tid), pid_(pid), alive_{tid}, seen_{tid},
+      batch_sink_(dynamic_cast<BatchSink*>(&sink)) {
+  // What EffectEmitter::emit_reg_value sends as reg_value().
+  value_bytes_.resize(arch.regs.size() + 1);
+  for (size_t r = 0; r < arch.regs.size(); ++r) {
+    const uint32_t bytes = arch.regs[r].bytes();
+    value_bytes_[r] = arch.endian == Endian::Little && bytes - 1 < 8 ? uint8_t(bytes) : 0;
+  }
+}
+
+void StepAssembler::demote(size_t from, size_t to, EffectGroup& g) {
+  const BatchEffect* e = batch_.effects();
+  for (size_t i = from; i < to; ++i) {
+    const BatchEffect& x = e[i];
+    if (x.kind == BatchEffectKind::RegValue) {
+      Effect& f = g.add(OP_REG);
+      f.reg = x.reg;
+      f.size = x.value;
+    } else if (x.kind == BatchEffectKind::MemRead) {
+      Effect& f = g.add(OP_MEM_READ);
+      f.addr = x.addr;
+      f.size = x.size;
+    } else {
+      Effect& f = g.add(OP_MEM_WRITE);
+      f.addr = x.addr;
+      g.attach(f, batch_.bytes_of(x), x.size);
+    }
+  }
+}
+
+void StepAssembler::demote_pending() {
+  if (!pending_in_batch_) return;
+  const size_t from = held_in_batch_ ? held_end_ : batch_.ended_effects();
+  demote(from, batch_.effect_count(), groups_[pending_]);
+  batch_.truncate(from);
+  pending_in_batch_ = false;
+}
+
+void StepAssembler::demote_held() {
+  if (!held_in_batch_) return;
+  // The pending effects follow the held step's: demoted first if there
+  // are any (an empty pending instruction stays batched).
+  if (batch_.effect_count() > held_end_) demote_pending();
+  const size_t from = batch_.ended_effects();
+  demote(from, held_end_, groups_[held_]);
+  batch_.truncate(from);
+  held_in_batch_ = false;
+}
 
 bool StepAssembler::seen(uint64_t tid) const {
   for (uint64_t t : seen_)
@@ -29,7 +76,15 @@ void StepAssembler::set_alive(uint64_t tid, bool on) {
   if (on) alive_.push_back(tid);
 }
 
+void StepAssembler::send_batch() {
+  batch_sink_->steps(batch_);
+  const size_t sent = batch_.ended_effects();
+  batch_.drop_ended();
+  if (held_in_batch_) held_end_ -= sent;  // the open effects moved to the front
+}
+
 void StepAssembler::emit_step(StepInfo info, const EffectGroup& g) {
+  flush_batch();
   if (end_owed_) {
     sink_.thread_end(end_tid_);
     set_alive(end_tid_, false);
@@ -64,6 +119,7 @@ void StepAssembler::switch_thread(uint64_t tid) {
   // belongs to that step (the usercorn quirk puts it on the next step,
   // which here would be another thread's).
   if (floating_exit_ && has_held_) {
+    demote_held();
     groups_[held_].append(groups_[pending_]);
     groups_[pending_].clear();
   }
@@ -75,6 +131,7 @@ void StepAssembler::switch_thread(uint64_t tid) {
 
 void StepAssembler::on_thread_keyframe(uint64_t tid, const EffectGroup& kf) {
   if (steps_ == 0 && !has_held_) {
+    flush_batch();  // empty before the first step; kept for the order's sake
     // Before the first OP_STEP (`ttd convert`'s threads alive before the
     // first step): part of the state before EID 0, as the process keyframe.
     EffectGroup g;
@@ -86,7 +143,8 @@ void StepAssembler::on_thread_keyframe(uint64_t tid, const EffectGroup& kf) {
     set_alive(tid, true);
     return;
   }
-  EffectGroup& g = has_held_ ? groups_[held_] : groups_[pending_];
+  demote_held();
+  EffectGroup& g = has_held_ ? groups_[held_] : pending();
   g.add(kEffectThreadBegin).addr = tid;
   g.append(kf);
   g.add(kEffectThreadDone);
@@ -96,6 +154,22 @@ void StepAssembler::on_thread_keyframe(uint64_t tid, const EffectGroup& kf) {
 
 void StepAssembler::flush_held() {
   if (!has_held_) return;
+  if (held_in_batch_) {
+    // A plain step: a live thread's instruction (no syscall joined it:
+    // that would have demoted it) after which no thread end is owed.
+    if (!end_owed_ && alive_hit_valid_ && held_info_.tid == alive_hit_) [[likely]] {
+      if (!batch_.empty() && batch_.tid != held_info_.tid) send_batch();
+      batch_.tid = held_info_.tid;
+      batch_.pid = held_info_.pid;
+      batch_.end_step(held_info_.pc, held_info_.size, held_end_);
+      held_in_batch_ = false;
+      has_held_ = false;
+      ++steps_;
+      if (batch_.full()) send_batch();
+      return;
+    }
+    demote_held();
+  }
   emit_step(held_info_, groups_[held_]);
   groups_[held_].clear();
   has_held_ = false;
@@ -105,7 +179,10 @@ void StepAssembler::on_step(uint8_t size) {
   flush_held();
   held_info_ = StepInfo{tid_, pid_, pc_, size, StepKind::Instruction};
   pc_ += size;
+  held_in_batch_ = pending_in_batch_;  // then its effects are the batch's open ones
+  held_end_ = batch_.effect_count();
   std::swap(held_, pending_);  // the old held group was cleared by flush_held
+  pending_in_batch_ = batch_sink_ != nullptr;  // the new pending group is empty
   has_held_ = true;
   attach_open_ = true;
   floating_exit_ = false;
@@ -114,22 +191,25 @@ void StepAssembler::on_step(uint8_t size) {
 void StepAssembler::on_syscall(const EffectGroup& sys) {
   if (has_held_ && attach_open_) {
     if (!sys.contains_exit()) {
+      demote_held();
       groups_[held_].append(sys);  // stays open: a continuation SYSCALL attaches too
       return;
     }
     floating_exit_ = true;
   }
   attach_open_ = false;
-  groups_[pending_].append(sys);
+  pending().append(sys);
 }
 
 void StepAssembler::finish() {
-  EffectGroup& pending = groups_[pending_];
+  EffectGroup& pending = this->pending();
   if (floating_exit_ && has_held_) {
+    demote_held();
     groups_[held_].append(pending);
     pending.clear();
   }
   flush_held();
+  flush_batch();
   if (!pending.empty()) {
     // Effects with no OP_STEP after them (a cut-off trace): keep them as
     // a marker step rather than lose them or pin them on another step.

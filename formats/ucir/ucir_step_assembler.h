@@ -20,9 +20,18 @@
 // Threads (ttd's extension, docs/formats/ucir.md "Threads"): set_thread()
 // says whose steps follow (a frame's pid field); a thread keyframe's
 // effects join the held step (the clone that made the thread).
+// Step batches, for a sink that takes them (fmt::BatchSink, the index
+// builder): the parser puts an instruction's registers, reads and writes
+// straight into a StepBatch (no EffectGroup) while that is all it has;
+// the step, held there, goes to the sink with its batch if it is plain
+// (a live thread's instruction, no syscall joined it, no thread end
+// owed: nearly all of them). Anything else takes the instruction's
+// effects back into the groups (demote) and goes the per-call way, after
+// the batch is handed over, so the sink sees the calls in the same order.
 #pragma once
 #include <vector>
 
+#include "formats/common/step_batch.h"
 #include "formats/ucir/effect_emitter.h"
 #include "formats/ucir/ucir_effects.h"
 
@@ -33,7 +42,41 @@ class StepAssembler {
   StepAssembler(TraceSink& sink, const ArchDesc& arch, uint64_t tid, uint64_t pid);
 
   // Effects of the instruction whose OP_STEP has not come yet.
-  EffectGroup& pending() { return groups_[pending_]; }
+  EffectGroup& pending() {
+    if (pending_in_batch_) [[unlikely]]
+      demote_pending();
+    return groups_[pending_];
+  }
+  // The common pending effects: straight into the batch while the
+  // instruction has only those (and the sink takes batches).
+  void pending_reg(uint16_t reg, uint64_t value) {
+    if (pending_in_batch_ && value_bytes_[reg]) [[likely]] {
+      batch_.room(1);
+      return batch_.reg_value(reg, value, value_bytes_[reg]);
+    }
+    Effect& e = pending().add(OP_REG);
+    e.reg = reg;
+    e.size = value;
+  }
+  void pending_read(uint64_t addr, uint32_t size) {
+    if (pending_in_batch_) [[likely]] {
+      batch_.room(1);
+      return batch_.mem_read(addr, size);
+    }
+    Effect& e = pending().add(OP_MEM_READ);
+    e.addr = addr;
+    e.size = size;
+  }
+  void pending_write(uint64_t addr, const uint8_t* p, uint32_t n) {
+    if (pending_in_batch_) [[likely]] {
+      batch_.room(1);
+      return batch_.mem_write(addr, p, n);
+    }
+    EffectGroup& g = pending();
+    Effect& e = g.add(OP_MEM_WRITE);
+    e.addr = addr;
+    g.attach(e, p, n);
+  }
   EffectEmitter& emitter() { return emitter_; }
   void set_pc(uint64_t pc) { pc_ = pc; }
   uint64_t pc() const { return pc_; }  // of the next OP_STEP
@@ -55,10 +98,21 @@ class StepAssembler {
   void on_syscall(const EffectGroup& sys);
   // End of stream: emits what is held, then calls sink.end().
   void finish();
+  // Hands the batched steps to the sink (before a call that bypasses the
+  // assembler, and where a read stops).
+  void flush_batch() {
+    if (!batch_.empty()) send_batch();
+  }
   uint64_t steps() const { return steps_; }
 
  private:
   void flush_held();
+  void send_batch();
+  // The batch's open effects back into the groups, when the instruction
+  // (pending) or the held step turns out not to be plain.
+  void demote_pending();
+  void demote_held();
+  void demote(size_t from, size_t to, EffectGroup& g);
   void emit_step(StepInfo info, const EffectGroup& g);
   void switch_thread(uint64_t tid);
   bool alive(uint64_t tid) const;
@@ -88,6 +142,15 @@ class StepAssembler {
   std::vector<uint64_t> seen_;
   uint64_t pc_ = 0;
   uint64_t steps_ = 0;
+  // Batches (docs/design.md "Step batches"): only for a sink that takes
+  // them. The open effects at the batch's end are the held step's (up to
+  // held_end_, while held_in_batch_) and then the pending instruction's
+  // (while pending_in_batch_).
+  BatchSink* batch_sink_ = nullptr;
+  StepBatch batch_;
+  bool pending_in_batch_ = false, held_in_batch_ = false;
+  size_t held_end_ = 0;
+  std::vector<uint8_t> value_bytes_;  // per register: its bytes if OP_REG goes out as reg_value, else 0
 };
 
 }  // namespace ttd::fmt::ucir

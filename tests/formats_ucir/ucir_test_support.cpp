@@ -1,5 +1,7 @@
 #include "ucir_test_support.h"
 
+#include <doctest/doctest.h>
+
 #include <snappy.h>
 #include <unistd.h>
 
@@ -200,7 +202,16 @@ std::vector<uint8_t> read_bytes(const std::string& path) {
 Status read_ucir(const std::string& path, RecordingSink& sink) {
   auto r = fmt::UcirReader::open(path);
   if (!r) return r.error();
-  return (*r)->read(sink, {});
+  Status s = (*r)->read(sink, {});
+  if (!dynamic_cast<fmt::BatchSink*>(&sink)) {
+    BatchRecordingSink batched;
+    Status b = (*r)->read(batched, {});
+    CHECK(b.ok() == s.ok());
+    if (!b.ok() && !s.ok()) CHECK(b.error().to_string() == s.error().to_string());
+    CHECK(join(batched.log) == join(sink.log));
+    CHECK(batched.info.properties == sink.info.properties);
+  }
+  return s;
 }
 
 }  // namespace ttd::test

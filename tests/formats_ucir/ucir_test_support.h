@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/common/step_batch.h"
 #include "formats/common/trace_sink.h"
 #include "state/error.h"
 
@@ -42,6 +43,18 @@ class RecordingSink : public fmt::TraceSink {
   std::string property(const std::string& key) const;
 };
 
+// A RecordingSink that takes the reader's step batches
+// (formats/common/step_batch.h), as the index builder does, and logs the
+// calls each batch stands for: its log is a RecordingSink's.
+class BatchRecordingSink : public RecordingSink, public fmt::BatchSink {
+ public:
+  size_t batches = 0;
+  void steps(const fmt::StepBatch& b) override {
+    ++batches;
+    fmt::send_one_by_one(b, *this);
+  }
+};
+
 // Lines joined with newlines, so failed comparisons print readably.
 std::string join(const std::vector<std::string>& lines);
 
@@ -61,7 +74,9 @@ void append_stream_identifier(std::vector<uint8_t>& out);
 std::string write_bytes(const std::string& name, std::span<const uint8_t> bytes);
 std::vector<uint8_t> read_bytes(const std::string& path);
 
-// Opens and reads a UCIR file into sink.
+// Opens and reads a UCIR file into sink. A sink that does not take
+// batches is checked against a second read through batches: the same
+// calls, the same result.
 Status read_ucir(const std::string& path, RecordingSink& sink);
 
 }  // namespace ttd::test

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tests/fuzz/fuzz_support.h"
+#include "formats/common/step_batch.h"
 #include "formats/ucir/crc32c.h"
 #include "formats/ucir/ucir_format.h"
 #include "formats/ucir/ucir_ops.h"
@@ -57,6 +58,17 @@ class CheckingSink : public fuzz::ContractSink {
   }
 };
 
+// The same checks through the step-batch path (the index builder's):
+// each batch is made into the per-step calls it stands for.
+class BatchCheckingSink : public CheckingSink, public fmt::BatchSink {
+ public:
+  void steps(const fmt::StepBatch& b) override {
+    for (const fmt::BatchStep& s : b.steps())
+      if (s.effects_end > b.effect_count()) fuzz::fail("batch step past its effects");
+    fmt::send_one_by_one(b, *this);
+  }
+};
+
 void run(const fuzz::InputFile& file, std::span<const uint8_t> bytes) {
   const std::string path = file.write(bytes.data(), bytes.size());
   (void)fmt::ucir_format().sniff(path, bytes.first(bytes.size() < 4096 ? bytes.size() : 4096));
@@ -70,6 +82,10 @@ void run(const fuzz::InputFile& file, std::span<const uint8_t> bytes) {
   if (s.ok() != sink.ended()) fuzz::fail("end() and success disagree");
   if (!s.ok() && (s.error().where != path || !s.error().offset || s.error().offset_is_line))
     fuzz::fail("error without file and byte offset");
+  BatchCheckingSink batched;
+  Status b = reader.value()->read(batched, nullptr);
+  if (b.ok() != s.ok() || b.ok() != batched.ended()) fuzz::fail("the batch path ends otherwise");
+  if (!b.ok() && b.error().to_string() != s.error().to_string()) fuzz::fail("the batch path fails otherwise");
 }
 
 }  // namespace
