@@ -4,8 +4,8 @@
 //   worker  main sleeps 50 ms (nanosleep) while a worker counts; main then
 //           says whether the worker ran during the sleep (it ran natively;
 //           before, the recorder's clock jumped over the sleep and the
-//           worker ran only after it). The worker stops by itself after a
-//           million rounds, so the recording stays small (natively it is
+//           worker ran only after it). The worker stops by itself after
+//           300,000 rounds, so the recording stays small (natively it is
 //           still counting, or done, when main wakes: both print 1).
 //   short   once the worker counts, main sleeps 1 ms (clock_nanosleep):
 //           recorded, the clock passes the sleep's end during the worker's
@@ -42,7 +42,7 @@ static uint64_t now_ns(void) {
 
 static void* counter(void* arg) {
   (void)arg;
-  while (!stop && count < 1000000) count++;
+  while (!stop && count < 300000) count++;
   return NULL;
 }
 
