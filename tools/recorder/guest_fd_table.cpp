@@ -1,6 +1,7 @@
 #include "tools/recorder/guest_fd_table.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -54,6 +55,10 @@ int GuestFdTable::add(GuestFd f, int lowest) {
     return lowest >= kMaxFds ? -EINVAL : -EMFILE;
   }
   if (!f.file) f.file = next_file_++;
+  if (f.kind == GuestFd::Kind::Host && !f.pipe && !f.socket) {
+    struct stat st {};
+    f.outside = ::fstat(f.host, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode));
+  }
   fds_[fd] = std::move(f);
   return fd;
 }

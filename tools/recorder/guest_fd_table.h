@@ -35,6 +35,11 @@ struct GuestFd {
   // recorder may wait on the host for it.
   bool socket = false;
   bool socket_outside = false;
+  // Host, neither: a FIFO, a terminal or other character device, a socket
+  // the program did not make (fstat at add()): another process makes it
+  // ready, so reads, writes and polls ask the host (linux_kernel_outside_fds.cpp).
+  // Files are always ready.
+  bool outside = false;
   std::string path;    // what the guest opened (names file mappings)
   // The open file description: set by add() for a new one, kept by dups
   // (an epoll item lives while a descriptor of its file is open).

@@ -90,6 +90,15 @@ bool GuestThreads::any_io_waiter() const {
   return false;
 }
 
+bool GuestThreads::any_outside_waiter() const {
+  for (const GuestThread& t : threads_) {
+    if (t.state != GuestThread::State::IoWait && t.state != GuestThread::State::PollWait) continue;
+    for (const IoWatch& w : t.io_watch)
+      if (w.outside) return true;
+  }
+  return false;
+}
+
 bool GuestThreads::any_signal_waiter() const {
   for (const GuestThread& t : threads_)
     if (t.state == GuestThread::State::FutexWait && t.futex_addr == 0 && !t.timed) return true;

@@ -23,13 +23,17 @@ struct IoWatch {
   int guest_fd = -1, host_fd = -1;
   short events = 0;
   std::shared_ptr<const GuestEventfd> eventfd;
-  bool outside = false;  // a socket another process may make ready (GuestFd::socket_outside)
+  // Another process may make it ready: a socket (GuestFd::socket_outside),
+  // the host's stdin, a terminal, a FIFO, an inherited pipe.
+  bool outside = false;
 };
 
 struct GuestThread {
   // IoWait: a read or write on one pipe; PollWait: poll/select on a set
-  // of pipes; PiWait: FUTEX_LOCK_PI on a lock another thread holds.
-  enum class State : uint8_t { Runnable, FutexWait, IoWait, PollWait, PiWait, Exited };
+  // of pipes; PiWait: FUTEX_LOCK_PI on a lock another thread holds;
+  // Sleep: nanosleep / clock_nanosleep until the virtual clock reaches
+  // sleep_until (guest_sleeps.cpp).
+  enum class State : uint8_t { Runnable, FutexWait, IoWait, PollWait, PiWait, Sleep, Exited };
   uint32_t number = 1;       // the trace's thread number: 1 = the main thread
   uint64_t tid = 0;          // what gettid returns
   State state = State::Runnable;
@@ -50,6 +54,9 @@ struct GuestThread {
   // Woken (or timed out) and not yet back from its futex call: the call,
   // run again when the thread is scheduled, returns this.
   std::optional<int64_t> wake_result;
+  // Sleep: the virtual clock's ns at which the sleep ends; kept after a
+  // signal ends it early, for the time left (`rem`), until the call returns.
+  std::optional<uint64_t> sleep_until;
   uint64_t clear_child_tid = 0;  // set_tid_address / CLONE_CHILD_CLEARTID
   uint64_t robust_head = 0;      // set_robust_list (0: none)
 };
@@ -84,6 +91,16 @@ class GuestThreads {
   // when it started waiting (the first time, if it waits again).
   void wait_poll(std::string_view call, std::vector<IoWatch> watches, bool timed, uint64_t steps);
   bool any_io_waiter() const;
+  // A parked thread watches a descriptor another process may make ready.
+  bool any_outside_waiter() const;
+  // Sleeps (guest_sleeps.cpp). sleep() parks the current thread until the
+  // virtual clock reads `until`; first_sleep_end() is the earliest such
+  // end (nullopt: nobody sleeps), a due time like a timer's;
+  // wake_sleepers() makes those whose end is <= `now` runnable with result
+  // 0 and says if there was one.
+  void sleep(uint64_t until);
+  std::optional<uint64_t> first_sleep_end() const;
+  bool wake_sleepers(uint64_t now);
   // A thread in pause, sigsuspend or sigwait without a timeout: a wait
   // that only a signal ends.
   bool any_signal_waiter() const;

@@ -73,8 +73,10 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
   int64_t& r = out.ret;
   // A signal woke this thread from a wait (linux_kernel_signals.cpp).
   const bool interrupted = signals_.interrupted(threads_.current().number) && e.sys != Sys::RtSigtimedwait;
-  if (interrupted) interrupted_call(e.sys, out);
-  else for (bool again = true; again;) {
+  if (interrupted) {
+    interrupted_call(e.sys, out);
+    end_interrupted_sleep(e.sys, a, out);  // (its time left in rem)
+  } else for (bool again = true; again;) {
   again = false;
   switch (e.sys) {
     case Sys::Read: r = sys_read(fd(0), a[1], a[2]); break;
@@ -292,9 +294,9 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
       r = a[0] && !put_u64s(a[0], {now}) ? -EFAULT : int64_t(now);
       break;
     }
-    // Virtual time: sleeping takes no steps.
-    case Sys::Nanosleep: r = sys_clock_nanosleep(kClockMonotonic, 0, a[0], a[1], steps); break;
-    case Sys::ClockNanosleep: r = sys_clock_nanosleep(a[0], a[1], a[2], a[3], steps); break;
+    // Virtual time: sleeping takes no steps (linux_kernel_sleeps.cpp).
+    case Sys::Nanosleep:
+    case Sys::ClockNanosleep: r = sys_sleep(e.sys, a, steps); break;
     case Sys::SchedYield:
       r = 0;
       out.yield = true;

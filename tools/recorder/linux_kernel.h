@@ -77,7 +77,6 @@ struct ExecCarry {
   std::map<uint64_t, std::vector<uint8_t>> ignored_actions;  // raw struct sigaction of SIG_IGN signals
   uint64_t pid = 0;
   bool has_children = false;
-  bool sockets_made = false;  // LinuxKernel::sockets_made_
   std::map<pid_t, int> children;
   uint64_t clock_ahead = 0;  // LinuxKernel::clock_ahead_: host waits so far
   StepTimer itimers[3];      // alarm and setitimer's timers survive execve (POSIX timers do not)
@@ -277,6 +276,21 @@ class LinuxKernel {
   int64_t sys_mprotect(uint64_t addr, uint64_t len, uint64_t prot);
   bool futex_blocks(const uint64_t a[6]);
   bool io_blocks(bool write, int fd, uint64_t buf, uint64_t count, bool vectored);
+  // linux_kernel_outside_fds.cpp: descriptors another process makes
+  // ready (the host's stdin, a terminal, a FIFO, an inherited pipe or
+  // socket). The host descriptor to poll for `f`, or -1 (a pipe or socket
+  // the program made, a file, an emulated stream).
+  int outside_host_fd(const GuestFd& f) const;
+  // The host's answer for `want` now (poll, timeout 0); a watch to
+  // `watches`, polled at thread switches (poll_outside_io).
+  short poll_outside_fd(int fd, int host, short want, std::vector<IoWatch>* watches);
+  // A blocking read (the host's stdin, a terminal, a FIFO, an inherited
+  // pipe) or write (the last two) that is not ready parks the thread
+  // (true) as for a socket whose peer is elsewhere.
+  bool outside_io_blocks(bool write, int fd, const GuestFd& f);
+  // readv / writev: whether the next part would wait on such a
+  // descriptor (the call then returns what it moved, as Linux's).
+  bool iov_part_would_wait(bool write, int fd);
   // Threads waiting on pipes whose descriptor became ready run again.
   void wake_io_waiters();
   int64_t sys_read(int fd, uint64_t buf, uint64_t len);
@@ -355,10 +369,24 @@ class LinuxKernel {
   // SIGVTALRM, SIGPROF), all on the step clock.
   int64_t sys_alarm(uint64_t seconds, uint64_t steps);
   int64_t sys_setitimer(uint64_t which, uint64_t value, uint64_t old, uint64_t steps);
-  // nanosleep / clock_nanosleep (`flags` TIMER_ABSTIME): the clock moves
+  // nanosleep / clock_nanosleep (`flags` TIMER_ABSTIME) of a thread
+  // alone (sleep_blocks parks one of several): the clock moves
   // on by the time asked; a timer due before then whose signal the thread
   // takes ends the sleep there with EINTR (what is left in `rem`).
   int64_t sys_clock_nanosleep(uint64_t clock, uint64_t flags, uint64_t req, uint64_t rem, uint64_t steps);
+  // linux_kernel_sleeps.cpp. The virtual clock's ns at which a sleep that
+  // starts at `now` ends: 0, or -errno for the guest (bad clock, request).
+  int64_t sleep_end(uint64_t clock, uint64_t flags, uint64_t req, uint64_t now, uint64_t& until);
+  // With several threads a sleep parks its thread until the clock reaches
+  // its end (GuestThreads::sleep), so the others run meanwhile; alone, it
+  // is sys_clock_nanosleep's jump.
+  bool sleep_blocks(Sys sys, const uint64_t a[6], uint64_t steps);
+  // nanosleep, clock_nanosleep: 0 for a parked sleep that reached its end,
+  // else sys_clock_nanosleep.
+  int64_t sys_sleep(Sys sys, const uint64_t a[6], uint64_t steps);
+  // A parked sleep a signal ended (call() answers EINTR): the time left
+  // goes to `rem` (relative sleeps), as Linux writes it.
+  void end_interrupted_sleep(Sys sys, const uint64_t a[6], SyscallOutcome& out);
   void update_timer_due();
   void sync_timer_due_step();  // timer_due_step_ from timer_due_, cpu_timer_due_ and clock_ahead_
   // The process's CPU time as the recorder counts it: the steps, without
@@ -380,7 +408,8 @@ class LinuxKernel {
   // `timer_fired` says if the timer bound passed.
   int host_poll(std::vector<struct pollfd>& p, std::optional<uint64_t> own_ns, bool& timer_fired);
   // A blocking read of a host descriptor that is not ready (a terminal,
-  // the host's stdin, an inherited pipe): waits for it in host_poll, so no
+  // the host's stdin, an inherited pipe) that blocks() did not park (it
+  // runs again at once after a signal from outside): waits in host_poll, so no
   // longer than until the next timer is due; -EINTR when that timer
   // fired first (timer_ended_host_call_: call() restarts or interrupts
   // the read as for a forwarded signal) or a signal came from outside,
@@ -495,7 +524,6 @@ class LinuxKernel {
   // already or the guest asked not to wait.
   bool park_on_socket(int fd, const GuestFd& f, short events, uint64_t flags);
   GuestConnects connects_;
-  bool sockets_made_ = false;  // a socket exists or existed: thread switches poll the host
   // linux_kernel_threads.cpp.
   int64_t sys_futex(const uint64_t a[6]);
   bool pi_lock_blocks(const uint64_t a[6]);

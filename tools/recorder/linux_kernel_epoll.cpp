@@ -78,10 +78,9 @@ int64_t LinuxKernel::sys_epoll_ctl(int epfd, int op, int fd, uint64_t event) {
     if (::fstat(target->host, &st) < 0) return -errno;
     // No poll method: Linux's EPERM.
     if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode)) return -EPERM;
-    return refuse(S_ISFIFO(st.st_mode)   ? "a FIFO opened by path"
-                  : S_ISCHR(st.st_mode)  ? "a character device or terminal"
-                  : S_ISSOCK(st.st_mode) ? "a socket"
-                                         : "a special file");
+    // FIFOs, terminals and other character devices, inherited sockets:
+    // the host is asked (epoll_probe), as for the host's stdin.
+    if (outside_host_fd(*target) < 0) return refuse("a special file");
   }
   // A set in itself, even by a dup (the same open file): EINVAL.
   if (set->kind != GuestFd::Kind::Epoll || set->file == target->file) return -EINVAL;
@@ -111,7 +110,12 @@ GuestEpoll::Readiness LinuxKernel::epoll_probe(int fd, std::vector<IoWatch>* wat
   if (!f) return r;
   switch (f->kind) {
     case GuestFd::Kind::StdStream:
-      r.mask = f->stream == 0 ? POLLIN | POLLRDNORM : POLLOUT | POLLWRNORM;
+      if (const int host = outside_host_fd(*f); host >= 0) {  // the host's stdin: the host's answer
+        r.mask = uint16_t(poll_outside_fd(fd, host, want, watches));
+        r.changes = r.mask;  // it changes unseen: a new readiness is an edge
+      } else {
+        r.mask = f->stream == 0 ? POLLIN | POLLRDNORM : POLLOUT | POLLWRNORM;
+      }
       break;
     case GuestFd::Kind::Eventfd:
       r.mask = (f->eventfd->readable() ? POLLIN | POLLRDNORM : 0) | (f->eventfd->writable() ? POLLOUT | POLLWRNORM : 0);
@@ -150,6 +154,10 @@ GuestEpoll::Readiness LinuxKernel::epoll_probe(int fd, std::vector<IoWatch>* wat
         // A peer elsewhere changes a socket unseen: a new readiness is an edge.
         if (f->socket) r.changes = (r.changes << 16) | r.mask;
         if (watches) watches->push_back({fd, f->host, want, nullptr, f->socket_outside});
+      } else if (const int host = outside_host_fd(*f); host >= 0) {  // a FIFO, a terminal ...
+        r.mask = uint16_t(poll_outside_fd(fd, host, short(kPollable), nullptr));
+        r.changes = r.mask;  // it changes unseen: a new readiness is an edge
+        if (watches) watches->push_back({fd, host, want, nullptr, true});
       } else {
         r.mask = POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM;  // files: Linux's default mask
       }

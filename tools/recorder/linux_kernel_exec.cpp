@@ -62,7 +62,6 @@ std::unique_ptr<ExecCarry> LinuxKernel::hand_over_for_exec() {
   }
   c->pid = pid_;
   c->has_children = has_children_;
-  c->sockets_made = sockets_made_;
   c->children = std::move(children_);
   children_.clear();
   c->stdin_pos = stdin_pos_;
@@ -89,7 +88,6 @@ void LinuxKernel::inherit(std::unique_ptr<ExecCarry> c) {
   pid_ = c->pid;
   if (pid_ != kPid) threads_.keep_only_current(pid_);
   has_children_ = c->has_children;
-  sockets_made_ = c->sockets_made;  // inherited sockets are still polled at switches
   children_ = std::move(c->children);
   stdin_pos_ = c->stdin_pos;
   out_[0] = std::move(c->out[0]);

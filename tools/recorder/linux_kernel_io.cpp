@@ -64,6 +64,8 @@ bool LinuxKernel::blocks(uint64_t number, const uint64_t a[6], uint64_t steps) {
     case Sys::Pause: return pause_blocks();
     case Sys::RtSigtimedwait: return sigtimedwait_blocks(a);
     case Sys::Futex: return futex_blocks(a);
+    case Sys::Nanosleep:
+    case Sys::ClockNanosleep: return sleep_blocks(sys, a, steps);
     case Sys::Poll:
     case Sys::Ppoll:
     case Sys::Select:
@@ -96,11 +98,15 @@ bool LinuxKernel::io_blocks(bool write, int fd, uint64_t buf, uint64_t count, bo
   if (f && f->kind == GuestFd::Kind::Eventfd && !vectored) return eventfd_blocks(write, fd, *f, buf, count);
   // A timerfd's read waits for its counter of expirations (linux_kernel_timerfd.cpp).
   if (f && f->kind == GuestFd::Kind::Timerfd && !vectored) return !write && eventfd_blocks(false, fd, *f, buf, count);
-  // Pipes the guest made only: their other end is the guest's too, so
-  // whether they are ready depends on its threads alone (deterministic).
-  // Anything else (files, the standard streams) behaves as the host's call.
-  // Sockets wait the same way (linux_kernel_sockets.cpp).
-  if (!f || f->kind != GuestFd::Kind::Host || !(f->pipe || f->socket) || count == 0) return false;
+  // Pipes the guest made: their other end is the guest's too, so whether
+  // they are ready depends on its threads alone (deterministic). Sockets
+  // wait the same way (linux_kernel_sockets.cpp), and so do descriptors
+  // another process makes ready (the host's stdin, a FIFO, a terminal:
+  // linux_kernel_outside_fds.cpp). Files are always ready.
+  if (!f || count == 0) return false;
+  if (!(f->kind == GuestFd::Kind::Host && (f->pipe || f->socket)))
+    return f->kind == GuestFd::Kind::Host || f->kind == GuestFd::Kind::StdStream ? outside_io_blocks(write, fd, *f)
+                                                                                 : false;
   if (f->socket && unrecorded_child_) return false;  // a fork's child blocks on the host
   const short events = write ? POLLOUT : POLLIN;
   if (host_ready(f->host, events) || nonblocking(f->host)) return false;
@@ -127,7 +133,9 @@ int64_t LinuxKernel::sys_read(int fd, uint64_t buf, uint64_t len) {
     data.resize(len);
     // (A fork's child waits on the host: it has no other threads.)
     const bool park = (f->pipe || f->socket) && !unrecorded_child_;
-    if (!park && !unrecorded_child_)
+    // (A file is always ready; a FIFO or terminal was waited for in
+    // blocks(), unless the call restarts after a signal from outside.)
+    if (f->outside && !unrecorded_child_)
       if (const int64_t e = wait_host_readable(f->host)) return e;  // a timer came first
     ssize_t n = park ? pipe_transfer(false, f->host, data.data(), len) : ::read(f->host, data.data(), len);
     if (n < 0) return -errno;
@@ -209,6 +217,9 @@ int64_t LinuxKernel::sys_iov(bool write, int fd, uint64_t iov, uint64_t count) {
     std::memcpy(&base, table.data() + 16 * i, 8);
     std::memcpy(&len, table.data() + 16 * i + 8, 8);
     if (len == 0) continue;
+    // (A descriptor another process fills or drains that is not ready
+    // after the first part: what was moved, rather than block the recorder.)
+    if (total && iov_part_would_wait(write, fd)) break;
     int64_t n = write ? sys_write(fd, base, len) : sys_read(fd, base, len);
     // (A pipe that is empty or full after the first part gives -EAGAIN:
     // the call returns what it moved, as Linux's does.)

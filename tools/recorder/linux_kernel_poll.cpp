@@ -153,6 +153,9 @@ int64_t LinuxKernel::poll_scan(PollRequest& req, std::vector<IoWatch>* watches) 
     const short wanted = short(it.events | POLLERR | POLLHUP);
     if (!f) {
       it.revents = POLLNVAL;
+    } else if (const int host = outside_host_fd(*f); host >= 0) {
+      // The host's stdin, a terminal, a FIFO, an inherited pipe: the host's answer.
+      it.revents = short(poll_outside_fd(it.fd, host, it.events, watches) & wanted);
     } else if (f->kind != GuestFd::Kind::Host) {
       // The standard streams, eventfds and epoll sets: the readiness epoll
       // reports for them (linux_kernel_epoll.cpp).
@@ -166,12 +169,8 @@ int64_t LinuxKernel::poll_scan(PollRequest& req, std::vector<IoWatch>* watches) 
       struct stat st {};
       if (::fstat(f->host, &st) < 0) return -errno;
       if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISBLK(st.st_mode)) {
-        const char* kind = S_ISFIFO(st.st_mode) ? "a FIFO opened by path"
-                           : S_ISCHR(st.st_mode) ? "a character device or terminal"
-                           : S_ISSOCK(st.st_mode) ? "a socket"
-                                                  : "a special file";
-        req.unsupported = std::string(req.call) + " on fd " + std::to_string(it.fd) + " (" + kind + ", " + f->path +
-                          "): only pipes the program made, sockets, files and the standard streams are polled";
+        req.unsupported = std::string(req.call) + " on fd " + std::to_string(it.fd) + " (a special file, " + f->path +
+                          "): only pipes, sockets, FIFOs, character devices, files and the standard streams are polled";
         return -ENOSYS;
       }
       it.revents = short(kDefaultMask & wanted);

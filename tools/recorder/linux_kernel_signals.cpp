@@ -342,6 +342,12 @@ void LinuxKernel::interrupt_parked() {
   // block them.
   uint64_t shared = signals_.process_pending();
   if (me_runs) shared &= signals_.mask(me);
+  auto takes_unignored = [this](uint64_t bits) {
+    for (int sig = 1; sig <= 64; ++sig)
+      if ((bits & sig_bit(sig)) && !ignored(sig)) return true;
+    return false;
+  };
+  bool sleeper_woke = false;
   for (uint32_t n = 1; n <= threads_.count(); ++n) {
     GuestThread* t = threads_.by_number(n);
     if (!t || (n == me && me_runs) || t->state == GuestThread::State::Exited) continue;
@@ -351,7 +357,11 @@ void LinuxKernel::interrupt_parked() {
     shared &= ~takes;
     if (!own && !takes && !waited) continue;
     using S = GuestThread::State;
-    if (t->state == S::FutexWait || t->state == S::IoWait || t->state == S::PollWait) {
+    // A sleep ends for a signal that runs a handler or kills, not for an
+    // ignored one (linux_kernel_sleeps.cpp).
+    if (t->state == S::Sleep && !takes_unignored(own | takes)) continue;
+    if (t->state == S::FutexWait || t->state == S::IoWait || t->state == S::PollWait || t->state == S::Sleep) {
+      if (t->state == S::Sleep) sleeper_woke = true;
       t->state = S::Runnable;
       t->wake_result.reset();
       t->waiting_since.reset();
@@ -359,6 +369,7 @@ void LinuxKernel::interrupt_parked() {
       signals_.set_interrupted(n, true);
     }
   }
+  if (sleeper_woke) update_timer_due();  // its end is no longer due
 }
 
 bool LinuxKernel::sigchld_wanted() const {

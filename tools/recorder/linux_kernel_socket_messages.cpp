@@ -36,7 +36,6 @@ int LinuxKernel::install_received_fd(int host, bool cloexec) {
   g.path = "[received]";
   if (::fstat(host, &st) == 0 && S_ISSOCK(st.st_mode)) {
     g.socket = g.socket_outside = true;
-    sockets_made_ = true;
     g.pipe_id = next_pipe_id_++;
   } else if (S_ISFIFO(st.st_mode)) {
     // A pipe end: read and written as the program's own pipes are.

@@ -7,7 +7,9 @@
 // the host's poll until one is ready, for the shortest timeout a
 // poll/select/epoll_wait on them asked (real time: the data comes from a
 // real peer), or until the next timer is due (linux_kernel_host_waits.cpp).
-// Until the program makes a socket this is one test.
+// The same for the host's stdin, a terminal, a FIFO or an inherited pipe
+// (linux_kernel_outside_fds.cpp). Without such a waiter this is a loop over
+// the threads.
 #include <poll.h>
 
 #include <cerrno>
@@ -31,7 +33,7 @@ bool watches_outside(const GuestThread& t) {
 }  // namespace
 
 void LinuxKernel::poll_outside_io(uint64_t steps) {
-  if (!sockets_made_ || !threads_.any_io_waiter()) return;
+  if (!threads_.any_outside_waiter()) return;
   std::vector<pollfd> p;
   for (const IoWatch& w : threads_.host_watches())
     if (w.outside) p.push_back(pollfd{w.host_fd, w.events, 0});

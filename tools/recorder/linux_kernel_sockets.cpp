@@ -161,7 +161,6 @@ int64_t LinuxKernel::sys_socket(uint64_t domain, uint64_t type, uint64_t protoco
   const int r = pair ? ::socketpair(int(domain), host_type, int(protocol), host)
                      : (host[0] = ::socket(int(domain), host_type, int(protocol)));
   if (r < 0) return -errno;
-  sockets_made_ = true;
   GuestFd g;
   g.kind = GuestFd::Kind::Host;
   g.cloexec = (type & SOCK_CLOEXEC) != 0;

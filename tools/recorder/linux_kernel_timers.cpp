@@ -58,19 +58,11 @@ int64_t LinuxKernel::sys_setitimer(uint64_t which, uint64_t value, uint64_t old,
 }
 
 int64_t LinuxKernel::sys_clock_nanosleep(uint64_t clock, uint64_t flags, uint64_t req, uint64_t rem, uint64_t steps) {
-  if (const int64_t e = check_clock(clock)) return e;
-  if (clock == kClockThreadCputime) return -EINVAL;  // as Linux
-  uint64_t ts[2] = {};
-  if (!copy_from_user(req, {reinterpret_cast<uint8_t*>(ts), sizeof ts})) return -EFAULT;
-  if (int64_t(ts[0]) < 0 || ts[1] >= kNanos) return -EINVAL;
-  const uint64_t asked = ts[0] > (~uint64_t(0) - ts[1]) / kNanos ? ~uint64_t(0) : ts[0] * kNanos + ts[1];
-  const uint64_t origin = step_clock().origin(int(clock));
-  uint64_t until;
-  if (flags & 1 /*TIMER_ABSTIME*/)
-    until = asked > origin ? asked - origin : 0;
-  else
-    until = asked > ~uint64_t(0) - steps ? ~uint64_t(0) : steps + asked;
-  // The sleep takes no wall time and no steps: the clock jumps to its end,
+  uint64_t until = 0;
+  if (const int64_t e = sleep_end(clock, flags, req, steps, until)) return e;
+  // One thread alone (with several, sleep_blocks parked the thread until
+  // the clock reached the end, linux_kernel_sleeps.cpp): the sleep takes
+  // no wall time and no steps: the clock jumps to its end,
   // so a program that sleeps and reads the time sees it pass. Timers due
   // before then fire on the way, at their due times; one whose signal this
   // thread takes (a handler, or a default action that ends the process)
@@ -103,6 +95,8 @@ void LinuxKernel::update_timer_due() {
   std::erase_if(timerfds_, [](const std::weak_ptr<GuestTimerfd>& w) { return w.expired(); });
   for (const auto& w : timerfds_)
     if (auto t = w.lock()) timer_due_ = std::min(timer_due_, t->due());
+  // A parked sleep's end is due like a timer (linux_kernel_sleeps.cpp).
+  if (const auto end = threads_.first_sleep_end()) timer_due_ = std::min(timer_due_, *end);
   sync_timer_due_step();
 }
 
@@ -155,10 +149,11 @@ bool LinuxKernel::fire_due(uint64_t steps) {
   }
   fired |= fire_posix_timers(steps);
   const bool ticked = fire_timerfds(steps);
+  const bool slept = threads_.wake_sleepers(steps);  // parked sleeps that reached their end
   update_timer_due();
   if (fired) interrupt_parked();
   if (ticked) wake_io_waiters();
-  return fired || ticked;
+  return fired || ticked || slept;
 }
 
 }  // namespace ttd::rec

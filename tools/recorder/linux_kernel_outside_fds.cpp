@@ -1,0 +1,55 @@
+// Descriptors another process makes ready (docs/recording.md, "Clocks"
+// and "Threads"): the host's stdin (not --stdin data), a terminal or other
+// character device, a FIFO opened by path, a pipe or socket inherited from
+// `ttd record`'s parent. poll, select and epoll ask the host about them
+// (poll, timeout 0); a read or write of one that is not ready parks only
+// its thread. Either way the waiting thread is polled at thread switches
+// as a socket whose peer is elsewhere (linux_kernel_socket_waits.cpp):
+// when no thread can run the recorder waits on the host, until the next
+// timer or sleep's end, and the wall time counts on the clock.
+#include <fcntl.h>
+#include <poll.h>
+
+#include "tools/recorder/linux_kernel.h"
+
+namespace ttd::rec {
+
+int LinuxKernel::outside_host_fd(const GuestFd& f) const {
+  if (f.kind == GuestFd::Kind::StdStream) return f.stream == 0 && !cfg_.stdin_data ? 0 : -1;
+  return f.kind == GuestFd::Kind::Host && f.outside ? f.host : -1;
+}
+
+short LinuxKernel::poll_outside_fd(int fd, int host, short want, std::vector<IoWatch>* watches) {
+  pollfd p{host, want, 0};
+  if (::poll(&p, 1, 0) <= 0) p.revents = 0;
+  if (watches) watches->push_back({fd, host, want, nullptr, true});
+  return p.revents;
+}
+
+bool LinuxKernel::outside_io_blocks(bool write, int fd, const GuestFd& f) {
+  if (unrecorded_child_) return false;  // a fork's child waits on the host: it has no other threads
+  // Reads of the host's stdin, a terminal, a FIFO, an inherited pipe;
+  // writes to the last three (the standard output streams are the
+  // recorder's own and are written as they are).
+  const int host = f.kind == GuestFd::Kind::StdStream && write ? -1 : outside_host_fd(f);
+  if (host < 0) return false;  // (a file is always ready)
+  const short events = write ? POLLOUT : POLLIN;
+  // Ready, or non-blocking: the call answers.
+  pollfd p{host, events, 0};
+  if (::poll(&p, 1, 0) != 0) return false;
+  const int fl = ::fcntl(host, F_GETFL);
+  if (fl < 0 || (fl & O_NONBLOCK)) return false;
+  threads_.wait_io(IoWatch{fd, host, events, nullptr, true});
+  return true;
+}
+
+bool LinuxKernel::iov_part_would_wait(bool write, int fd) {
+  const GuestFd* f = fds_.get(fd);
+  if (!f || unrecorded_child_) return false;
+  const int host = f->kind == GuestFd::Kind::StdStream && write ? -1 : outside_host_fd(*f);
+  if (host < 0) return false;
+  pollfd p{host, short(write ? POLLOUT : POLLIN), 0};
+  return ::poll(&p, 1, 0) == 0;
+}
+
+}  // namespace ttd::rec
