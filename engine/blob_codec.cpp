@@ -5,6 +5,7 @@
 #include <snappy.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -51,7 +52,26 @@ bool BlobCompressor::compress_snappy(const char* data, size_t n) {
   return size_ < n;
 }
 
-bool BlobCompressor::compress(const void* data, size_t n, BlobCodec codec, int zstd_level) {
+size_t BlobCompressor::compress_blocks(const char* p, size_t n, size_t block) {
+  auto* c = static_cast<ZSTD_CCtx*>(cctx_);
+  ZSTD_CCtx_reset(c, ZSTD_reset_session_only);
+  ZSTD_CCtx_setPledgedSrcSize(c, n);
+  ZSTD_outBuffer out{buf_.data() + 3, buf_.size() - 3, 0};
+  for (size_t at = 0; at < n;) {
+    const size_t len = std::min(block, n - at);
+    ZSTD_inBuffer in{p + at, len, 0};
+    const ZSTD_EndDirective end = at + len == n ? ZSTD_e_end : ZSTD_e_flush;
+    // Room for the whole frame (ZSTD_compressBound), so one call
+    // consumes the input and a flush or the end completes.
+    size_t left = ZSTD_compressStream2(c, &out, &in, end);
+    if (ZSTD_isError(left)) return left;
+    if (left != 0 || in.pos != len) return size_t(-1);
+    at += len;
+  }
+  return out.pos;
+}
+
+bool BlobCompressor::compress(const void* data, size_t n, BlobCodec codec, int zstd_level, size_t zstd_block) {
   const char* p = static_cast<const char*>(data);
   auto* c = static_cast<ZSTD_CCtx*>(cctx_);
   if (codec == BlobCodec::Snappy || !c || n == 0) return compress_snappy(p, n);
@@ -62,7 +82,8 @@ bool BlobCompressor::compress(const void* data, size_t n, BlobCodec codec, int z
   // The frame lands 3 bytes in, so dropping its magic leaves the codec
   // byte in front of the rest.
   buf_.resize(3 + ZSTD_compressBound(n));
-  size_t len = ZSTD_compress2(c, buf_.data() + 3, buf_.size() - 3, p, n);
+  size_t len = zstd_block > 0 && n > zstd_block ? compress_blocks(p, n, zstd_block)
+                                                 : ZSTD_compress2(c, buf_.data() + 3, buf_.size() - 3, p, n);
   if (ZSTD_isError(len) || len < 4 || std::memcmp(buf_.data() + 3, kZstdMagic, 4) != 0) return compress_snappy(p, n);
   size_ = len - 3;  // codec byte + frame without magic
   if (n > blob_max_raw_size(BlobCodec::Zstd, size_)) return compress_snappy(p, n);

@@ -36,12 +36,19 @@ class BlobCompressor {
   // the zstd blob would break blob_max_raw_size). True with the stored
   // bytes (codec byte first) in stored()/stored_size() when they are fewer
   // than n; false when the blob is better stored as it is.
-  bool compress(const void* data, size_t n, BlobCodec codec, int zstd_level = 0);
+  // zstd_block > 0: the zstd frame ends a block after every zstd_block raw
+  // bytes, so a reader can inflate a prefix of the blob block by block
+  // (BlobPrefixInflater, engine/blob_prefix.h); a step stream is read from
+  // its start up to the seek's target only.
+  bool compress(const void* data, size_t n, BlobCodec codec, int zstd_level = 0, size_t zstd_block = 0);
   const char* stored() const { return buf_.data() + start_; }
   size_t stored_size() const { return size_; }
 
  private:
   bool compress_snappy(const char* data, size_t n);
+  // The frame of [p, p + n) at buf_ + 3 in blocks of `block` raw bytes;
+  // its length, or a zstd error code.
+  size_t compress_blocks(const char* p, size_t n, size_t block);
   void* cctx_;  // ZSTD_CCtx
   int level_;
   std::string buf_;

@@ -12,6 +12,10 @@ namespace ttd {
 namespace {
 constexpr size_t kWakeJobs = 64;                   // blobs queued before the writer is woken
 constexpr size_t kMaxQueuedBytes = size_t(64) << 20;  // put() waits beyond this
+// A seek inflates a stream's blocks up to its target: on average half of a
+// stream of many blocks. Smaller blocks cost bytes (each block its header
+// and sequence tables): docs/performance.md, "Seeks, session 20".
+constexpr size_t kStepStreamBlock = 4096;
 constexpr uint32_t kMissesBeforeSkip = 4;  // blobs in a row that shrank less than 1/8
 constexpr uint32_t kSkipRun = 63;          // then this many are stored as they are
 // Blobs smaller than this are always compressed and not judged: page
@@ -134,6 +138,8 @@ int blob_zstd_level(BlobKind kind) {
   return kind == BlobKind::Steps || kind == BlobKind::Keyframe ? -1 : 1;
 }
 
+size_t blob_zstd_block(BlobKind kind) { return kind == BlobKind::Steps ? kStepStreamBlock : 0; }
+
 bool BlobWriter::worth_compressing(BlobKind kind, size_t raw) {
   CompressionOdds& o = odds_[size_t(kind)];
   if (raw < kAlwaysTry) return !o.small_sampling || o.small_count++ % kSmallSampleEvery == 0;
@@ -169,7 +175,8 @@ void BlobWriter::write(const Job& job) {
   const char* data = job.data();
   size_t len = n;
   if (worth_compressing(job.kind, n)) {
-    const bool smaller = compressor_.compress(data, n, blob_codec_for(job.kind), blob_zstd_level(job.kind));
+    const bool smaller = compressor_.compress(data, n, blob_codec_for(job.kind), blob_zstd_level(job.kind),
+                                             blob_zstd_block(job.kind));
     judge(job.kind, n, compressor_.stored_size());
     if (smaller) {  // stored size < raw size marks a compressed blob
       data = compressor_.stored();

@@ -44,6 +44,10 @@ constexpr size_t kBlobKinds = 8;
 BlobCodec blob_codec_for(BlobKind kind);
 // The zstd level of a kind's blobs (negative: zstd's fast levels).
 int blob_zstd_level(BlobKind kind);
+// The raw bytes of a zstd block of a kind's blobs (0: as zstd chooses,
+// up to 128 KiB). Step streams: a seek inflates blocks up to its target
+// step, not the whole stream (engine/blob_prefix.h).
+size_t blob_zstd_block(BlobKind kind);
 
 class BlobWriter {
  public:

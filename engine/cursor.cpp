@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/blob_prefix.h"
 #include "engine/index_file.h"
 #include "engine/index_page_source.h"
 #include "engine/keyframe_restorer.h"
@@ -11,14 +12,26 @@
 
 namespace ttd {
 
+namespace {
+// The decoder's view of the stream blob: inflated as the replay gets to it.
+struct PrefixSource final : StepStreamSource {
+  BlobPrefix blob;
+  bool make_available(size_t bytes) override { return blob.inflate_to(bytes) == nullptr; }
+  size_t available() const override { return blob.available(); }
+  bool complete() const override { return blob.complete(); }
+};
+}  // namespace
+
 struct Cursor::Impl {
   PageLoading loading = PageLoading::Lazy;
   const IndexFile* index = nullptr;
   PageCache* pages = nullptr;
   size_t chunk = SIZE_MAX;  // chunk whose stream the decoder is reading
-  std::string buf;
+  // That chunk's step stream, inflated only up to where the replay got: a
+  // seek replays from the chunk's start to its target, on average half.
+  PrefixSource stream;
   std::string keyframe;       // decoded keyframe blob (capacity reused)
-  // Chunks whose blobs buf and keyframe hold (SIZE_MAX: none). A seek back
+  // Chunks whose blobs stream and keyframe hold (SIZE_MAX: none). A seek back
   // within the chunk at hand (a reverse step) reads and inflates neither
   // again.
   size_t buf_chunk = SIZE_MAX, keyframe_chunk = SIZE_MAX;
@@ -30,8 +43,12 @@ struct Cursor::Impl {
   uint32_t last_tidx = 0;    // thread of the last applied step
   bool any_applied = false;
   const ArchDesc* arch = nullptr;
-  // Points the decoder (made once, reset per chunk) at buf's stream.
+  // Points the decoder (made once, reset per chunk) at the stream.
   void start_stream();
+  // Reads chunk c's stream (inflating none of it yet); false if corrupt.
+  bool read_stream(size_t c);
+  // The error for chunk c, with what was wrong in its stream if that was it.
+  Error stream_error(const Trace& t, size_t c) const;
 };
 
 Cursor::Cursor(std::shared_ptr<const Trace> trace, PageLoading loading, Unpositioned)
@@ -92,13 +109,24 @@ size_t resident_pages(const MachineState& st) {
 }  // namespace
 
 void Cursor::Impl::start_stream() {
-  const auto* data = reinterpret_cast<const uint8_t*>(buf.data());
-  if (!dec) {
-    dec = std::make_unique<StepDecoder>(*arch, data, buf.size());
-  } else {
-    dec->reset(data, buf.size());
-  }
+  const uint8_t* data = stream.blob.data();
+  if (!dec) dec = std::make_unique<StepDecoder>(*arch, data, 0);
+  dec->reset(data, stream.blob.available(), &stream);
   dec->defer_registers(arch->pc_index);
+}
+
+bool Cursor::Impl::read_stream(size_t c) {
+  buf_chunk = SIZE_MAX;
+  if (!index->read_blob_prefix(index->chunk(c).stream, stream.blob)) return false;
+  buf_chunk = c;
+  return true;
+}
+
+Error Cursor::Impl::stream_error(const Trace& t, size_t c) const {
+  // An inflate error shows only as the decoder stops: note it for chunk_error.
+  if (const char* why = stream.blob.error(); why && buf_chunk == c)
+    index->note_failure(index->chunk(c).stream.offset, why);
+  return corrupt(t, c);
 }
 
 Status Cursor::replay_to(uint64_t target) {
@@ -130,7 +158,7 @@ Status Cursor::replay_to(uint64_t target) {
     }
     if (!ok) {
       // The decoder stopped mid-chunk: the next seek starts from a keyframe.
-      Error e = corrupt(*trace_, I.chunk);
+      Error e = I.stream_error(*trace_, I.chunk);
       I.has_pending = false;
       I.chunk = SIZE_MAX;
       return e;
@@ -142,11 +170,10 @@ Status Cursor::replay_to(uint64_t target) {
       // starts over: chunk encodings are self-contained).
       I.dec->flush_registers(*I.applier);
       ++I.chunk;
-      I.buf_chunk = SIZE_MAX;
-      if (!idx.read_blob(idx.chunk(I.chunk).stream, I.buf)) return corrupt(*trace_, I.chunk);
-      I.buf_chunk = I.chunk;
+      if (!I.read_stream(I.chunk)) return corrupt(*trace_, I.chunk);
       I.start_stream();
-      if (!(I.has_pending = I.dec->next(I.pending)) || I.pending.tidx >= slots.size()) return corrupt(*trace_, I.chunk);
+      if (!(I.has_pending = I.dec->next(I.pending)) || I.pending.tidx >= slots.size())
+        return I.stream_error(*trace_, I.chunk);
     }
   }
   return {};
@@ -187,11 +214,7 @@ Status Cursor::seek(uint64_t target) {
       I.keyframe_chunk = SIZE_MAX;
       return corrupt(*trace_, c);
     }
-    if (I.buf_chunk != c) {
-      I.buf_chunk = SIZE_MAX;
-      if (!idx.read_blob(ch.stream, I.buf)) return corrupt(*trace_, c);
-      I.buf_chunk = c;
-    }
+    if (I.buf_chunk != c && !I.read_stream(c)) return corrupt(*trace_, c);
     I.chunk = c;
     I.start_stream();
     I.applier = std::make_unique<StateApplier>(state_, slots);
@@ -199,7 +222,7 @@ Status Cursor::seek(uint64_t target) {
     eid_ = ch.first_eid;
     I.has_pending = false;
     I.any_applied = false;
-    if (ch.steps && !(I.has_pending = I.dec->next(I.pending))) return corrupt(*trace_, c);
+    if (ch.steps && !(I.has_pending = I.dec->next(I.pending))) return I.stream_error(*trace_, c);
     if (I.has_pending && I.pending.tidx >= slots.size()) return corrupt(*trace_, c);
   }
   if (Status s = replay_to(target); !s) return s;

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "engine/blob_prefix.h"
 #include "engine/blob_reader.h"
 #include "engine/byte_codec.h"
 #include "engine/index_meta_json.h"
@@ -170,6 +171,14 @@ bool IndexFile::read_blob(const BlobRef& ref, std::string& out) const {
   // One buffer per thread: cursors of several clients read concurrently.
   thread_local std::string buffer;
   if (const char* why = read_stored_blob(fd_, ref, buffer, out)) return fail_at(ref.offset, why);
+  return true;
+}
+
+bool IndexFile::read_blob_prefix(const BlobRef& ref, BlobPrefix& out) const {
+  if (ref.offset == 0 && ref.size == 0 && ref.raw_size == 0 && ref.checksum == 0) return false;  // as read_blob
+  if (ref.offset < kIndexHeaderSize || ref.offset > size_ || ref.size > size_ - ref.offset)
+    return fail_at(ref.offset, "blob of " + std::to_string(ref.size) + " bytes outside the file");
+  if (const char* why = out.open(fd_, ref)) return fail_at(ref.offset, why);
   return true;
 }
 

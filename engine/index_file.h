@@ -23,6 +23,7 @@
 
 namespace ttd {
 
+class BlobPrefix;
 
 // Everything the directory holds besides the chunk and page tables.
 struct IndexMeta {
@@ -87,6 +88,9 @@ class IndexFile {
   // Decompresses a blob into out after checking its checksum; false if it
   // is corrupt (then chunk_error() says where, in this thread).
   bool read_blob(const BlobRef& ref, std::string& out) const;
+  // The same into a blob a reader inflates only as far as it needs
+  // (engine/blob_prefix.h): read and checked now, inflated later.
+  bool read_blob_prefix(const BlobRef& ref, BlobPrefix& out) const;
   // Notes a failure found in a blob's content (offset: the blob's), for
   // chunk_error() in this thread, as read_blob notes its own; returns false.
   bool note_failure(uint64_t offset, std::string what) const;

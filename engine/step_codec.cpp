@@ -188,10 +188,19 @@ void StepEncoder::thread_end(uint32_t tidx) {
 StepDecoder::StepDecoder(const ArchDesc& arch, const uint8_t* data, size_t size) : arch_(&arch), in_(data, size) {
   prev_tidx_ = ~0u;
   prev_size_ = ~0u;
+  for (size_t r = 0; r < arch.regs.size() && r < kShortRegs; ++r)
+    if (arch.regs[r].bytes() <= 8) short_regs_ok_ |= uint64_t(1) << r;
 }
 
-void StepDecoder::reset(const uint8_t* data, size_t size) {
+void StepDecoder::reset(const uint8_t* data, size_t size, StepStreamSource* more) {
   in_ = ByteReader(data, size);
+  base_ = data;
+  more_ = more;
+  if (more_) {
+    note_available(size);
+  } else {
+    refill_at_ = UINTPTR_MAX;
+  }
   history_.reset();
   ends_.reset();
   memo_.reset();
@@ -236,8 +245,36 @@ void StepDecoder::flush_registers(EffectVisitor& v) {
   deferred_tidx_ = ~0u;
 }
 
-bool StepDecoder::next(DecodedStep& s) {
-  if (!ok_ || in_.at_end()) return false;
+void StepDecoder::note_available(size_t avail) {
+  if (more_->complete()) {
+    refill_at_ = UINTPTR_MAX;
+  } else {
+    const uintptr_t end = uintptr_t(base_) + avail;
+    refill_at_ = end >= kRefillSlack ? end - kRefillSlack : 0;
+  }
+}
+
+// Out of line: once every few kilobytes of a stream given in part.
+[[gnu::noinline]] bool StepDecoder::refill(size_t need) {
+  if (!in_.ok()) return ok_ = false;  // a new reader would forget the error
+  const size_t at = size_t(in_.pos() - base_);
+  const size_t want = need > SIZE_MAX - at ? SIZE_MAX : at + need;
+  if (!more_ || !more_->make_available(want)) return ok_ = false;
+  const size_t avail = more_->available();
+  if (avail < at) return ok_ = false;
+  in_ = ByteReader(base_ + at, avail - at);
+  note_available(avail);
+  return true;
+}
+
+bool StepDecoder::next(DecodedStep& s) { return next_step(s); }
+
+inline bool StepDecoder::next_step(DecodedStep& s) {
+  if (!ok_) return false;
+  if (uintptr_t(in_.pos()) > refill_at_) [[unlikely]] {
+    if (!refill(kRefillSlack)) return false;
+  }
+  if (in_.at_end()) return false;
   uint8_t h = in_.u8();
   s.tidx = (h & kStepSameThread) ? prev_tidx_ : uint32_t(in_.var());
   s.pc = (h & kStepFallThroughPc) ? memo_.predicted_pc(prev_next_pc_) : prev_next_pc_ + uint64_t(in_.svar());
@@ -274,12 +311,14 @@ bool StepDecoder::next(DecodedStep& s) {
   }
   if (h & kStepHasEffects) {
     uint64_t n = in_.var();
+    if (n > in_.remaining() && refill_at_ != UINTPTR_MAX) refill(n);
     const uint8_t* p = in_.take(n);
     if (p) s.effects = ByteReader(p, n);
   }
   step_u64_.clear();
   if (h & kStepHasAttrs) {
     uint64_t n = in_.var();
+    if (n > in_.remaining() && refill_at_ != UINTPTR_MAX) refill(n);
     const uint8_t* p = in_.take(n);
     if (p) {
       s.attrs = ByteReader(p, n);
@@ -362,7 +401,7 @@ bool StepDecoder::effects_of(const DecodedStep& s, V& v, uint64_t step_pid) {
     const uint8_t t = r.u8();
     if (t >= kRegTag) {  // a register of at most 8 bytes
       const uint16_t reg = t & (kShortRegs - 1);
-      if (reg >= arch_->regs.size() || arch_->regs[reg].bytes() > 8) return ok_ = false;
+      if (!(short_regs_ok_ >> reg & 1)) return ok_ = false;
       reg_delta(r, tidx, reg, v, t & kRegFromPrior);
       continue;
     }
@@ -446,7 +485,7 @@ bool StepDecoder::effects(const DecodedStep& s, EffectVisitor& v, uint64_t step_
     ++done.steps;
     done.last_tidx = s.tidx;
     if (i + 1 == n && !read_after_last) break;
-    if (!next(s) || s.tidx >= slots.size()) return false;
+    if (!next_step(s) || s.tidx >= slots.size()) return false;
   }
   return true;
 }

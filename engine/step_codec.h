@@ -23,6 +23,7 @@
 #include "engine/effect_visitor.h"
 #include "engine/byte_codec.h"
 #include "engine/step_pc_memo.h"
+#include "engine/step_stream_source.h"
 #include "state/byte_order.h"  // load_le
 #include "formats/common/trace_sink.h"
 #include "state/arch.h"
@@ -431,8 +432,10 @@ class StepDecoder {
   // Starts over on another chunk's stream, exactly as a fresh decoder
   // would, keeping its tables allocated (a seek decodes a chunk after
   // another; a fresh decoder zeroes and frees ~30 KB each time). Deferred
-  // registers not flushed are dropped.
-  void reset(const uint8_t* data, size_t size);
+  // registers not flushed are dropped. With `more`, [data, data + size)
+  // is the part of the stream at hand and `more` gives the rest as
+  // next() gets near its end.
+  void reset(const uint8_t* data, size_t size, StepStreamSource* more = nullptr);
   // Seek replay (engine/cursor.cpp): from now on, writes of registers of at
   // most 8 bytes other than `immediate` (the pc, which the replay also
   // sets per step) are not handed to the visitor as they are decoded; the
@@ -474,6 +477,24 @@ class StepDecoder {
  private:
   const ArchDesc* arch_;
   ByteReader in_;
+  // Bit n: register n (below kShortRegs) exists and has at most 8 bytes,
+  // as a short register effect needs (one test per effect, not two loads).
+  uint64_t short_regs_ok_ = 0;
+  // A stream given in part (reset's `more`): next() asks for more bytes
+  // once it is within kRefillSlack bytes of the end at hand (past
+  // refill_at_; UINTPTR_MAX when the whole stream is there), so a step's
+  // header and short register effects are always whole; a longer effects
+  // or attributes block asks for its own length.
+  static constexpr size_t kRefillSlack = 256;
+  StepStreamSource* more_ = nullptr;
+  const uint8_t* base_ = nullptr;
+  uintptr_t refill_at_ = UINTPTR_MAX;
+  bool refill(size_t need);
+  void note_available(size_t avail);
+  // next()'s body, inlined into replay() (a call of next() from there is
+  // not: the engine library is position-independent, so GCC keeps it
+  // interposable).
+  [[gnu::always_inline]] inline bool next_step(DecodedStep& s);
   bool resolve_u64_attrs(ByteReader r);
   // effects() and its parts for any visitor: EffectVisitor (virtual calls)
   // or StateApplier (final: the replay's calls inline). In step_codec.cpp.

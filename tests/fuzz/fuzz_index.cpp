@@ -4,7 +4,8 @@
 // directory head, group records, table groups and the blob references in
 // them: index_checksum_fixup.h), as a crafted file can, so mutations reach
 // the head, the lazy table reader, and the keyframe, segment, page-delta,
-// step and summary-filter decoders behind the checksums. Everything must fail cleanly: no
+// step (whole, and inflated block by block as a seek reads it) and
+// summary-filter decoders behind the checksums. Everything must fail cleanly: no
 // crash, no huge allocation.
 #include <xxhash.h>
 
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/blob_prefix.h"
 #include "engine/index_file.h"
 #include "engine/keyframe_codec.h"
 #include "engine/page_cache.h"
@@ -23,6 +25,13 @@
 using namespace ttd;
 
 namespace {
+
+struct PrefixSource final : StepStreamSource {
+  BlobPrefix blob;
+  bool make_available(size_t bytes) override { return blob.inflate_to(bytes) == nullptr; }
+  size_t available() const override { return blob.available(); }
+  bool complete() const override { return blob.complete(); }
+};
 
 struct NullVisitor : EffectVisitor {
   void reg(uint32_t, uint16_t, const uint8_t*, uint32_t) override {}
@@ -56,6 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const SegmentById segments = pages.segment_source();
   std::string blob;
   NullVisitor v;
+  static PrefixSource prefix;  // reused, as a cursor's
   std::vector<std::pair<uint32_t, fmt::AttrValue>> attrs;
   const size_t chunks = std::min<size_t>(index.chunk_count(), 16);
   for (size_t c = 0; c < chunks; ++c) {
@@ -73,6 +83,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (!dec.effects(s, v, index.thread_slots()[s.tidx].pid)) break;
         attrs.clear();
         (void)dec.attrs(s, attrs);
+      }
+    }
+    // The seek's path: the stream inflated block by block as the decoder
+    // asks (engine/blob_prefix.h, a cursor's reader).
+    if (index.read_blob_prefix(ch.stream, prefix.blob)) {
+      StepDecoder dec(arch, prefix.blob.data(), 0);
+      dec.reset(prefix.blob.data(), prefix.blob.available(), &prefix);
+      DecodedStep s;
+      for (int n = 0; n < 100000 && dec.next(s); ++n) {
+        if (s.tidx >= index.thread_slots().size()) break;
+        if (!dec.effects(s, v, index.thread_slots()[s.tidx].pid)) break;
       }
     }
   }
