@@ -11,6 +11,7 @@
 #include <string>
 
 #include "engine/index_layout.h"
+#include "engine/step_stream_source.h"
 
 namespace ttd {
 
@@ -52,6 +53,15 @@ class BlobPrefix {
   const char* bytes_ = nullptr;  // raw_, or the stored bytes of a blob stored as it is
   size_t raw_capacity_ = 0, raw_size_ = 0, available_ = 0;
   const char* error_ = nullptr;
+};
+
+// A step decoder's view of a stream blob: inflated as the replay gets to it
+// (the cursor's and fuzz_index's).
+struct BlobPrefixSource final : StepStreamSource {
+  BlobPrefix blob;
+  bool make_available(size_t bytes) override { return blob.inflate_to(bytes) == nullptr; }
+  size_t available() const override { return blob.available(); }
+  bool complete() const override { return blob.complete(); }
 };
 
 }  // namespace ttd

@@ -12,16 +12,6 @@
 
 namespace ttd {
 
-namespace {
-// The decoder's view of the stream blob: inflated as the replay gets to it.
-struct PrefixSource final : StepStreamSource {
-  BlobPrefix blob;
-  bool make_available(size_t bytes) override { return blob.inflate_to(bytes) == nullptr; }
-  size_t available() const override { return blob.available(); }
-  bool complete() const override { return blob.complete(); }
-};
-}  // namespace
-
 struct Cursor::Impl {
   PageLoading loading = PageLoading::Lazy;
   const IndexFile* index = nullptr;
@@ -29,7 +19,7 @@ struct Cursor::Impl {
   size_t chunk = SIZE_MAX;  // chunk whose stream the decoder is reading
   // That chunk's step stream, inflated only up to where the replay got: a
   // seek replays from the chunk's start to its target, on average half.
-  PrefixSource stream;
+  BlobPrefixSource stream;
   std::string keyframe;       // decoded keyframe blob (capacity reused)
   // Chunks whose blobs stream and keyframe hold (SIZE_MAX: none). A seek back
   // within the chunk at hand (a reverse step) reads and inflates neither

@@ -17,6 +17,7 @@
 #include "engine/index_layout.h"
 #include "formats/common/trace_reader.h"
 #include "state/host_cpus.h"
+#include "tests/engine/index_data_region.h"
 #include "tests/support/one_cpu_affinity.h"
 
 using namespace ttd;
@@ -65,37 +66,13 @@ class RegReader : public fmt::TraceReader {
   bool as_values_;
 };
 
-std::string temp_index(const char* name) {
-  return (std::filesystem::temp_directory_path() / ("ttd-reg-values-" + std::to_string(::getpid()) + "-" + name))
-      .string();
-}
-
-// The index's bytes between header and directory (the directory head
-// records the build time).
-std::string build(fmt::TraceReader& reader, const std::string& path) {
-  {
-    IndexBuilder b(path, SourceStamp{1, 2, 3, 4}, 5, 64);
-    REQUIRE(reader.read(b, {}).ok());
-    b.end();
-    REQUIRE(b.finish(std::chrono::steady_clock::now()).ok());
-  }
-  std::ifstream f(path, std::ios::binary);
-  std::string all{std::istreambuf_iterator<char>(f), {}};
-  std::remove(path.c_str());
-  REQUIRE(all.size() >= kIndexHeaderSize);
-  IndexHeader h;
-  std::memcpy(&h, all.data(), sizeof h);
-  REQUIRE(h.dir_offset <= all.size());
-  return all.substr(kIndexHeaderSize, h.dir_offset - kIndexHeaderSize);
-}
-
 void check_alike(ArchId arch) {
   RegReader bytes(arch, false), values(arch, true);
-  const std::string want = build(bytes, temp_index("bytes"));
-  CHECK(build(values, temp_index("values")) == want);  // as this machine builds (two threads on two CPUs)
+  const std::string want = test::built_data_region(bytes, test::temp_index_path("reg-values-bytes"));
+  CHECK(test::built_data_region(values, test::temp_index_path("reg-values-values")) == want);  // as this machine builds (two threads on two CPUs)
   test::OneCpuAffinity pin;
   REQUIRE(pin.pinned());
-  CHECK(build(values, temp_index("values-1")) == want);  // one thread: the live state takes the integers
+  CHECK(test::built_data_region(values, test::temp_index_path("reg-values-values-1")) == want);  // one thread: the live state takes the integers
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "engine/index_builder.h"
 #include "engine/index_layout.h"
 #include "formats/common/trace_reader.h"
+#include "tests/engine/index_data_region.h"
 #include "tests/support/one_cpu_affinity.h"
 
 using namespace ttd;
@@ -87,29 +88,6 @@ class BatchReader : public fmt::TraceReader {
   bool batched_;
 };
 
-std::string temp_index(const char* name) {
-  return (std::filesystem::temp_directory_path() / ("ttd-step-batch-" + std::to_string(::getpid()) + "-" + name))
-      .string();
-}
-
-// The index's bytes between header and directory (the directory head
-// records the build time).
-std::string build(fmt::TraceReader& reader, const std::string& path) {
-  {
-    IndexBuilder b(path, SourceStamp{1, 2, 3, 4}, 5, 64);
-    REQUIRE(reader.read(b, {}).ok());
-    REQUIRE(b.finish(std::chrono::steady_clock::now()).ok());
-  }
-  std::ifstream f(path, std::ios::binary);
-  std::string all{std::istreambuf_iterator<char>(f), {}};
-  std::remove(path.c_str());
-  REQUIRE(all.size() >= kIndexHeaderSize);
-  IndexHeader h;
-  std::memcpy(&h, all.data(), sizeof h);
-  REQUIRE(h.dir_offset <= all.size());
-  return all.substr(kIndexHeaderSize, h.dir_offset - kIndexHeaderSize);
-}
-
 // Logs the per-step calls a batch stands for.
 struct CallLog : fmt::TraceSink {
   std::string log;
@@ -136,12 +114,12 @@ struct CallLog : fmt::TraceSink {
 
 TEST_CASE("step batch: BatchSink::steps builds the index the per-step calls build, on one thread and on two") {
   BatchReader calls(false), batches(true);
-  const std::string want = build(calls, temp_index("calls"));
-  CHECK(build(batches, temp_index("batches")) == want);  // as this machine builds (two threads on two CPUs)
+  const std::string want = test::built_data_region(calls, test::temp_index_path("step-batch-calls"));
+  CHECK(test::built_data_region(batches, test::temp_index_path("step-batch-batches")) == want);  // as this machine builds (two threads on two CPUs)
   test::OneCpuAffinity pin;
   REQUIRE(pin.pinned());
-  CHECK(build(calls, temp_index("calls-1")) == want);
-  CHECK(build(batches, temp_index("batches-1")) == want);
+  CHECK(test::built_data_region(calls, test::temp_index_path("step-batch-calls-1")) == want);
+  CHECK(test::built_data_region(batches, test::temp_index_path("step-batch-batches-1")) == want);
 }
 
 TEST_CASE("step batch: send_one_by_one makes the per-step calls in order") {

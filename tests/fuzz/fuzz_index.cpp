@@ -26,13 +26,6 @@ using namespace ttd;
 
 namespace {
 
-struct PrefixSource final : StepStreamSource {
-  BlobPrefix blob;
-  bool make_available(size_t bytes) override { return blob.inflate_to(bytes) == nullptr; }
-  size_t available() const override { return blob.available(); }
-  bool complete() const override { return blob.complete(); }
-};
-
 struct NullVisitor : EffectVisitor {
   void reg(uint32_t, uint16_t, const uint8_t*, uint32_t) override {}
   void mem_write(uint64_t, uint64_t, const uint8_t*, uint64_t) override {}
@@ -65,7 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const SegmentById segments = pages.segment_source();
   std::string blob;
   NullVisitor v;
-  static PrefixSource prefix;  // reused, as a cursor's
+  static BlobPrefixSource prefix;  // reused, as a cursor's
   std::vector<std::pair<uint32_t, fmt::AttrValue>> attrs;
   const size_t chunks = std::min<size_t>(index.chunk_count(), 16);
   for (size_t c = 0; c < chunks; ++c) {
