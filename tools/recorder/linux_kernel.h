@@ -33,102 +33,13 @@
 #include "tools/recorder/guest_sockets.h"
 #include "tools/recorder/guest_threads.h"
 #include "tools/recorder/guest_timerfd.h"
+#include "tools/recorder/process_config.h"
 #include "tools/recorder/step_timer.h"
+#include "tools/recorder/syscall_outcome.h"
 
 namespace ttd::rec {
 
-// One change the kernel made to guest memory, in the order made.
-struct KernelEffect {
-  enum class Kind : uint8_t { MemWrite, Map, Unmap, Protect };
-  Kind kind = Kind::MemWrite;
-  uint64_t addr = 0, size = 0;
-  uint8_t prot = 0;
-  std::string name;            // Map: region description
-  std::vector<uint8_t> bytes;  // MemWrite
-};
-
-// The name Linux gives a task at execve: the last component of the path
-// execve was given, cut to 15 bytes (/proc/self/comm, PR_GET_NAME).
-std::string task_name_of(std::string_view execfn);
-
-struct ProcessConfig {
-  std::string exe_path;                 // absolute path of the program (readlink /proc/self/exe)
-  std::string execfn;                   // the path execve was given (AT_EXECFN); comm is its last component
-  uint64_t brk_base = 0;                // first byte after the loaded image, page aligned
-  std::optional<std::string> stdin_data;  // else the host's stdin
-  bool capture_output = false;          // else the host's stdout/stderr
-  std::string sysroot;                  // absolute paths found under it are opened there
-  ProcSelfLayout proc_self;             // the guest's /proc/self/cmdline, environ, auxv
-  uint64_t epoch_seconds = 0;           // CLOCK_REALTIME at the first step (RecordOptions)
-  uint32_t epoch_nanoseconds = 0;       // and its nanoseconds
-  bool follow_fork = false;             // a fork's child is recorded too (RecordOptions::follow_fork)
-  std::vector<int> inherit_fds;         // host descriptors the guest gets with the same numbers (RecordOptions)
-  uint64_t ignored_signals = 0;         // SIG_IGN from the start (bit sig-1): inherited from ttd record's parent
-};
-
-// What a process keeps across execve into the next program image's
-// kernel (linux_kernel_exec.cpp): its descriptors without close-on-exec,
-// working directory, umask, blocked mask, ignored signals, pid, children
-// and the emulated streams' state. Handled signals go back to default.
-struct ExecCarry {
-  GuestFdTable fds;
-  uint32_t umask = 022;
-  uint64_t sigmask = 0;
-  std::map<uint64_t, std::vector<uint8_t>> ignored_actions;  // raw struct sigaction of SIG_IGN signals
-  uint64_t pid = 0;
-  bool has_children = false;
-  std::map<pid_t, int> children;
-  uint64_t clock_ahead = 0;  // LinuxKernel::clock_ahead_: host waits so far
-  StepTimer itimers[3];      // alarm and setitimer's timers survive execve (POSIX timers do not)
-  size_t stdin_pos = 0;
-  std::string out[2];
-  uint64_t next_pipe_id = 1;
-  std::map<uint64_t, uint64_t> pipe_changes;
-  bool capture_output = false;
-  uint64_t random_state = 0;
-};
-
-// clone/clone3 made a thread: the caller gives it the parent's CPU state
-// with the result register 0, this stack pointer (if not 0) and TLS base.
-struct NewThread {
-  uint32_t number = 0;  // GuestThread::number
-  uint64_t stack = 0;
-  std::optional<uint64_t> tls;
-};
-
-// fork/vfork/clone made a process and this is the child (a host fork of
-// the recorder): the caller stops recording, gives the CPU the result 0,
-// this stack pointer (if not 0) and TLS base, and goes on emulating it.
-struct NewProcessChild {
-  uint64_t stack = 0;
-  std::optional<uint64_t> tls;
-};
-
-// What Linux reports of a CPU fault in an x86-64 sigcontext.
-struct FaultTrap {
-  uint64_t trapno = 0, err = 0, cr2 = 0;
-};
-
 struct FrameMemory;
-
-struct SyscallOutcome {
-  int64_t ret = 0;
-  bool exited = false;        // the process is gone (exit, exit_group, fatal signal)
-  bool thread_exited = false; // only the calling thread ended (exit while others live)
-  bool yield = false;         // run another thread now if one can run (sched_yield)
-  std::optional<NewThread> new_thread;
-  std::optional<NewProcessChild> child;  // set only in the child of a fork
-  int exit_code = 0;
-  int signal = 0;             // fatal signal, when killed
-  bool unsupported = false;   // answered -ENOSYS because we cannot emulate it
-  // The calling thread has a signal to handle: once the result is in the
-  // registers, deliver_signals() builds the handler's frame.
-  bool deliver_signal = false;
-  // rt_sigreturn: the registers are the frame's; go on at this pc (the
-  // result register is not written).
-  std::optional<uint64_t> resume_at;
-  std::string_view name;
-};
 
 class LinuxKernel {
  public:
@@ -284,6 +195,9 @@ class LinuxKernel {
   // The host's answer for `want` now (poll, timeout 0); a watch to
   // `watches`, polled at thread switches (poll_outside_io).
   short poll_outside_fd(int fd, int host, short want, std::vector<IoWatch>* watches);
+  // The host descriptor behind such an `f` when it is not ready for a
+  // write (`write`) or a read now, else -1 (also in a fork's child).
+  int outside_not_ready(bool write, const GuestFd& f) const;
   // A blocking read (the host's stdin, a terminal, a FIFO, an inherited
   // pipe) or write (the last two) that is not ready parks the thread
   // (true) as for a socket whose peer is elsewhere.
@@ -359,6 +273,7 @@ class LinuxKernel {
   int64_t signal_thread(uint64_t tid, uint64_t sig);        // tkill, tgkill
   SigAction action(int sig) const;
   bool ignored(int sig) const;
+  uint64_t ignored_set() const;  // the signals ignored(sig) says, as bits (sig_bit)
   void map_sigreturn_page();
   int64_t sys_sigaltstack(uint64_t ss, uint64_t old_ss);
   int64_t sys_rt_sigpending(uint64_t set, uint64_t setsize);
