@@ -26,30 +26,29 @@ short LinuxKernel::poll_outside_fd(int fd, int host, short want, std::vector<IoW
   return p.revents;
 }
 
-bool LinuxKernel::outside_io_blocks(bool write, int fd, const GuestFd& f) {
-  if (unrecorded_child_) return false;  // a fork's child waits on the host: it has no other threads
+int LinuxKernel::outside_not_ready(bool write, const GuestFd& f) const {
+  if (unrecorded_child_) return -1;  // a fork's child waits on the host: it has no other threads
   // Reads of the host's stdin, a terminal, a FIFO, an inherited pipe;
   // writes to the last three (the standard output streams are the
   // recorder's own and are written as they are).
   const int host = f.kind == GuestFd::Kind::StdStream && write ? -1 : outside_host_fd(f);
-  if (host < 0) return false;  // (a file is always ready)
-  const short events = write ? POLLOUT : POLLIN;
-  // Ready, or non-blocking: the call answers.
-  pollfd p{host, events, 0};
-  if (::poll(&p, 1, 0) != 0) return false;
+  if (host < 0) return -1;  // (a file is always ready)
+  pollfd p{host, short(write ? POLLOUT : POLLIN), 0};
+  return ::poll(&p, 1, 0) == 0 ? host : -1;
+}
+
+bool LinuxKernel::outside_io_blocks(bool write, int fd, const GuestFd& f) {
+  const int host = outside_not_ready(write, f);
+  if (host < 0) return false;  // ready: the call answers
   const int fl = ::fcntl(host, F_GETFL);
-  if (fl < 0 || (fl & O_NONBLOCK)) return false;
-  threads_.wait_io(IoWatch{fd, host, events, nullptr, true});
+  if (fl < 0 || (fl & O_NONBLOCK)) return false;  // non-blocking: the call answers
+  threads_.wait_io(IoWatch{fd, host, short(write ? POLLOUT : POLLIN), nullptr, true});
   return true;
 }
 
 bool LinuxKernel::iov_part_would_wait(bool write, int fd) {
   const GuestFd* f = fds_.get(fd);
-  if (!f || unrecorded_child_) return false;
-  const int host = f->kind == GuestFd::Kind::StdStream && write ? -1 : outside_host_fd(*f);
-  if (host < 0) return false;
-  pollfd p{host, short(write ? POLLOUT : POLLIN), 0};
-  return ::poll(&p, 1, 0) == 0;
+  return f && outside_not_ready(write, *f) >= 0;
 }
 
 }  // namespace ttd::rec

@@ -46,6 +46,13 @@ bool LinuxKernel::ignored(int sig) const {
                              (a.handler == SigAction::kDfl && default_action(sig) == DefaultAction::Ignore));
 }
 
+uint64_t LinuxKernel::ignored_set() const {
+  uint64_t bits = 0;
+  for (int sig = 1; sig <= 64; ++sig)
+    if (ignored(sig)) bits |= sig_bit(sig);
+  return bits;
+}
+
 int64_t LinuxKernel::sys_rt_sigaction(uint64_t sig, uint64_t act, uint64_t oact, uint64_t setsize) {
   if (sig == 0 || sig > 64 || setsize != 8) return -EINVAL;
   // struct sigaction as the kernel sees it: handler, flags, restorer, mask.
@@ -288,13 +295,8 @@ bool LinuxKernel::raise_host_signals() {
 
 bool LinuxKernel::restart_after_host_signal(Sys sys) {
   const uint32_t me = threads_.current().number;
-  uint64_t d = signals_.deliverable(me);
-  while (d) {
-    const uint64_t bit = lowest_bits(d);
-    d &= ~bit;
-    const int sig = sig_of(bit);
-    if (ignored(sig)) continue;
-    const SigAction act = action(sig);
+  if (const uint64_t d = signals_.deliverable(me) & ~ignored_set()) {
+    const SigAction act = action(sig_of(lowest_bits(d)));
     if (act.has_handler() && (act.flags & SigAction::kRestart) && restartable(sys)) restart_call_ = true;
     return false;  // a handler runs (the call says EINTR first), or the signal kills
   }

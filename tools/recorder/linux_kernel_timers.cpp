@@ -72,11 +72,7 @@ int64_t LinuxKernel::sys_clock_nanosleep(uint64_t clock, uint64_t flags, uint64_
   for (int i = 0; i < 10000 && timer_due_ < until; ++i) {
     advance_clock_to(std::max(now_, timer_due_));
     fire_due(now_);
-    uint64_t d = signals_.deliverable(me);
-    bool interrupts = false;
-    for (int sig = 1; d && sig <= 64 && !interrupts; ++sig, d >>= 1)
-      interrupts = (d & 1) && !ignored(sig);
-    if (!interrupts) continue;
+    if (!(signals_.deliverable(me) & ~ignored_set())) continue;
     const uint64_t left = until > now_ ? until - now_ : 0;
     if (rem && !(flags & 1) && !put_u64s(rem, {left / kNanos, left % kNanos})) return -EFAULT;
     return -EINTR;
