@@ -23,6 +23,7 @@
 #include "formats/ucir/ucir_reader.h"
 #include "formats/ucir/ucir_writer.h"
 #include "state/host_cpus.h"
+#include "tests/engine/index_data_region.h"
 #include "tests/support/busy_ucir_trace.h"
 #include "tests/support/one_cpu_affinity.h"
 
@@ -45,22 +46,6 @@ std::string write_trace(const std::string& path, uint32_t steps, bool second_thr
   return path;
 }
 
-std::string slurp(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), {}};
-}
-
-// The data region [header end, directory) of the index at `path` (removed).
-std::string data_region(const std::string& path) {
-  std::string all = slurp(path);
-  std::remove(path.c_str());
-  REQUIRE(all.size() >= kIndexHeaderSize);
-  IndexHeader h;
-  std::memcpy(&h, all.data(), sizeof h);
-  REQUIRE(h.dir_offset <= all.size());
-  return all.substr(kIndexHeaderSize, h.dir_offset - kIndexHeaderSize);
-}
-
 std::string build_in_order(const std::string& trace, uint32_t k) {
   const std::string path = temp("in-order.idx");
   {
@@ -70,7 +55,7 @@ std::string build_in_order(const std::string& trace, uint32_t k) {
     b.end();
     REQUIRE(b.finish(std::chrono::steady_clock::now()).ok());
   }
-  return data_region(path);
+  return test::index_data_region(path);
 }
 
 std::string build_in_segments(const std::string& trace, uint32_t k, unsigned workers) {
@@ -85,7 +70,7 @@ std::string build_in_segments(const std::string& trace, uint32_t k, unsigned wor
     b.end();
     REQUIRE(b.finish(std::chrono::steady_clock::now()).ok());
   }
-  return data_region(path);
+  return test::index_data_region(path);
 }
 
 }  // namespace
@@ -143,6 +128,6 @@ TEST_CASE("parallel parse: a second thread stops it, and Trace::open builds in o
   REQUIRE(t.ok());
   t->reset();
   // Trace::open stamps the real file: compare the data region only.
-  CHECK(data_region(o.index_path) == in_order);
+  CHECK(test::index_data_region(o.index_path) == in_order);
   std::remove(trace.c_str());
 }
