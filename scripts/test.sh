@@ -6,7 +6,12 @@
 # Usage: bash scripts/test.sh        (FUZZ_SECONDS=N to change fuzz time)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each phase prints its wall time, so that a slow CI run says where the
+# time went ("test.sh: <phase> took N s").
+phase_start=$SECONDS
+phase_done() { echo "test.sh: $1 took $((SECONDS - phase_start)) s (total $SECONDS s)"; phase_start=$SECONDS; }
 bash scripts/install-deps.sh
+phase_done "installing dependencies"
 
 JOBS=${JOBS:-$(nproc)}
 # -g1 (line tables, no types or variables): full -g doubles the compile time
@@ -16,13 +21,17 @@ JOBS=${JOBS:-$(nproc)}
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
 cmake --build build -j"$JOBS"
+phase_done "the build"
 (cd build && ctest --output-on-failure -j"$JOBS" --timeout 600)
+phase_done "ctest"
 
 # The Debian package, installed and smoke-tested (record, query, gdb,
 # man ttd-query, import ttd): scripts/deb-smoke.sh says how it installs.
 bash scripts/deb-smoke.sh build
+phase_done "the Debian package"
 # The VS Code extension as a .vsix (@vscode/vsce from npm; skipped offline).
 bash scripts/build-vsix.sh build
+phase_done "the VS Code extension"
 
 # Fuzzers: clang-16 with libFuzzer, ASan and UBSan.
 if [ ! -f tests/fuzz/CMakeLists.txt ]; then
@@ -35,6 +44,7 @@ CC=clang-16 CXX=clang++-16 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=
   -DTTD_FUZZ=ON -DBUILD_TESTING=OFF -DTTD_BENCH=OFF
 # Only the fuzzers and what they link (tests/fuzz/CMakeLists.txt, fuzz_all).
 cmake --build build-fuzz -j"$JOBS" --target fuzz_all
+phase_done "the fuzz build"
 fuzz_pass=0
 fuzz_fail=0
 for f in build-fuzz/tests/fuzz/fuzz_*; do
@@ -54,4 +64,5 @@ for f in build-fuzz/tests/fuzz/fuzz_*; do
   rm -rf "$work" "$work.log"
 done
 echo "fuzz: $fuzz_pass passed, $fuzz_fail failed"
+phase_done "fuzzing"
 [ "$fuzz_fail" = 0 ]
