@@ -12,8 +12,6 @@
 namespace ttd {
 
 namespace {
-// zstd's frame magic number, little-endian as in every frame.
-constexpr uint8_t kZstdMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};
 constexpr uint64_t kZstdMaxExpansion = 512;
 
 struct DCtxFree {
@@ -84,7 +82,7 @@ bool BlobCompressor::compress(const void* data, size_t n, BlobCodec codec, int z
   buf_.resize(3 + ZSTD_compressBound(n));
   size_t len = zstd_block > 0 && n > zstd_block ? compress_blocks(p, n, zstd_block)
                                                  : ZSTD_compress2(c, buf_.data() + 3, buf_.size() - 3, p, n);
-  if (ZSTD_isError(len) || len < 4 || std::memcmp(buf_.data() + 3, kZstdMagic, 4) != 0) return compress_snappy(p, n);
+  if (ZSTD_isError(len) || len < 4 || std::memcmp(buf_.data() + 3, kZstdFrameMagic, 4) != 0) return compress_snappy(p, n);
   size_ = len - 3;  // codec byte + frame without magic
   if (n > blob_max_raw_size(BlobCodec::Zstd, size_)) return compress_snappy(p, n);
   buf_[6] = char(BlobCodec::Zstd);
@@ -108,7 +106,7 @@ const char* decompress_blob(char* stored, size_t size, size_t raw_size, std::str
   thread_local std::unique_ptr<ZSTD_DCtx, DCtxFree> dctx(ZSTD_createDCtx());
   if (!dctx) return "out of memory for zstd's decompression context";
   char* frame = stored - kBlobHeadroom;
-  std::memcpy(frame, kZstdMagic, 4);
+  std::memcpy(frame, kZstdFrameMagic, 4);
   out.resize(raw_size);
   size_t got = ZSTD_decompressDCtx(dctx.get(), out.data(), raw_size, frame, size + kBlobHeadroom);
   if (ZSTD_isError(got)) return "blob does not decompress (zstd)";

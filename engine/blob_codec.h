@@ -58,6 +58,10 @@ class BlobCompressor {
 // Bytes a caller of decompress_blob must leave writable before `stored`.
 constexpr size_t kBlobHeadroom = 3;
 
+// zstd's frame magic number, little-endian as in every frame: how a blob
+// says it is zstd rather than snappy.
+inline constexpr uint8_t kZstdFrameMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};
+
 // Decompresses a compressed blob (stored size < raw size) into `out`
 // (resized to raw_size). `stored` must be preceded by kBlobHeadroom bytes
 // of the caller's buffer; they and stored[0] may be overwritten. Returns

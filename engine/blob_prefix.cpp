@@ -13,10 +13,6 @@
 
 namespace ttd {
 
-namespace {
-constexpr uint8_t kZstdMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};
-}  // namespace
-
 BlobPrefix::BlobPrefix() = default;
 BlobPrefix::~BlobPrefix() { ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(dctx_)); }
 
@@ -70,7 +66,7 @@ const char* BlobPrefix::start_zstd() {
   if (!dctx_ && !(dctx_ = ZSTD_createDCtx())) return error_ = "out of memory for zstd's decompression context";
   // The frame starts kBlobHeadroom bytes before the codec byte, which the
   // magic number overwrites (as decompress_blob does).
-  std::memcpy(stored_.data(), kZstdMagic, 4);
+  std::memcpy(stored_.data(), kZstdFrameMagic, 4);
   if (ZSTD_isError(ZSTD_decompressBegin(static_cast<ZSTD_DCtx*>(dctx_)))) return error_ = "blob does not decompress (zstd)";
   return nullptr;
 }

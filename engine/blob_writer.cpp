@@ -10,7 +10,7 @@
 namespace ttd {
 
 namespace {
-constexpr size_t kWakeJobs = 64;                   // blobs queued before the writer is woken
+constexpr size_t kBlobsBeforeWake = 64;                   // blobs queued before the writer is woken
 constexpr size_t kMaxQueuedBytes = size_t(64) << 20;  // put() waits beyond this
 // A seek inflates a stream's blocks up to its target: on average half of a
 // stream of many blocks. Smaller blocks cost bytes (each block its header
@@ -94,7 +94,7 @@ void BlobWriter::submit(Job&& job) {
   }
   queued_bytes_ += job.size();
   queue_.push_back(std::move(job));
-  if (writer_waiting_ && queue_.size() >= kWakeJobs) work_.notify_one();
+  if (writer_waiting_ && queue_.size() >= kBlobsBeforeWake) work_.notify_one();
 }
 
 void BlobWriter::run() {
@@ -104,7 +104,7 @@ void BlobWriter::run() {
     {
       std::unique_lock<std::mutex> lock(mu_);
       writer_waiting_ = true;
-      work_.wait(lock, [&] { return done_ || queue_.size() >= kWakeJobs || (putter_waiting_ && !queue_.empty()); });
+      work_.wait(lock, [&] { return done_ || queue_.size() >= kBlobsBeforeWake || (putter_waiting_ && !queue_.empty()); });
       writer_waiting_ = false;
       if (queue_.empty() && done_) return;
       batch.swap(queue_);

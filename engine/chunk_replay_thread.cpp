@@ -8,7 +8,7 @@
 namespace ttd {
 
 namespace {
-constexpr size_t kWakeJobs = 8;     // chunks queued before the thread is woken
+constexpr size_t kChunksBeforeWake = 8;     // chunks queued before the thread is woken
 // submit() waits beyond this many chunks not yet done (and beyond
 // kMaxBytesInFlight). Slack, so that neither thread waits for the other
 // when the scheduler runs one of them late (a loaded machine), with
@@ -54,7 +54,7 @@ void ChunkReplayThread::submit(Job&& job) {
   ++jobs_in_flight_;
   bytes_in_flight_ += job.bytes_counted;
   queue_.push_back(std::move(job));
-  if (worker_waiting_ && queue_.size() >= kWakeJobs) work_.notify_one();
+  if (worker_waiting_ && queue_.size() >= kChunksBeforeWake) work_.notify_one();
 }
 
 void ChunkReplayThread::run() {
@@ -63,7 +63,7 @@ void ChunkReplayThread::run() {
     {
       std::unique_lock<std::mutex> lock(mu_);
       worker_waiting_ = true;
-      work_.wait(lock, [&] { return done_ || queue_.size() >= kWakeJobs || (submitter_waiting_ && !queue_.empty()); });
+      work_.wait(lock, [&] { return done_ || queue_.size() >= kChunksBeforeWake || (submitter_waiting_ && !queue_.empty()); });
       worker_waiting_ = false;
       if (queue_.empty() && done_) return;
       batch.swap(queue_);

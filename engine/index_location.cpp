@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "engine/file_kind.h"
 #include "engine/index_layout.h"
 
 namespace ttd {
@@ -23,15 +24,6 @@ fs::path absolute_trace(const std::string& trace) {
   std::error_code ec;
   fs::path p = fs::absolute(trace, ec);
   return (ec ? fs::path(trace) : p).lexically_normal();
-}
-
-const char* kind_of(mode_t m) {
-  if (S_ISDIR(m)) return "a directory";
-  if (S_ISFIFO(m)) return "a FIFO";
-  if (S_ISCHR(m)) return "a character device";
-  if (S_ISBLK(m)) return "a block device";
-  if (S_ISSOCK(m)) return "a socket";
-  return "not a regular file";
 }
 
 // What is at an index path.
@@ -47,7 +39,7 @@ Inspection inspect(const std::string& path, uint64_t trace_hash) {
     if (errno == ENOENT) return {Found::Nothing, ""};
     return {Found::Unreadable, std::strerror(errno)};
   }
-  if (!S_ISREG(st.st_mode)) return {Found::NotRegular, kind_of(st.st_mode)};
+  if (!S_ISREG(st.st_mode)) return {Found::NotRegular, file_kind_text(st.st_mode)};
   if (st.st_size == 0) return {Found::Empty, ""};
   // O_NONBLOCK: the path may have become a FIFO since the stat.
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -57,7 +49,7 @@ Inspection inspect(const std::string& path, uint64_t trace_hash) {
   bool regular = ::fstat(fd, &fst) == 0 && S_ISREG(fst.st_mode);
   ssize_t n = regular ? ::pread(fd, &h, sizeof h, 0) : 0;
   ::close(fd);
-  if (!regular) return {Found::NotRegular, kind_of(fst.st_mode)};
+  if (!regular) return {Found::NotRegular, file_kind_text(fst.st_mode)};
   if (n < ssize_t(sizeof h.magic) || std::memcmp(h.magic, kIndexMagic, sizeof h.magic) != 0)
     return {Found::Foreign, ""};
   // Only a current, intact header says which trace it belongs to; an older

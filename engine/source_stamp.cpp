@@ -12,6 +12,8 @@
 #include <memory>
 #include <vector>
 
+#include "engine/file_kind.h"
+
 namespace ttd {
 
 namespace fs = std::filesystem;
@@ -19,14 +21,6 @@ namespace fs = std::filesystem;
 namespace {
 
 uint64_t ns(const timespec& t) { return uint64_t(t.tv_sec) * 1000000000ull + uint64_t(t.tv_nsec); }
-
-std::string kind_of(mode_t m) {
-  if (S_ISFIFO(m)) return "a FIFO";
-  if (S_ISCHR(m)) return "a character device";
-  if (S_ISBLK(m)) return "a block device";
-  if (S_ISSOCK(m)) return "a socket";
-  return "not a regular file";
-}
 
 struct HashState {
   XXH3_state_t* h = XXH3_createState();
@@ -58,7 +52,7 @@ Status hash_file(const std::string& path, HashState& h, const std::atomic<bool>*
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    return make_error(path, "cannot hash the trace: " + kind_of(st.st_mode));
+    return make_error(path, std::string("cannot hash the trace: ") + file_kind_text(st.st_mode));
   }
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   std::unique_ptr<uint8_t[]> buf(new uint8_t[1 << 20]);
@@ -105,7 +99,7 @@ Result<SourceStamp> stamp_source(const std::string& path) {
     return s;
   }
   if (!S_ISREG(st.st_mode))
-    return make_error(path, "not a trace: " + kind_of(st.st_mode) + " (a trace is a regular file or a directory)");
+    return make_error(path, std::string("not a trace: ") + file_kind_text(st.st_mode) + " (a trace is a regular file or a directory)");
   s.size = uint64_t(st.st_size);
   s.mtime_ns = ns(st.st_mtim);
   uint64_t id[3] = {uint64_t(st.st_dev), uint64_t(st.st_ino), ns(st.st_ctim)};

@@ -1,12 +1,8 @@
 #include "formats/tenet/register_lookup.h"
 
+#include "formats/tenet/ascii_lower.h"
+
 namespace ttd::fmt::tenet {
-
-namespace {
-
-inline char lower(char c) { return (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c; }
-
-}  // namespace
 
 std::optional<uint16_t> RegisterLookup::slow_find(std::string_view lower_name) {
   return arch_->find(lower_name);
@@ -20,7 +16,7 @@ std::optional<uint16_t> RegisterLookup::find(std::string_view name) {
     if (uint8_t(c) <= 0x20 || uint8_t(c) >= 0x7f) return std::nullopt;
   if (name.size() > 8) {
     std::string key(name);
-    for (char& c : key) c = lower(c);
+    for (char& c : key) c = ascii_lower(c);
     auto it = long_names_.find(key);
     if (it == long_names_.end()) {
       auto idx = slow_find(key);
@@ -32,7 +28,7 @@ std::optional<uint16_t> RegisterLookup::find(std::string_view name) {
   uint64_t key = 0;
   char lowered[8];
   for (size_t i = 0; i < name.size(); ++i) {
-    lowered[i] = lower(name[i]);
+    lowered[i] = ascii_lower(name[i]);
     key |= uint64_t(uint8_t(lowered[i])) << (8 * i);
   }
   size_t h = size_t((key * 0x9E3779B97F4A7C15ull) >> 56) & (kSlots - 1);

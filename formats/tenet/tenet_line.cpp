@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "formats/tenet/ascii_lower.h"
 #include "formats/tenet/hex_text.h"
 
 namespace ttd::fmt::tenet {
@@ -25,19 +26,17 @@ std::string quote(std::string_view s) {
   return "'" + std::string(s) + "'";
 }
 
-inline char lower(char c) { return (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c; }
-
 // mr / mw / mrw in any case; returns false for register names.
 bool memory_keyword(std::string_view name, AccessKind& kind) {
-  if (name.size() < 2 || name.size() > 3 || lower(name[0]) != 'm') return false;
-  char a = lower(name[1]);
+  if (name.size() < 2 || name.size() > 3 || ascii_lower(name[0]) != 'm') return false;
+  char a = ascii_lower(name[1]);
   if (name.size() == 2) {
     if (a == 'r') kind = AccessKind::Read;
     else if (a == 'w') kind = AccessKind::Write;
     else return false;
     return true;
   }
-  if (a == 'r' && lower(name[2]) == 'w') {
+  if (a == 'r' && ascii_lower(name[2]) == 'w') {
     kind = AccessKind::ReadWrite;
     return true;
   }
@@ -80,7 +79,7 @@ bool scan_register_names(std::string_view line, std::vector<std::string>& names,
     AccessKind kind;
     if (memory_keyword(name, kind)) return true;
     std::string n(name);
-    for (char& c : n) c = lower(c);
+    for (char& c : n) c = ascii_lower(c);
     names.push_back(std::move(n));
     return true;
   });

@@ -93,8 +93,6 @@ void register_value(Value& v, uint32_t op, const PpcUserState& regs, uint32_t ad
   }
 }
 
-const uint8_t kZeroBlock[kCacheBlock] = {};
-
 }  // namespace
 
 bool single_from_double_bits(uint64_t d, uint32_t& single) {
@@ -138,7 +136,7 @@ void emit_full_access(TraceSink& sink, uint64_t pid, uint32_t op, const PpcUserS
       else
         sink.mem_unknown(pid, addr, v.size);
       return;
-    case AccessKind::CacheZero: sink.mem_write(pid, addr, kZeroBlock); return;
+    case AccessKind::CacheZero: sink.mem_write(pid, addr, kZeroCacheBlock); return;
     case AccessKind::CacheUndef: sink.mem_unknown(pid, addr, kCacheBlock); return;
     case AccessKind::CacheTouch: sink.attr("cache_ea", uint64_t(ea)); return;
     case AccessKind::Stream:

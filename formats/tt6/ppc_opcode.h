@@ -94,6 +94,8 @@ uint32_t effective_address(uint32_t op, const AccessShape& s, const uint32_t gpr
 // Cache block size for dcbz/dcba: 32 bytes on the G3/G4, and what Darwin
 // makes dcbz clear on the G5 for 32-bit code.
 constexpr uint32_t kCacheBlock = 32;
+// What dcbz writes: one cache block of zeroes.
+inline constexpr uint8_t kZeroCacheBlock[kCacheBlock] = {};
 
 inline bool is_trap_word(uint32_t op) { return major_op(op) == 3 || (major_op(op) == 31 && minor_op(op) == 4); }
 inline bool is_syscall(uint32_t op) { return major_op(op) == 17; }

@@ -3,17 +3,12 @@
 #include <cstdio>
 
 #include "formats/tt6/tt6_access_effects.h"
+#include "formats/tt6/read_window.h"
 #include "formats/tt6/tt6_reader.h"
 
 namespace ttd::fmt::tt6 {
 
 namespace {
-
-std::string hex32(uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08x", v);
-  return buf;
-}
 
 const char* class_name(RecordClass c) {
   switch (c) {

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "formats/ucir/crc32c.h"
+#include "formats/ucir/snappy_stream_identifier.h"
 #include "formats/ucir/ucir_end_record.h"
 #include "state/byte_order.h"
 
@@ -14,7 +15,6 @@ namespace {
 
 constexpr size_t kReadBlock = 1 << 20;
 constexpr size_t kMaxChunk = 4 + 4 + 76490;  // header + CRC + snappy::MaxCompressedLength(64 KiB)
-constexpr uint8_t kIdentifier[10] = {0xff, 0x06, 0x00, 0x00, 's', 'N', 'a', 'P', 'p', 'Y'};
 
 std::string hex32(uint32_t v) {
   char buf[16];
@@ -158,7 +158,7 @@ Result<size_t> SnappyFrameReader::next(uint8_t* dst) {
         cut_at_ = chunk_offset_;  // the file ends inside the identifier
         return size_t(0);
       }
-      if (len != 6 || !fill(10) || std::memcmp(in_.data() + pos_, kIdentifier, 10) != 0)
+      if (len != 6 || !fill(10) || std::memcmp(in_.data() + pos_, kSnappyStreamIdentifier, 10) != 0)
         return error_at(chunk_offset_, "bad snappy stream identifier chunk");
       seen_identifier_ = true;
       pos_ += 10;

@@ -9,14 +9,11 @@
 #include <thread>
 
 #include "formats/ucir/crc32c.h"
+#include "formats/ucir/snappy_stream_identifier.h"
 #include "formats/ucir/ucir_end_record.h"
 #include "state/byte_order.h"
 
 namespace ttd::fmt {
-
-namespace {
-constexpr uint8_t kIdentifier[10] = {0xff, 0x06, 0x00, 0x00, 's', 'N', 'a', 'P', 'p', 'Y'};
-}
 
 struct SnappyFrameWriter::Worker {
   std::mutex mu;
@@ -95,7 +92,7 @@ void SnappyFrameWriter::put_skippable(uint8_t type, std::string_view payload) {
 
 void SnappyFrameWriter::start_stream() {
   if (wrote_identifier_) return;
-  put(kIdentifier, sizeof kIdentifier);
+  put(kSnappyStreamIdentifier, sizeof kSnappyStreamIdentifier);
   if (promise_end_) put_skippable(ucir::kEndPromiseChunk, ucir::kEndPromise);
   wrote_identifier_ = true;
 }

@@ -9,7 +9,7 @@ namespace ttd::gdb::packets {
 
 namespace {
 
-void append_register(std::string& out, const RegisterFile& regs, uint16_t index) {
+void append_register_value(std::string& out, const RegisterFile& regs, uint16_t index) {
   if (regs.valid(index)) {
     append_hex_bytes(out, regs.bytes(index));
   } else {
@@ -37,7 +37,7 @@ void read_all_registers(HandlerContext& ctx, std::string_view args) {
   if (!regs) return;
   // Table order is gdb regnum order; regnum gaps take no bytes.
   std::string out;
-  for (uint16_t i = 0; i < regs->arch().regs.size(); ++i) append_register(out, *regs, i);
+  for (uint16_t i = 0; i < regs->arch().regs.size(); ++i) append_register_value(out, *regs, i);
   ctx.reply(out);
 }
 
@@ -53,7 +53,7 @@ void read_register(HandlerContext& ctx, std::string_view args) {
   auto regs = registers_for(ctx, split);
   if (!regs) return;
   std::string out;
-  append_register(out, *regs, *index);
+  append_register_value(out, *regs, *index);
   ctx.reply(out);
 }
 

@@ -6,7 +6,7 @@ namespace ttd::gdb::packets {
 
 namespace {
 
-void append_register(std::string& out, const RegisterFile& regs, uint16_t index) {
+void append_expedited_register(std::string& out, const RegisterFile& regs, uint16_t index) {
   if (!regs.valid(index)) return;  // an unknown pc is left for g/p to report as xx
   const auto& desc = regs.arch().regs[index];
   out += hex_number(desc.gdb_regnum);
@@ -66,8 +66,8 @@ void append_expedited(std::string& out, const HandlerContext& ctx, uint64_t tid)
   auto regs = ctx.target.read_registers(tid);
   if (!regs) return;
   const ArchDesc& arch = ctx.target.arch();
-  append_register(out, *regs, arch.pc_index);
-  if (arch.sp_index != arch.pc_index) append_register(out, *regs, arch.sp_index);
+  append_expedited_register(out, *regs, arch.pc_index);
+  if (arch.sp_index != arch.pc_index) append_expedited_register(out, *regs, arch.sp_index);
 }
 
 }  // namespace

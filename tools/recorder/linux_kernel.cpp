@@ -1,4 +1,5 @@
 // Syscall dispatch, and the process / time / signal calls.
+#include "tools/recorder/linux_abi_constants.h"
 #include "tools/recorder/linux_kernel.h"
 
 #include <fcntl.h>
@@ -19,7 +20,6 @@ namespace {
 
 // The virtual clock: one nanosecond per step, starting at
 // ProcessConfig::epoch_seconds.
-constexpr uint64_t kNanos = 1000000000;
 
 constexpr int kAtFdcwd = GuestFdTable::kAtFdcwd;
 

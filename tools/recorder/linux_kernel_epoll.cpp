@@ -20,13 +20,13 @@
 #include <climits>
 #include <cstring>
 
+#include "tools/recorder/linux_abi_constants.h"
 #include "tools/recorder/linux_kernel.h"
 
 namespace ttd::rec {
 
 namespace {
 
-constexpr uint64_t kNanos = 1000000000;
 constexpr uint64_t kEpollCloexec = 02000000;  // O_CLOEXEC, the same on x86-64 and AArch64
 constexpr uint32_t kPollable = GuestEpoll::kIn | GuestEpoll::kOut | POLLPRI | POLLRDNORM | POLLWRNORM |
                                GuestEpoll::kRdHup;

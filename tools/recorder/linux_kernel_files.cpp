@@ -12,14 +12,13 @@
 #include <cstring>
 
 #include "tools/recorder/guest_proc_files.h"
+#include "tools/recorder/linux_abi_constants.h"
 #include "tools/recorder/linux_kernel.h"
 
 namespace ttd::rec {
 
 namespace {
 
-constexpr uint64_t kAtEmptyPath = 0x1000;
-constexpr uint64_t kMaxIo = 1 << 20;
 constexpr uint64_t kStatxSize = 256;  // struct statx, the same on every architecture
 
 // open(2) flag bits where AArch64's values differ from x86-64's (the host).

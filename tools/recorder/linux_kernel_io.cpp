@@ -13,22 +13,15 @@
 #include <cerrno>
 #include <cstring>
 
+#include "tools/recorder/host_fd_ready.h"
+#include "tools/recorder/linux_abi_constants.h"
 #include "tools/recorder/linux_kernel.h"
 
 namespace ttd::rec {
 
 namespace {
 
-constexpr uint64_t kAtEmptyPath = 0x1000;
 constexpr uint64_t kSIfifo = 0010000;
-constexpr uint64_t kMaxIo = 1 << 20;  // per call; the guest loops for more
-
-// Whether poll() says the host descriptor is ready for `events` (or hung
-// up, or in error: the call then returns at once too).
-bool host_ready(int host, short events) {
-  pollfd p{host, events, 0};
-  return ::poll(&p, 1, 0) > 0;
-}
 
 bool nonblocking(int host) {
   int fl = ::fcntl(host, F_GETFL);

@@ -8,13 +8,13 @@
 #include <cerrno>
 #include <cstring>
 
+#include "tools/recorder/linux_abi_constants.h"
 #include "tools/recorder/linux_kernel.h"
 
 namespace ttd::rec {
 
 namespace {
 
-constexpr uint32_t kFutexWaiters = 0x80000000u, kFutexOwnerDied = 0x40000000u, kFutexTidMask = 0x3fffffffu;
 constexpr uint32_t kLockPi = 6, kUnlockPi = 7, kTrylockPi = 8, kLockPi2 = 13;
 // struct robust_list_head on 64-bit: list.next, futex_offset, list_op_pending.
 constexpr uint64_t kRobustHeadSize = 24;

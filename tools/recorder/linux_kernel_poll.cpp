@@ -25,13 +25,13 @@
 #include <cerrno>
 #include <cstring>
 
+#include "tools/recorder/linux_abi_constants.h"
 #include "tools/recorder/linux_kernel.h"
 
 namespace ttd::rec {
 
 namespace {
 
-constexpr uint64_t kNanos = 1000000000;
 // Linux's masks (fs/select.c): what makes an fd readable, writable or
 // exceptional for select, and a file without a poll method's answer.
 constexpr short kInSet = POLLRDNORM | POLLRDBAND | POLLIN | POLLHUP | POLLERR;

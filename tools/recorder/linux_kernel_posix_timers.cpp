@@ -13,14 +13,12 @@
 #include <cerrno>
 #include <cstring>
 
+#include "tools/recorder/linux_abi_constants.h"
 #include "tools/recorder/linux_kernel.h"
 
 namespace ttd::rec {
 
 namespace {
-
-constexpr uint64_t kNanos = 1000000000;
-constexpr uint64_t kTimerAbstime = 1;
 
 // The clocks timer_create takes (Linux's posix_clocks with timer_create):
 // the CPU-time clocks count steps like the others. -errno otherwise.

@@ -17,14 +17,13 @@
 
 #include "tools/recorder/host_exec.h"
 #include "tools/recorder/host_signal_forwarding.h"
+#include "tools/recorder/linux_abi_constants.h"
 #include "tools/recorder/linux_kernel.h"
 
 namespace ttd::rec {
 
 namespace {
 
-constexpr uint64_t kCloneVm = 0x100, kCloneVfork = 0x4000, kCloneSettls = 0x80000,
-                   kCloneParentSettid = 0x100000, kCloneChildCleartid = 0x200000, kCloneChildSettid = 0x1000000;
 // What a new process may ask for besides its exit signal (the low byte).
 constexpr uint64_t kProcessFlags =
     kCloneVm | kCloneVfork | kCloneSettls | kCloneParentSettid | kCloneChildCleartid | kCloneChildSettid;

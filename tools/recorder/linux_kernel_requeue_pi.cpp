@@ -10,15 +10,10 @@
 #include <cerrno>
 #include <cstring>
 
+#include "tools/recorder/linux_abi_constants.h"
 #include "tools/recorder/linux_kernel.h"
 
 namespace ttd::rec {
-
-namespace {
-
-constexpr uint32_t kFutexWaiters = 0x80000000u, kFutexOwnerDied = 0x40000000u, kFutexTidMask = 0x3fffffffu;
-
-}  // namespace
 
 bool LinuxKernel::wait_requeue_pi_blocks(const uint64_t a[6]) {
   GuestThread& t = threads_.current();

@@ -10,14 +10,12 @@
 // run, and its sleep ends at the same virtual time either way.
 #include <cerrno>
 
+#include "tools/recorder/linux_abi_constants.h"
 #include "tools/recorder/linux_kernel.h"
 
 namespace ttd::rec {
 
 namespace {
-
-constexpr uint64_t kNanos = 1000000000;
-constexpr uint64_t kTimerAbstime = 1;
 
 bool is_sleep(Sys sys) { return sys == Sys::Nanosleep || sys == Sys::ClockNanosleep; }
 

@@ -10,13 +10,13 @@
 #include <cerrno>
 #include <cstring>
 
+#include "tools/recorder/linux_abi_constants.h"
 #include "tools/recorder/linux_kernel.h"
 
 namespace ttd::rec {
 
 namespace {
 
-constexpr uint64_t kMaxIo = 1 << 20;       // per call, as read/write
 constexpr uint64_t kMaxIov = 1024;         // UIO_MAXIOV
 constexpr uint64_t kMaxControl = 1 << 16;  // above Linux's optmem_max (20 KiB): ENOBUFS
 constexpr uint64_t kMmsgSize = 64;         // struct mmsghdr: msghdr, msg_len, padding

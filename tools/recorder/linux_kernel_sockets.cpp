@@ -19,6 +19,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "tools/recorder/host_fd_ready.h"
+#include "tools/recorder/linux_abi_constants.h"
 #include "tools/recorder/linux_kernel.h"
 
 namespace ttd::rec {
@@ -28,13 +30,7 @@ namespace {
 // SOCK_NONBLOCK and SOCK_CLOEXEC have O_NONBLOCK's and O_CLOEXEC's values,
 // the same on x86-64 and AArch64 (the host's).
 constexpr uint64_t kSockFlags = SOCK_NONBLOCK | SOCK_CLOEXEC;
-constexpr uint64_t kMaxIo = 1 << 20;      // per call, as read/write
 constexpr uint64_t kMaxOptlen = 1 << 16;  // a socket option's value
-
-bool host_ready(int host, short events) {
-  pollfd p{host, events, 0};
-  return ::poll(&p, 1, 0) > 0;
-}
 
 // `op` on `host` with O_NONBLOCK set for its duration: the guest's thread
 // waited already (accept, connect), so the recorder must not.

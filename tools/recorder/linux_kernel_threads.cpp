@@ -7,16 +7,13 @@
 #include <cerrno>
 #include <cstring>
 
+#include "tools/recorder/linux_abi_constants.h"
 #include "tools/recorder/linux_kernel.h"
 
 namespace ttd::rec {
 
 namespace {
 
-constexpr uint64_t kCloneVm = 0x100, kCloneFs = 0x200, kCloneFiles = 0x400, kCloneSighand = 0x800,
-                   kCloneThread = 0x10000, kCloneSysvsem = 0x40000, kCloneSettls = 0x80000,
-                   kCloneParentSettid = 0x100000, kCloneChildCleartid = 0x200000, kCloneDetached = 0x400000,
-                   kCloneUntraced = 0x800000, kCloneChildSettid = 0x1000000;
 // What a thread may ask for; the low byte (exit signal) must be 0 for one.
 constexpr uint64_t kThreadFlags = kCloneVm | kCloneFs | kCloneFiles | kCloneSighand | kCloneThread | kCloneSysvsem |
                                   kCloneSettls | kCloneParentSettid | kCloneChildCleartid | kCloneDetached |

@@ -12,13 +12,14 @@
 // (linux_kernel_timerfd.cpp) expire at the same point.
 #include <cerrno>
 
+#include "tools/recorder/linux_abi_constants.h"
 #include "tools/recorder/linux_kernel.h"
 
 namespace ttd::rec {
 
 namespace {
 
-constexpr uint64_t kNanos = 1000000000, kMicro = 1000;
+constexpr uint64_t kMicro = 1000;
 constexpr int kTimerSignal[3] = {kSigAlrm, 26 /*SIGVTALRM*/, 27 /*SIGPROF*/};
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "engine/query/query_text.h"
 #include "tools/ttd/commands.h"
 #include "tools/ttd/trace_options.h"
+#include "tools/ttd/usage_error.h"
 
 namespace ttd::cli {
 
@@ -23,38 +24,33 @@ struct CallsOptions {
   bool json = false, stats = false;
 };
 
-int usage_error(const std::string& msg) {
-  std::cerr << "ttd calls: " << msg << "\n";
-  return 2;
-}
-
 int run_calls(const CallsOptions& o) {
   query::CallQuery q;
   if (!o.function.empty()) {
     auto f = query::parse_number(o.function, "--function");
-    if (!f) return usage_error(f.error().to_string());
+    if (!f) return usage_error("calls", f.error().to_string());
     q.function = *f;
   }
   if (!o.thread.empty()) {
     auto t = query::parse_number(o.thread, "--thread");
-    if (!t) return usage_error(t.error().to_string());
+    if (!t) return usage_error("calls", t.error().to_string());
     q.tid = *t;
   }
   if (o.depth >= 0) q.max_depth = uint32_t(o.depth);
   if (o.order == "exit")
     q.order = query::CallOrder::Exit;
   else if (o.order != "entry")
-    return usage_error("--order: expected entry or exit, got '" + o.order + "'");
+    return usage_error("calls", "--order: expected entry or exit, got '" + o.order + "'");
   auto t = open_trace_or_report(o.trace);
   if (!t) return 1;
   query::WindowArgs wa;
   wa.from = o.from;
   wa.to = o.to;
   auto start = query::resolve_window_args(*t, wa);
-  if (!start) return usage_error(start.error().to_string());
+  if (!start) return usage_error("calls", start.error().to_string());
   q.window = start->window;
   auto walker = query::CallWalker::create(t, q);
-  if (!walker) return usage_error(walker.error().to_string());
+  if (!walker) return usage_error("calls", walker.error().to_string());
   if (t->program()) std::cerr << "ttd calls: code bytes from " << t->code_source() << "\n";
   size_t n = 0;
   for (;;) {

@@ -7,6 +7,7 @@
 #include "engine/query/query_text.h"
 #include "tools/ttd/commands.h"
 #include "tools/ttd/trace_options.h"
+#include "tools/ttd/usage_error.h"
 
 namespace ttd::cli {
 
@@ -20,32 +21,27 @@ struct ExecutionsOptions {
   bool json = false, count = false;
 };
 
-int usage_error(const std::string& msg) {
-  std::cerr << "ttd executions: " << msg << "\n";
-  return 2;
-}
-
 int run_executions(const ExecutionsOptions& o) {
   auto pcs = query::parse_pc_range(o.pc);
-  if (!pcs) return usage_error(pcs.error().to_string());
+  if (!pcs) return usage_error("executions", pcs.error().to_string());
   query::ExecutionQuery q;
   q.pc_lo = pcs->first;
   q.pc_hi = pcs->second;
   if (!o.thread.empty()) {
     auto t = query::parse_number(o.thread, "--thread");
-    if (!t) return usage_error(t.error().to_string());
+    if (!t) return usage_error("executions", t.error().to_string());
     q.tid = *t;
   }
   if (!o.resolution.empty()) {
     auto r = query::parse_number(o.resolution, "--resolution");
-    if (!r) return usage_error(r.error().to_string());
-    if (*r == 0) return usage_error("--resolution: must be at least 1 (EIDs per window)");
+    if (!r) return usage_error("executions", r.error().to_string());
+    if (*r == 0) return usage_error("executions", "--resolution: must be at least 1 (EIDs per window)");
     q.resolution = *r;
   }
   auto t = open_trace_or_report(o.trace);
   if (!t) return 1;
   auto start = query::resolve_window_args(*t, o.window);
-  if (!start) return usage_error(start.error().to_string());
+  if (!start) return usage_error("executions", start.error().to_string());
   q.start = *start;
   size_t n = 0;
   std::string last;

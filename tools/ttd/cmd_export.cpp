@@ -10,6 +10,7 @@
 #include "engine/export/trace_export.h"
 #include "tools/ttd/commands.h"
 #include "tools/ttd/trace_options.h"
+#include "tools/ttd/usage_error.h"
 
 namespace ttd::cli {
 
@@ -21,43 +22,38 @@ struct ExportOptions {
   std::vector<std::string> to;
 };
 
-int usage_error(const std::string& msg) {
-  std::cerr << "ttd export: " << msg << "\n";
-  return 2;
-}
-
 int run_export(const ExportOptions& o) {
   exporting::ExportRequest req;
   if (!exporting::parse_export_what(o.what, req.what))
-    return usage_error("--what: expected steps, mem, regs, calls or syscalls, got '" + o.what + "'");
+    return usage_error("export", "--what: expected steps, mem, regs, calls or syscalls, got '" + o.what + "'");
   exporting::OutputFormat f = exporting::OutputFormat::Jsonl;
   std::string format = o.format, until = o.until;
   for (const auto& v : o.to) {
     exporting::OutputFormat g;
     uint64_t n;
     if (exporting::parse_output_format(v, g)) {
-      if (!format.empty() && format != v) return usage_error("two output formats given: '" + format + "' and '" + v + "'");
+      if (!format.empty() && format != v) return usage_error("export", "two output formats given: '" + format + "' and '" + v + "'");
       format = v;
     } else if (parse_u64(v, n)) {
-      if (!until.empty() && until != v) return usage_error("two end EIDs given: '" + until + "' and '" + v + "'");
+      if (!until.empty() && until != v) return usage_error("export", "two end EIDs given: '" + until + "' and '" + v + "'");
       until = v;
     } else {
-      return usage_error("--to: expected jsonl, csv, sqlite or an end EID, got '" + v + "'");
+      return usage_error("export", "--to: expected jsonl, csv, sqlite or an end EID, got '" + v + "'");
     }
   }
   if (!format.empty() && !exporting::parse_output_format(format, f))
-    return usage_error("--as: expected jsonl, csv or sqlite, got '" + format + "'");
+    return usage_error("export", "--as: expected jsonl, csv or sqlite, got '" + format + "'");
   uint64_t n = 0;
   if (!o.from.empty()) {
-    if (!parse_u64(o.from, n)) return usage_error("--from: expected an EID, got '" + o.from + "'");
+    if (!parse_u64(o.from, n)) return usage_error("export", "--from: expected an EID, got '" + o.from + "'");
     req.from = n;
   }
   if (!until.empty()) {
-    if (!parse_u64(until, n)) return usage_error("--until: expected an EID, got '" + until + "'");
+    if (!parse_u64(until, n)) return usage_error("export", "--until: expected an EID, got '" + until + "'");
     req.to = n;
   }
   if (f == exporting::OutputFormat::Sqlite && (o.output.empty() || o.output == "-"))
-    return usage_error("-o: SQLite output needs a file (-o FILE), not stdout");
+    return usage_error("export", "-o: SQLite output needs a file (-o FILE), not stdout");
   auto t = open_trace_or_report(o.trace);
   if (!t) return 1;
   // A closed pipe must be a write error we report, not a silent death.

@@ -9,6 +9,7 @@
 #include "engine/query/register_history.h"
 #include "tools/ttd/commands.h"
 #include "tools/ttd/trace_options.h"
+#include "tools/ttd/usage_error.h"
 
 namespace ttd::cli {
 
@@ -21,11 +22,6 @@ struct HistoryOptions {
   size_t limit = 0;
   bool json = false;
 };
-
-int usage_error(const std::string& msg) {
-  std::cerr << "ttd history: " << msg << "\n";
-  return 2;
-}
 
 // Prints hits as the scan finds them and, at the end, how to go on.
 struct HitPrinter {
@@ -52,27 +48,27 @@ struct HitPrinter {
 };
 
 int run_history(const HistoryOptions& o) {
-  if (o.mem.empty() == o.reg.empty()) return usage_error("give exactly one of --mem ADDR:LEN or --reg NAME");
+  if (o.mem.empty() == o.reg.empty()) return usage_error("history", "give exactly one of --mem ADDR:LEN or --reg NAME");
   std::optional<query::AddressRange> range;
   query::AccessFilter filter = query::AccessFilter::Access;
   if (!o.mem.empty()) {
     auto r = query::parse_address_range(o.mem);
-    if (!r) return usage_error(r.error().to_string());
+    if (!r) return usage_error("history", r.error().to_string());
     range = *r;
     auto k = query::parse_access_filter(o.kind);
-    if (!k) return usage_error("--kind: " + k.error().message);
+    if (!k) return usage_error("history", "--kind: " + k.error().message);
     filter = *k;
   }
   std::optional<uint64_t> tid;
   if (!o.thread.empty()) {
     auto t = query::parse_number(o.thread, "--thread");
-    if (!t) return usage_error(t.error().to_string());
+    if (!t) return usage_error("history", t.error().to_string());
     tid = *t;
   }
   auto t = open_trace_or_report(o.trace);
   if (!t) return 1;
   auto start = query::resolve_window_args(*t, o.window);
-  if (!start) return usage_error(start.error().to_string());
+  if (!start) return usage_error("history", start.error().to_string());
 
   HitPrinter out;
   out.json = o.json;
@@ -92,7 +88,7 @@ int run_history(const HistoryOptions& o) {
   }
 
   auto reg = query::resolve_register(*t, o.reg);
-  if (!reg) return usage_error("--reg: " + reg.error().message);
+  if (!reg) return usage_error("history", "--reg: " + reg.error().message);
   query::RegisterQuery q;
   q.reg = *reg;
   q.start = *start;

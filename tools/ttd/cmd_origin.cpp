@@ -10,6 +10,7 @@
 #include "engine/query/query_text.h"
 #include "tools/ttd/commands.h"
 #include "tools/ttd/trace_options.h"
+#include "tools/ttd/usage_error.h"
 
 namespace ttd::cli {
 
@@ -22,26 +23,21 @@ struct OriginOptions {
   bool json = false;
 };
 
-int usage_error(const std::string& msg) {
-  std::cerr << "ttd origin: " << msg << "\n";
-  return 2;
-}
-
 int run_origin(const OriginOptions& o) {
-  if (o.reg.empty() == o.mem.empty()) return usage_error("give exactly one of --reg NAME or --mem ADDR:LEN");
+  if (o.reg.empty() == o.mem.empty()) return usage_error("origin", "give exactly one of --reg NAME or --mem ADDR:LEN");
   auto at = query::parse_number(o.at, "--at");
-  if (!at) return usage_error(at.error().to_string());
+  if (!at) return usage_error("origin", at.error().to_string());
   auto t = open_trace_or_report(o.trace);
   if (!t) return 1;
   auto loc = query::parse_origin_location(*t, o.reg, o.mem);
-  if (!loc) return usage_error("--" + loc.error().to_string());
+  if (!loc) return usage_error("origin", "--" + loc.error().to_string());
   query::OriginQuery q;
   q.loc = *loc;
   q.at = *at;
   q.depth = o.depth;
   q.breadth = o.breadth;
   q.max_nodes = o.nodes;
-  if (auto s = query::check_origin_query(*t, q); !s) return usage_error("--" + s.error().to_string());
+  if (auto s = query::check_origin_query(*t, q); !s) return usage_error("origin", "--" + s.error().to_string());
   auto sym = query::program_symbolizer(*t, o.trace.program);
   if (!sym) {
     std::cerr << "ttd origin: " << sym.error().to_string() << "\n";

@@ -7,6 +7,7 @@
 #include "engine/query/value_search.h"
 #include "tools/ttd/commands.h"
 #include "tools/ttd/trace_options.h"
+#include "tools/ttd/usage_error.h"
 
 namespace ttd::cli {
 
@@ -21,29 +22,24 @@ struct SearchOptions {
   bool bytes_given = false;
 };
 
-int usage_error(const std::string& msg) {
-  std::cerr << "ttd search: " << msg << "\n";
-  return 2;
-}
-
 int run_search(const SearchOptions& o) {
   auto pattern = query::parse_hex_bytes(o.bytes);
-  if (!pattern) return usage_error("--bytes: " + pattern.error().message);
+  if (!pattern) return usage_error("search", "--bytes: " + pattern.error().message);
   if (auto s = query::check_pattern_size(pattern->size(), o.max_pattern); !s)
-    return usage_error("--bytes: " + s.error().message);
+    return usage_error("search", "--bytes: " + s.error().message);
   std::optional<query::AddressRange> within;
   if (!o.in.empty()) {
     auto r = query::parse_address_range(o.in, "--in");
-    if (!r) return usage_error(r.error().to_string());
+    if (!r) return usage_error("search", r.error().to_string());
     within = *r;
   }
-  if (o.first == !o.at.empty()) return usage_error("give --at EID (search in space) or --first (search in time)");
+  if (o.first == !o.at.empty()) return usage_error("search", "give --at EID (search in space) or --first (search in time)");
   auto t = open_trace_or_report(o.trace);
   if (!t) return 1;
   if (!o.first) {
     auto at = query::parse_number(o.at, "--at");
-    if (!at) return usage_error("--at: expected an EID (decimal or 0x-hex), got '" + o.at + "'");
-    if (auto s = query::check_position(*t, *at, "--at"); !s) return usage_error(s.error().to_string());
+    if (!at) return usage_error("search", "--at: expected an EID (decimal or 0x-hex), got '" + o.at + "'");
+    if (auto s = query::check_position(*t, *at, "--at"); !s) return usage_error("search", s.error().to_string());
     query::SpaceSearch q{*pattern, *at, within, std::nullopt, o.limit};
     query::SearchControl control;
     control.max_pattern = o.max_pattern;
@@ -54,7 +50,7 @@ int run_search(const SearchOptions& o) {
       std::cout << (o.json ? query::to_json(m) : query::hex(m.addr) + "  (pid " + std::to_string(m.pid) + ")") << "\n";
       return bool(std::cout);
     }, control);
-    if (!s) return usage_error(s.error().to_string());
+    if (!s) return usage_error("search", s.error().to_string());
     if (!o.json && found == 0) std::cout << "not found at EID " << *at << "\n";
     return 0;
   }
@@ -62,7 +58,7 @@ int run_search(const SearchOptions& o) {
   wa.from = o.from;
   wa.to = o.to;
   auto start = query::resolve_window_args(*t, wa);
-  if (!start) return usage_error(start.error().to_string());
+  if (!start) return usage_error("search", start.error().to_string());
   query::TimeSearch q;
   q.pattern = *pattern;
   // Positions from..to inclusive: the state after the window's last step counts.
