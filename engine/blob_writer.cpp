@@ -10,7 +10,7 @@
 namespace ttd {
 
 namespace {
-constexpr size_t kBlobsBeforeWake = 64;                   // blobs queued before the writer is woken
+constexpr size_t kBlobsBeforeWake = 64;               // blobs queued before the writer is woken
 constexpr size_t kMaxQueuedBytes = size_t(64) << 20;  // put() waits beyond this
 // A seek inflates a stream's blocks up to its target: on average half of a
 // stream of many blocks. Smaller blocks cost bytes (each block its header

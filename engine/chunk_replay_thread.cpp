@@ -8,7 +8,7 @@
 namespace ttd {
 
 namespace {
-constexpr size_t kChunksBeforeWake = 8;     // chunks queued before the thread is woken
+constexpr size_t kChunksBeforeWake = 8;  // chunks queued before the thread is woken
 // submit() waits beyond this many chunks not yet done (and beyond
 // kMaxBytesInFlight). Slack, so that neither thread waits for the other
 // when the scheduler runs one of them late (a loaded machine), with

@@ -2,8 +2,9 @@
 # Builds ttd and runs every test: unit and integration tests (real gdb,
 # gdb-multiarch, lldb-16, lldb-22) through ctest, then each libFuzzer
 # target briefly on its seed corpus (scripts/fuzz.sh; skipped, with a
-# message, when the build and tests alone took 45 minutes); the Debian package from cpack,
-# installed and smoke-tested. Installs what it needs first.
+# message, when the steps before it took more than FUZZ_BUILD_AFTER s); the
+# Debian package from cpack, installed and smoke-tested. Installs what it
+# needs first.
 # Usage: bash scripts/test.sh        (FUZZ_SECONDS=N to change fuzz time)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,3 +51,4 @@ if [ "$SECONDS" -gt "$FUZZ_BUILD_AFTER" ]; then
   exit 0
 fi
 bash scripts/fuzz.sh
+phase_done "the fuzz build and fuzzing"

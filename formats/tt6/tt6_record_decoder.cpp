@@ -1,9 +1,7 @@
 #include "formats/tt6/tt6_record_decoder.h"
 
-#include <cstdio>
-
-#include "formats/tt6/tt6_access_effects.h"
 #include "formats/tt6/read_window.h"
+#include "formats/tt6/tt6_access_effects.h"
 #include "formats/tt6/tt6_reader.h"
 
 namespace ttd::fmt::tt6 {

@@ -1,5 +1,4 @@
 // Syscall dispatch, and the process / time / signal calls.
-#include "tools/recorder/linux_abi_constants.h"
 #include "tools/recorder/linux_kernel.h"
 
 #include <fcntl.h>
@@ -13,13 +12,11 @@
 #include <utility>
 
 #include "tools/recorder/guest_proc_files.h"
+#include "tools/recorder/linux_abi_constants.h"
 
 namespace ttd::rec {
 
 namespace {
-
-// The virtual clock: one nanosecond per step, starting at
-// ProcessConfig::epoch_seconds.
 
 constexpr int kAtFdcwd = GuestFdTable::kAtFdcwd;
 
