@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds ttd and runs every test: unit and integration tests (real gdb,
-# gdb-multiarch, lldb-16, lldb-22) through ctest, then each libFuzzer
-# target briefly on its seed corpus (scripts/fuzz.sh; skipped, with a
-# message, when the steps before it took more than FUZZ_BUILD_AFTER s); the
-# Debian package from cpack, installed and smoke-tested. Installs what it
-# needs first.
+# gdb-multiarch, lldb-16, lldb-22) through ctest; the Debian package from
+# cpack, installed and smoke-tested; the VS Code extension; then, unless the
+# steps before took more than LATE_AFTER s (and then with a message), the
+# benchmarks and developer tools (compiled only) and each libFuzzer target
+# briefly on its seed corpus (scripts/fuzz.sh). Installs what it needs first.
 # Usage: bash scripts/test.sh        (FUZZ_SECONDS=N to change fuzz time)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,11 +23,34 @@ JOBS=${JOBS:-$(nproc)}
 # - -O1 and no -g: the tests do not need -O2's speed or ttd's own types and
 #   variables (tools/ttd/CMakeLists.txt keeps main.cpp's line table for
 #   tests/install; programs that the tests debug set their own -g).
+# - -O0 for the code whose speed no test depends on (the tests, benchmarks
+#   and front ends: cmake/TtdColdCode.cmake lists them); the readers, the
+#   index, replay and the recorder stay at -O1.
 CI_FLAGS="-O1 -DNDEBUG"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$CI_FLAGS" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$CI_FLAGS"
-cmake --build build -j"$JOBS"
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$CI_FLAGS" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$CI_FLAGS" \
+  -DTTD_COLD_COMPILE_OPTIONS=-O0
+# The compiler's output goes to build/build.log, and the console gets a
+# progress line every 5 minutes: CI keeps only the end of the output, which
+# should still show where the time went. A failed build prints the log's end.
+build_log=build/build.log
+cmake --build build -j"$JOBS" >"$build_log" 2>&1 &
+build_pid=$!
+ticks=0
+while kill -0 "$build_pid" 2>/dev/null; do
+  sleep 5
+  ticks=$((ticks + 1))
+  if [ $((ticks % 60)) = 0 ]; then
+    echo "test.sh: build at step $(grep -o '^\[[0-9]*/[0-9]*\]' "$build_log" | tail -n 1) after $SECONDS s"
+  fi
+done
+if ! wait "$build_pid"; then
+  tail -n 200 "$build_log"
+  echo "test.sh: the build failed; its whole output is in $build_log"
+  exit 1
+fi
+echo "test.sh: the build printed $(grep -c 'warning:' "$build_log" || true) warnings (see $build_log)"
 phase_done "the build"
 (cd build && ctest --output-on-failure -j"$JOBS" --timeout 600)
 phase_done "ctest"
@@ -40,15 +63,27 @@ phase_done "the Debian package"
 bash scripts/build-vsix.sh build
 phase_done "the VS Code extension"
 
-# Fuzzers: clang-16 with libFuzzer, ASan and UBSan (scripts/fuzz.sh). That
-# build compiles the readers again under ASan: on a machine so slow that the
-# steps above took more than FUZZ_BUILD_AFTER seconds, it would not finish
-# within CI's 90 minutes, so it is skipped, and says so.
-FUZZ_BUILD_AFTER=${FUZZ_BUILD_AFTER:-2700}
-if [ "$SECONDS" -gt "$FUZZ_BUILD_AFTER" ]; then
-  echo "fuzz: SKIPPED: the steps above took $SECONDS s (more than FUZZ_BUILD_AFTER=$FUZZ_BUILD_AFTER s),"
-  echo "fuzz: so the ASan build would not finish within CI's time; bash scripts/fuzz.sh fuzzes on its own"
-  exit 0
+# Two optional steps follow: the benchmarks and developer tools (compiled,
+# not run: no test needs them), then the fuzzers. On a machine so slow that
+# the steps above took more than LATE_AFTER seconds, they would not finish
+# within CI's 90 minutes, so they are skipped, and say so.
+LATE_AFTER=${LATE_AFTER:-${FUZZ_BUILD_AFTER:-2700}}
+skip_if_late() {
+  if [ "$SECONDS" -gt "$LATE_AFTER" ]; then
+    echo "$1: SKIPPED: the steps above took $SECONDS s (more than LATE_AFTER=$LATE_AFTER s),"
+    echo "$1: so it would not finish within CI's time; $2 does it on its own"
+    return 0
+  fi
+  return 1
+}
+if ! skip_if_late "dev_tools" "cmake --build build --target dev_tools"; then
+  cmake --build build -j"$JOBS" --target dev_tools >>"$build_log" 2>&1 || { tail -n 200 "$build_log"; exit 1; }
+  phase_done "the benchmarks and developer tools"
 fi
-bash scripts/fuzz.sh
-phase_done "the fuzz build and fuzzing"
+
+# Fuzzers: clang-16 with libFuzzer, ASan and UBSan (scripts/fuzz.sh). That
+# build compiles the readers again under ASan.
+if ! skip_if_late "fuzz" "bash scripts/fuzz.sh"; then
+  bash scripts/fuzz.sh
+  phase_done "the fuzz build and fuzzing"
+fi

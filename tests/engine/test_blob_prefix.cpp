@@ -17,6 +17,10 @@
 #include "engine/index_layout.h"
 #include "engine/step_codec.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_blob_prefix {
+
 using namespace ttd;
 
 namespace {
@@ -237,3 +241,5 @@ TEST_CASE("a step stream whose rest cannot be had stops the decoder, which repor
   CHECK(n < 400);
   CHECK_FALSE(dec.ok());
 }
+
+}  // namespace test_blob_prefix

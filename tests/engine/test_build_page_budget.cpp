@@ -24,6 +24,10 @@
 #include "state/page_pool.h"
 #include "tests/support/one_cpu_affinity.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_build_page_budget {
+
 using namespace ttd;
 namespace fs = std::filesystem;
 
@@ -226,3 +230,5 @@ TEST_CASE("build page budget: the spill file gives pages back, reuses freed slot
   CHECK(msg.find("/dev/full") != std::string::npos);
   CHECK(msg.find("No space left on device") != std::string::npos);
 }
+
+}  // namespace test_build_page_budget

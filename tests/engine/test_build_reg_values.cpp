@@ -20,6 +20,10 @@
 #include "tests/engine/index_data_region.h"
 #include "tests/support/one_cpu_affinity.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_build_reg_values {
+
 using namespace ttd;
 
 namespace {
@@ -96,3 +100,5 @@ TEST_CASE("register values: a sink's default reg_value hands reg() the low bytes
   s.reg_value(1, 0, 0x1122334455667788ull, 8);
   CHECK(s.got == std::string("\x88\x77\x66\x55\x44\x33\x22\x11", 8));
 }
+
+}  // namespace test_build_reg_values

@@ -20,6 +20,10 @@
 #include "tests/engine/index_data_region.h"
 #include "tests/support/one_cpu_affinity.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_build_step_batch {
+
 using namespace ttd;
 
 namespace {
@@ -144,3 +148,5 @@ TEST_CASE("step batch: send_one_by_one makes the per-step calls in order") {
   CHECK(b.empty());
   CHECK(b.effect_count() == 0);
 }
+
+}  // namespace test_build_step_batch

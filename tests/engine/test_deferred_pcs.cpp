@@ -15,6 +15,10 @@
 #include "engine/state_apply.h"
 #include "temp_synthetic_trace.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_deferred_pcs {
+
 using namespace ttd;
 
 namespace {
@@ -127,3 +131,5 @@ TEST_CASE("seek with deferred pcs: steps that set another thread's pc reach the 
     CHECK_MESSAGE(c.state().digest() == ref[e], "random EID ", e);
   }
 }
+
+}  // namespace test_deferred_pcs

@@ -16,6 +16,10 @@
 #include "engine/index_file.h"
 #include "temp_synthetic_trace.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_index_codecs {
+
 using namespace ttd;
 
 namespace {
@@ -164,3 +168,5 @@ TEST_CASE("an index of version 11 (no codec bytes) is rebuilt, not read") {
   CHECK(h.version == kIndexVersion);
   CHECK(kIndexVersion >= 12);
 }
+
+}  // namespace test_index_codecs

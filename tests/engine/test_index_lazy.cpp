@@ -14,6 +14,10 @@
 #include "index_file_damage.h"
 #include "temp_synthetic_trace.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_index_lazy {
+
 using namespace ttd;
 using test::flip_byte;
 using test::group_record;
@@ -253,3 +257,5 @@ TEST_CASE("chunk_passing gives chunk()'s entry without caching the group; a corr
   CHECK(e.keyframe.offset == 0);
   CHECK(e.keyframe.size == 0);
 }
+
+}  // namespace test_index_lazy

@@ -9,6 +9,10 @@
 
 #include "engine/keyframe_codec.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_keyframe_region_update {
+
 using namespace ttd;
 
 namespace {
@@ -82,3 +86,5 @@ TEST_CASE("a keyframe's mappings out of order or overlapping are mapped one by o
     CHECK(st.process(7).regions == mapped(list));
   }
 }
+
+}  // namespace test_keyframe_region_update

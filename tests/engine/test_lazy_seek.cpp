@@ -14,6 +14,10 @@
 #include "index_file_damage.h"
 #include "temp_synthetic_trace.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_lazy_seek {
+
 using namespace ttd;
 
 namespace {
@@ -218,3 +222,5 @@ TEST_CASE("a corrupt page blob is reported by the read that touches it, not by t
   Cursor eager(*t, PageLoading::Eager);
   CHECK_FALSE(eager.seek(kf_eid).ok());
 }
+
+}  // namespace test_lazy_seek

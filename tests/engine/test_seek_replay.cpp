@@ -13,6 +13,10 @@
 
 #include "engine/step_codec.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_seek_replay {
+
 using namespace ttd;
 
 namespace {
@@ -176,3 +180,5 @@ TEST_CASE("seek replay: deferred registers end as registers handed over one by o
   CHECK(n_now == now.log.size());
   CHECK(n_now == 11);
 }
+
+}  // namespace test_seek_replay

@@ -10,6 +10,10 @@
 
 #include "engine/step_codec.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_step_accesses {
+
 using namespace ttd;
 
 namespace {
@@ -194,3 +198,5 @@ TEST_CASE("registers: numbers from 128 and wide registers take the long form") {
   CHECK(c.got[0] == std::vector<uint8_t>(v8, v8 + 8));
   CHECK(c.got[1] == std::vector<uint8_t>(v16, v16 + 16));
 }
+
+}  // namespace test_step_accesses

@@ -17,6 +17,10 @@
 #include "engine/step_codec.h"
 #include "temp_synthetic_trace.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_step_prediction {
+
 using namespace ttd;
 
 namespace {
@@ -233,3 +237,5 @@ TEST_CASE("step prediction: a crafted stream behind correct checksums is an erro
   // Steps of other chunks still decode.
   CHECK((*t)->for_each_step(0, 64, [](const StepRecord&) { return true; }).ok());
 }
+
+}  // namespace test_step_prediction

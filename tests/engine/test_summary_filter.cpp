@@ -17,6 +17,10 @@
 #include "index_file_damage.h"
 #include "temp_synthetic_trace.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_summary_filter {
+
 using namespace ttd;
 using test::flip_byte;
 
@@ -280,3 +284,5 @@ TEST_CASE("an index of version 12 (unsalted filters) is rebuilt, not read") {
   CHECK(kIndexVersion >= 13);
   check_rare_step_found(t);
 }
+
+}  // namespace test_summary_filter

@@ -9,6 +9,10 @@
 #include "temp_path.h"
 #include "formats/rvnblock/rvnblock_reader.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_rvnblock_metadata {
+
 using namespace ttd;
 using namespace ttd::fmt::rvnblock;
 
@@ -106,3 +110,5 @@ TEST_CASE("rvnblock: files that are not SQLite give a clear error") {
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.error().message == "cannot open file");
 }
+
+}  // namespace test_rvnblock_metadata

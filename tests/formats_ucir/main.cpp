@@ -1,6 +1,6 @@
 // doctest runner. "test_ucir --write-seeds DIR" writes the tiny UCIR files
 // the fuzz target's seed corpus (tests/fuzz/corpus/ucir) is made of.
-#define DOCTEST_CONFIG_IMPLEMENT
+// doctest itself: ttd_doctest (tests/doctest_runner/doctest_impl.cpp).
 #include <doctest/doctest.h>
 
 #include <cstring>

@@ -10,6 +10,10 @@
 #include "formats/ucir/ucir_reader.h"
 #include "ucir_test_support.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_ucir_cut_short {
+
 using namespace ttd;
 using namespace ttd::fmt::ucir;
 using ttd::test::RecordingSink;
@@ -153,3 +157,5 @@ TEST_CASE("cut short: inside the first keyframe nothing is readable, and the err
   else CHECK(s.error().message.find("cut short") != std::string::npos);
   test::remove_temp_files();
 }
+
+}  // namespace test_ucir_cut_short

@@ -13,6 +13,10 @@
 #include "formats/ucir/ucir_writer.h"
 #include "ucir_test_support.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_ucir_end_record {
+
 using namespace ttd;
 using namespace ttd::fmt;
 using ttd::test::RecordingSink;
@@ -139,3 +143,5 @@ TEST_CASE("end record: a file without the promise (usercorn's) reads as before, 
   REQUIRE(test::read_ucir(test::write_bytes("stray-record.ucir", bytes), stray).ok());
   CHECK(stray.property(std::string(UcirReader::kEndedProperty)).empty());
 }
+
+}  // namespace test_ucir_end_record

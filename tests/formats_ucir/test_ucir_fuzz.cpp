@@ -11,6 +11,10 @@
 #include "sample_traces.h"
 #include "ucir_test_support.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_ucir_fuzz {
+
 using namespace ttd;
 using ttd::test::RecordingSink;
 
@@ -92,3 +96,5 @@ TEST_CASE("fuzz: random op bytes inside valid framing end in success or an Error
   MESSAGE(errors << " errors, " << successes << " successes");
   CHECK(errors > 0);
 }
+
+}  // namespace test_ucir_fuzz

@@ -11,6 +11,10 @@
 #include "sample_traces.h"
 #include "ucir_test_support.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_ucir_roundtrip {
+
 using namespace ttd;
 using namespace ttd::fmt;
 using ttd::test::RecordingSink;
@@ -190,3 +194,5 @@ TEST_CASE("ucir: reading twice gives the same calls") {
   REQUIRE((*r)->read(b, {}).ok());
   CHECK(test::join(a.log) == test::join(b.log));
 }
+
+}  // namespace test_ucir_roundtrip

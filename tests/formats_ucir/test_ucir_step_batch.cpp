@@ -12,6 +12,10 @@
 #include "formats/ucir/ucir_writer.h"
 #include "ucir_test_support.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_ucir_step_batch {
+
 using namespace ttd;
 using ttd::test::RecordingSink;
 using Lines = std::vector<std::string>;
@@ -119,3 +123,5 @@ TEST_CASE("ucir step batches: plain steps in batches of at most 4,096, the other
   // second's, leave the batch with it).
   CHECK(batched == kSteps - kSteps / kSyscallEvery - 4);
 }
+
+}  // namespace test_ucir_step_batch

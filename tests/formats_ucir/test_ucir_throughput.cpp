@@ -12,6 +12,10 @@
 #include "formats/ucir/ucir_writer.h"
 #include "ucir_test_support.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_ucir_throughput {
+
 using namespace ttd;
 
 namespace {
@@ -100,3 +104,5 @@ TEST_CASE("throughput: reading a usercorn-shaped trace") {
   CHECK(c.error().message == "read cancelled");
   std::remove(path.c_str());
 }
+
+}  // namespace test_ucir_throughput

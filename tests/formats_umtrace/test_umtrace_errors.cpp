@@ -12,6 +12,10 @@
 #include "synthetic_umtrace.h"
 #include "temp_dir.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_umtrace_errors {
+
 using namespace ttd;
 using namespace ttd::test;
 using namespace ttd::fmt::umtrace;
@@ -374,3 +378,5 @@ TEST_CASE("random damage never crashes the reader") {
   MESSAGE(errors << " of 300 damaged traces were refused");
   CHECK(errors > 100);
 }
+
+}  // namespace test_umtrace_errors

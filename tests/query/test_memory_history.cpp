@@ -7,6 +7,10 @@
 #include "engine/query/memory_history.h"
 #include "query_fixture.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_memory_history {
+
 using namespace ttd;
 using namespace ttd::query;
 
@@ -177,3 +181,5 @@ TEST_CASE("a step that reads and writes the same bytes gives two hits, and a lim
   std::remove(path.c_str());
   std::remove((path + ".ttdidx").c_str());
 }
+
+}  // namespace test_memory_history

@@ -6,6 +6,10 @@
 #include "engine/query/register_history.h"
 #include "query_fixture.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_register_history {
+
 using namespace ttd;
 using namespace ttd::query;
 
@@ -123,3 +127,5 @@ TEST_CASE("register names: unknown names and the pc are errors that say why") {
   CHECK(pc.error().to_string().find("pc") != std::string::npos);
   CHECK(resolve_register(*f.trace, "RAX").ok());
 }
+
+}  // namespace test_register_history

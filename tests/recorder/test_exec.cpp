@@ -18,6 +18,10 @@
 #include "tests/recorder/recording_support.h"
 #include "tools/recorder/recording_chain.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_exec {
+
 using namespace ttd;
 using namespace ttd::rec;
 namespace fs = std::filesystem;
@@ -263,3 +267,5 @@ TEST_CASE("follow_fork: fork, vfork+execve, system, popen, posix_spawn, kill and
     }
   }
 }
+
+}  // namespace test_exec

@@ -19,6 +19,10 @@
 #include "tools/recorder/host_wait_clock.h"
 #include "tools/recorder/step_timer.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_host_waits {
+
 using namespace ttd;
 using namespace ttd::rec;
 namespace fs = std::filesystem;
@@ -216,3 +220,5 @@ TEST_CASE("clocks: one list of the clock ids, and of those counted from the epoc
                 kClockMonotonicCoarse, kClockBoottime, kClockBoottimeAlarm})
     CHECK(clock.origin(c) == 0);
 }
+
+}  // namespace test_host_waits

@@ -11,6 +11,10 @@
 
 #include "tests/recorder/recording_support.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_itimers {
+
 using namespace ttd;
 using namespace ttd::rec;
 namespace fs = std::filesystem;
@@ -55,3 +59,5 @@ TEST_CASE("interval timers: CPU-time timers, execve and fork as natively") {
   }
   CHECK(ran > 0);
 }
+
+}  // namespace test_itimers

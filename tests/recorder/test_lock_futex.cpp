@@ -17,6 +17,10 @@
 
 #include "tests/recorder/recording_support.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_lock_futex {
+
 using namespace ttd;
 using namespace ttd::rec;
 namespace fs = std::filesystem;
@@ -233,3 +237,5 @@ TEST_CASE("PI futexes: two threads waiting for each other's PI lock is a deadloc
     fs::remove(out);
   }
 }
+
+}  // namespace test_lock_futex

@@ -10,6 +10,10 @@
 
 #include "tests/recorder/recording_support.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_signals {
+
 using namespace ttd;
 using namespace ttd::rec;
 namespace fs = std::filesystem;
@@ -99,3 +103,5 @@ TEST_CASE("signals: the handler's steps are in the trace, the frame is the kerne
     fs::remove(out);
   }
 }
+
+}  // namespace test_signals

@@ -13,6 +13,10 @@
 #include "tools/recorder/recorder.h"
 #include "tools/recorder/syscall_table.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_syscalls {
+
 using namespace ttd;
 using namespace ttd::rec;
 
@@ -193,3 +197,5 @@ TEST_CASE("an unsupported syscall is named from Linux's list, and the process-gr
   CHECK(syscall_table_x86_64().lookup(111).sys == Sys::Getpgrp);
   CHECK(syscall_table_aarch64().lookup(155).sys == Sys::Getpgid);
 }
+
+}  // namespace test_syscalls

@@ -11,6 +11,10 @@
 
 #include "tests/recorder/recording_support.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_timers {
+
 using namespace ttd;
 using namespace ttd::rec;
 namespace fs = std::filesystem;
@@ -65,3 +69,5 @@ TEST_CASE("timers: what Linux answers natively, so the recorded runs are compare
   CHECK(proc.find("Threads 3\n") != std::string::npos);
   CHECK(proc.find("stat: field 1 is getpid 1, comm ttd-timers, state R, field 20 3\n") != std::string::npos);
 }
+
+}  // namespace test_timers

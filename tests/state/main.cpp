@@ -3,7 +3,7 @@
 // bytes" per line) or its lldb triple and endianness, so that
 // xml_accept_check.py can serve exactly what the library generates to the
 // real gdb and lldb without a separate tool.
-#define DOCTEST_CONFIG_IMPLEMENT
+// doctest itself: ttd_doctest (tests/doctest_runner/doctest_impl.cpp).
 #include <doctest/doctest.h>
 
 #include <cstdio>

@@ -11,6 +11,10 @@
 #include "state/machine_state.h"
 #include "state/paged_memory.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_lazy_overlay {
+
 using namespace ttd;
 
 namespace {
@@ -171,3 +175,5 @@ TEST_CASE("pages() with an overlay whose page cannot be read keeps it, reports i
   CHECK(p.lazy.lazy_group_count() == 0);
   CHECK_FALSE(p.lazy.fault());
 }
+
+}  // namespace test_lazy_overlay

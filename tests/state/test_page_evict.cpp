@@ -9,6 +9,10 @@
 
 #include "state/paged_memory.h"
 
+// Its own namespace: the CI's unity build compiles this file together with
+// the other files of its suite, some of which use the same local names.
+namespace test_page_evict {
+
 using namespace ttd;
 
 namespace {
@@ -109,3 +113,5 @@ TEST_CASE("evicted page: dropped or replaced whole without a read") {
   CHECK((*p)->all_valid());
   CHECK(src->reads == 0);
 }
+
+}  // namespace test_page_evict
