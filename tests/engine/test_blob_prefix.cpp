@@ -17,8 +17,7 @@
 #include "engine/index_layout.h"
 #include "engine/step_codec.h"
 
-// Its own namespace: the CI's unity build compiles this file together with
-// the other files of its suite, some of which use the same local names.
+// A namespace of its own: CI's unity build compiles it with its suite's other files.
 namespace test_blob_prefix {
 
 using namespace ttd;

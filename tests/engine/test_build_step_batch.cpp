@@ -20,8 +20,7 @@
 #include "tests/engine/index_data_region.h"
 #include "tests/support/one_cpu_affinity.h"
 
-// Its own namespace: the CI's unity build compiles this file together with
-// the other files of its suite, some of which use the same local names.
+// A namespace of its own: CI's unity build compiles it with its suite's other files.
 namespace test_build_step_batch {
 
 using namespace ttd;

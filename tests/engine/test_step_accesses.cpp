@@ -10,8 +10,7 @@
 
 #include "engine/step_codec.h"
 
-// Its own namespace: the CI's unity build compiles this file together with
-// the other files of its suite, some of which use the same local names.
+// A namespace of its own: CI's unity build compiles it with its suite's other files.
 namespace test_step_accesses {
 
 using namespace ttd;

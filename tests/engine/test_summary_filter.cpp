@@ -17,8 +17,7 @@
 #include "index_file_damage.h"
 #include "temp_synthetic_trace.h"
 
-// Its own namespace: the CI's unity build compiles this file together with
-// the other files of its suite, some of which use the same local names.
+// A namespace of its own: CI's unity build compiles it with its suite's other files.
 namespace test_summary_filter {
 
 using namespace ttd;

@@ -13,8 +13,7 @@
 #include "formats/ucir/ucir_writer.h"
 #include "ucir_test_support.h"
 
-// Its own namespace: the CI's unity build compiles this file together with
-// the other files of its suite, some of which use the same local names.
+// A namespace of its own: CI's unity build compiles it with its suite's other files.
 namespace test_ucir_end_record {
 
 using namespace ttd;

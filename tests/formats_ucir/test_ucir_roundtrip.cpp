@@ -11,8 +11,7 @@
 #include "sample_traces.h"
 #include "ucir_test_support.h"
 
-// Its own namespace: the CI's unity build compiles this file together with
-// the other files of its suite, some of which use the same local names.
+// A namespace of its own: CI's unity build compiles it with its suite's other files.
 namespace test_ucir_roundtrip {
 
 using namespace ttd;

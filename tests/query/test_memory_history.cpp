@@ -7,8 +7,7 @@
 #include "engine/query/memory_history.h"
 #include "query_fixture.h"
 
-// Its own namespace: the CI's unity build compiles this file together with
-// the other files of its suite, some of which use the same local names.
+// A namespace of its own: CI's unity build compiles it with its suite's other files.
 namespace test_memory_history {
 
 using namespace ttd;

@@ -6,8 +6,7 @@
 #include "engine/query/register_history.h"
 #include "query_fixture.h"
 
-// Its own namespace: the CI's unity build compiles this file together with
-// the other files of its suite, some of which use the same local names.
+// A namespace of its own: CI's unity build compiles it with its suite's other files.
 namespace test_register_history {
 
 using namespace ttd;

@@ -19,8 +19,7 @@
 #include "tools/recorder/host_wait_clock.h"
 #include "tools/recorder/step_timer.h"
 
-// Its own namespace: the CI's unity build compiles this file together with
-// the other files of its suite, some of which use the same local names.
+// A namespace of its own: CI's unity build compiles it with its suite's other files.
 namespace test_host_waits {
 
 using namespace ttd;

@@ -13,8 +13,7 @@
 #include "tools/recorder/recorder.h"
 #include "tools/recorder/syscall_table.h"
 
-// Its own namespace: the CI's unity build compiles this file together with
-// the other files of its suite, some of which use the same local names.
+// A namespace of its own: CI's unity build compiles it with its suite's other files.
 namespace test_syscalls {
 
 using namespace ttd;

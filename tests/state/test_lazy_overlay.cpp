@@ -11,8 +11,7 @@
 #include "state/machine_state.h"
 #include "state/paged_memory.h"
 
-// Its own namespace: the CI's unity build compiles this file together with
-// the other files of its suite, some of which use the same local names.
+// A namespace of its own: CI's unity build compiles it with its suite's other files.
 namespace test_lazy_overlay {
 
 using namespace ttd;
