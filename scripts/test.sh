@@ -31,28 +31,35 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$CI_FLAGS" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$CI_FLAGS" \
   -DTTD_COLD_COMPILE_OPTIONS=-O0
-# The compiler's output goes to build/build.log, and the console gets a
-# progress line every 5 minutes: CI keeps only the end of the output, which
-# should still show where the time went. A failed build prints the log's end.
-build_log=build/build.log
-cmake --build build -j"$JOBS" >"$build_log" 2>&1 &
-build_pid=$!
-ticks=0
-while kill -0 "$build_pid" 2>/dev/null; do
-  sleep 5
-  ticks=$((ticks + 1))
-  if [ $((ticks % 60)) = 0 ]; then
-    echo "test.sh: build at step $(grep -o '^\[[0-9]*/[0-9]*\]' "$build_log" | tail -n 1) after $SECONDS s"
+# The build's and ctest's output go to build/build.log and build/ctest.log,
+# and the console gets a progress line every 5 minutes: CI keeps only the
+# end of the output, which should still show where the time went. A failure
+# prints the log's last 200 lines.
+# Usage: run_logged LOG LABEL PROGRESS-REGEX COMMAND...
+run_logged() {
+  local log=$1 label=$2 progress=$3 pid ticks=0
+  shift 3
+  "$@" >"$log" 2>&1 &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 5
+    ticks=$((ticks + 1))
+    if [ $((ticks % 60)) = 0 ]; then
+      echo "test.sh: $label at $(grep -o "$progress" "$log" | tail -n 1) after $SECONDS s"
+    fi
+  done
+  if ! wait "$pid"; then
+    tail -n 200 "$log"
+    echo "test.sh: $label failed; its whole output is in $log"
+    exit 1
   fi
-done
-if ! wait "$build_pid"; then
-  tail -n 200 "$build_log"
-  echo "test.sh: the build failed; its whole output is in $build_log"
-  exit 1
-fi
+}
+build_log=build/build.log
+run_logged "$build_log" "the build" '^\[[0-9]*/[0-9]*\]' cmake --build build -j"$JOBS"
 echo "test.sh: the build printed $(grep -c 'warning:' "$build_log" || true) warnings (see $build_log)"
 phase_done "the build"
-(cd build && ctest --output-on-failure -j"$JOBS" --timeout 600)
+run_logged build/ctest.log "ctest" '[0-9]*/[0-9]* Test' ctest --test-dir build --output-on-failure -j"$JOBS" --timeout 600
+tail -n 3 build/ctest.log
 phase_done "ctest"
 
 # The Debian package, installed and smoke-tested (record, query, gdb,
@@ -77,7 +84,7 @@ skip_if_late() {
   return 1
 }
 if ! skip_if_late "dev_tools" "cmake --build build --target dev_tools"; then
-  cmake --build build -j"$JOBS" --target dev_tools >>"$build_log" 2>&1 || { tail -n 200 "$build_log"; exit 1; }
+  run_logged build/dev_tools.log "the dev_tools build" '^\[[0-9]*/[0-9]*\]' cmake --build build -j"$JOBS" --target dev_tools
   phase_done "the benchmarks and developer tools"
 fi
 
