@@ -1,11 +1,11 @@
 # TTD_COLD_COMPILE_OPTIONS: extra compile options for the code whose speed
 # no test depends on, added after the build type's flags so that they win.
 # scripts/test.sh passes -O0, because CI compiles from scratch on two slow
-# cores (docs/testing.md): a translation unit compiles about 1.6 times
+# cores (docs/testing.md): a translation unit compiles up to 1.6 times
 # faster at -O0 than at -O1 there. The tests spend their time in the trace
-# readers, the index, replay and the recorder, which keep the build type's
-# optimisation; "cold" is everything else:
-#   tests/ and bench/ (in CI the benchmarks are compiled, never timed),
+# readers, the index, replay, the history queries and the recorder, which
+# keep the build type's optimisation; "cold" is everything else:
+#   tests/ and bench/ (never timed in CI),
 #   the front ends (gdbstub, dap, tools/ttd), debuginfo, export, diff,
 #   the Python module, elf and net.
 # Empty by default: a user's build optimises everything.

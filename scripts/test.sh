@@ -25,7 +25,7 @@ JOBS=${JOBS:-$(nproc)}
 #   tests/install; programs that the tests debug set their own -g).
 # - -O0 for the code whose speed no test depends on (the tests, benchmarks
 #   and front ends: cmake/TtdColdCode.cmake lists them); the readers, the
-#   index, replay and the recorder stay at -O1.
+#   index, replay, the history queries and the recorder stay at -O1.
 CI_FLAGS="-O1 -DNDEBUG"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 \
