@@ -14,6 +14,7 @@
 #include "tools/ttd/tenet_text_writer.h"
 #include "tools/ttd/trace_options.h"
 #include "tools/ttd/ucir_trace_writer.h"
+#include "tools/ttd/usage_error.h"
 
 namespace ttd::cli {
 
@@ -65,12 +66,10 @@ int run_convert_ucir(const ConvertOptions& o, std::shared_ptr<const Trace> t) {
 
 int run_convert(const ConvertOptions& o) {
   if (o.to != "tenet" && o.to != "ucir") {
-    std::cerr << "ttd convert: --to: expected tenet or ucir, got '" << o.to << "'\n";
-    return 2;
+    return usage_error("convert", "--to: expected tenet or ucir, got '" + o.to + "'");
   }
   if (o.samples == 0) {
-    std::cerr << "ttd convert: --verify-samples must be at least 1\n";
-    return 2;
+    return usage_error("convert", "--verify-samples must be at least 1");
   }
   auto t = open_trace_or_report(o.trace);
   if (!t) return 1;

@@ -13,6 +13,7 @@
 #include "net/host_port.h"
 #include "net/tcp_listener.h"
 #include "tools/ttd/commands.h"
+#include "tools/ttd/usage_error.h"
 
 namespace ttd::cli {
 
@@ -65,8 +66,7 @@ int serve_stdio() {
 int serve_tcp(const DapOptions& o) {
   auto where = net::parse_host_port(o.listen);
   if (!where) {
-    std::cerr << "ttd dap: " << where.error().to_string() << "\n";
-    return 2;
+    return usage_error("dap", where.error().to_string());
   }
   auto l = net::TcpListener::listen(*where);
   if (!l) {

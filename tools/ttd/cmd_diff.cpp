@@ -11,6 +11,7 @@
 #include "engine/query/origin_render.h"
 #include "tools/ttd/commands.h"
 #include "tools/ttd/trace_options.h"
+#include "tools/ttd/usage_error.h"
 
 namespace ttd::cli {
 
@@ -190,8 +191,7 @@ void print_report(std::ostream& os, const diff::DiffReport& r, const Trace& ta, 
 
 int run_diff_cmd(const DiffCliOptions& o) {
   if (o.limit == 0) {
-    std::cerr << "ttd diff: --limit must be at least 1\n";
-    return 2;
+    return usage_error("diff", "--limit must be at least 1");
   }
   auto a = open_trace_or_report(o.a);
   if (!a) return 2;
