@@ -40,7 +40,7 @@ phase_done "configuring"
 # very slow machine reports real tests; tier 2 is what a user does first:
 # gdb and lldb attached to `ttd serve` (ttd links every library).
 tier "state-gdbstub-tenet" "tests/state/all tests/gdbstub/all tests/formats_tenet/all" \
-  tests/state tests/gdbstub tests/formats_tenet
+  tests/state tests/gdbstub tests/formats_tenet tests/scripts
 tier "gdb-lldb" "ttd tests/integration_gdb/all tests/diff/all tests/docs/all tests/motion_crosscheck/all" \
   tests/integration_gdb tests/diff tests/docs tests/motion_crosscheck
 tier "formats" "tests/formats/all tests/formats_tt6/all tests/formats_xray/all tests/formats_ucir/all tests/formats_umtrace/all tests/formats_rvnblock/all" \
