@@ -41,11 +41,12 @@ phase_done "configuring"
 # gdb and lldb attached to `ttd serve` (ttd links every library).
 tier "state-gdbstub-tenet" "tests/state/all tests/gdbstub/all tests/formats_tenet/all" \
   tests/state tests/gdbstub tests/formats_tenet tests/scripts
-tier "gdb-lldb" "ttd tests/integration_gdb/all tests/diff/all tests/docs/all tests/motion_crosscheck/all" \
-  tests/integration_gdb tests/diff tests/docs tests/motion_crosscheck
+tier "gdb-lldb" "ttd tests/integration_gdb/all tests/diff/all tests/docs/all" \
+  tests/integration_gdb tests/diff tests/docs
 tier "formats" "tests/formats/all tests/formats_tt6/all tests/formats_xray/all tests/formats_ucir/all tests/formats_umtrace/all tests/formats_rvnblock/all" \
   tests/formats tests/formats_tt6 tests/formats_xray tests/formats_ucir tests/formats_umtrace tests/formats_rvnblock
-tier "engine-query" "tests/engine/all tests/query/all" tests/engine tests/query
+tier "engine-query" "tests/engine/all tests/query/all tests/motion_crosscheck/all" \
+  tests/engine tests/query tests/motion_crosscheck
 # The rest of the default build: the Python module, the DAP adapter's tests,
 # the examples, and the tests that use them; tests/install and tests/common
 # check every installed file; bench's one test runs the corpus briefly.
@@ -55,12 +56,12 @@ tier "cli-dap-recorder-python" "all" \
 
 # The Debian package, installed and smoke-tested (record, query, gdb,
 # man ttd-query, import ttd): scripts/deb-smoke.sh says how it installs.
-if budget_allows "the Debian package" 300; then
+if budget_allows "the Debian package" 600; then
   bash scripts/deb-smoke.sh build || budget_failed+=("the Debian package")
   phase_done "the Debian package"
 fi
 # The VS Code extension as a .vsix (@vscode/vsce from npm; skipped offline).
-if budget_allows "the VS Code extension" 120; then
+if budget_allows "the VS Code extension" 600; then   # its npx has a 600 s timeout
   bash scripts/build-vsix.sh build || budget_failed+=("the VS Code extension")
   phase_done "the VS Code extension"
 fi

@@ -5,7 +5,8 @@
 # TTD_TEST_BUDGET: seconds from the start of test.sh (default 4800, i.e. 80 of
 #   CI's 90 minutes; 0 = no limit). A tier starts only when at least
 #   TIER_MIN_SECONDS remain; its build is stopped at the budget's end minus
-#   TEST_RESERVE_SECONDS, and then it and every later step are SKIPPED.
+#   TEST_RESERVE_SECONDS. A step skipped or stopped for lack of time makes
+#   every later step SKIPPED too: each may need what the earlier built.
 # Each tier's tests run with ctest's --stop-time at the budget's end.
 # test.sh exits 1 when a build or a test failed, 0 otherwise; a run that
 # skipped anything ends with "test.sh: INCOMPLETE" and the list.
@@ -15,7 +16,7 @@ TIER_MIN_SECONDS=${TIER_MIN_SECONDS:-600}
 TEST_RESERVE_SECONDS=${TEST_RESERVE_SECONDS:-300}
 budget_skipped=()   # steps not run for lack of time
 budget_failed=()    # steps that failed
-out_of_time=0       # set once a build was cut off: nothing later starts
+out_of_time=0       # set once a step was skipped or cut off: nothing later starts
 
 phase_start=$SECONDS
 phase_done() { echo "test.sh: $1 took $((SECONDS - phase_start)) s (total $SECONDS s)"; phase_start=$SECONDS; }
@@ -25,18 +26,19 @@ budget_left() {
   if [ "$TTD_TEST_BUDGET" = 0 ]; then echo 1000000; else echo $((TTD_TEST_BUDGET - SECONDS)); fi
 }
 
-# budget_allows STEP NEED: true when NEED seconds remain and no build was cut
-# off; otherwise records STEP as skipped and says so.
+# budget_allows STEP NEED: true when NEED seconds remain and no earlier step
+# was skipped or cut off; otherwise records STEP as skipped and says so.
 budget_allows() {
   local left
   left=$(budget_left)
   if [ "$out_of_time" = 0 ] && [ "$left" -ge "$2" ]; then return 0; fi
   if [ "$out_of_time" = 1 ]; then
-    echo "test.sh: $1: SKIPPED: an earlier build was stopped at the end of TTD_TEST_BUDGET=$TTD_TEST_BUDGET s"
+    echo "test.sh: $1: SKIPPED: an earlier step was skipped or stopped for lack of time"
   else
     echo "test.sh: $1: SKIPPED: $left s of TTD_TEST_BUDGET=$TTD_TEST_BUDGET s left, it needs $2 s to start"
   fi
   budget_skipped+=("$1")
+  out_of_time=1  # later steps need what this one would have built (the package needs it all)
   return 1
 }
 

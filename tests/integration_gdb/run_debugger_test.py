@@ -107,7 +107,10 @@ def gdb_memory(ctx):
 
 def gdb_stdio(ctx):
     trace = ctx.trace()
-    out = run(["gdb", "-batch", "-nx", "-ex", f"target remote | {ctx.ttd} serve --stdio {trace}",
+    # gdb's first packet goes out as ttd starts; 2 s (the default) was too
+    # little for ttd to open the trace on a loaded CI machine.
+    out = run(["gdb", "-batch", "-nx", "-ex", "set remotetimeout 30",
+               "-ex", f"target remote | {ctx.ttd} serve --stdio {trace}",
                "-ex", "stepi", "-ex", "p/x $pc", "-ex", "reverse-stepi", "-ex", "p/x $pc", "-ex", "detach"])
     return out, [r"\$1 = 0x401007", r"\$2 = 0x401000", r"detached"]
 

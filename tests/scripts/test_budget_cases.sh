@@ -32,7 +32,7 @@ run_case() {
   local name=$1 want=$2 budget=$3 build=$4 test=$5 out status
   shift 5
   out=$(cd "$work" && PATH="$work/bin:$PATH" FAKE_BUILD=$build FAKE_TEST=$test \
-        TTD_TEST_BUDGET=$budget TIER_MIN_SECONDS=1 TEST_RESERVE_SECONDS=2 JOBS=1 bash -c "
+        TTD_TEST_BUDGET=$budget TIER_MIN_SECONDS=${TIER_MIN:-1} TEST_RESERVE_SECONDS=2 JOBS=1 bash -c "
     set -euo pipefail
     source '$lib'
     tier one 'x' tests/a tests/missing
@@ -51,5 +51,8 @@ run_case "all pass" 0 0 ok ok "every step that ran passed" "subdirs\\( \"$work/b
 run_case "a test fails" 1 0 ok fail "FAILED:" "  one tests" "  two tests"
 run_case "a build fails" 1 0 fail ok "the one build failed" "error: fake"
 run_case "out of time" 0 6 30 ok "one: SKIPPED: its build was stopped" \
-  "two: SKIPPED: an earlier build was stopped" "INCOMPLETE:" "every step that ran passed"
+  "two: SKIPPED: an earlier step was skipped or stopped" "INCOMPLETE:" "every step that ran passed"
+# A tier skipped for want of time (not stopped) also skips the steps after it.
+TIER_MIN=60 run_case "too late to start" 0 3 ok ok "one: SKIPPED: [0-9-]+ s of TTD_TEST_BUDGET=3 s left, it needs 60 s" \
+  "two: SKIPPED: an earlier step was skipped or stopped"
 [ "$failures" = 0 ] && echo "test_budget: 0 failures" || { echo "test_budget: $failures failures"; exit 1; }
