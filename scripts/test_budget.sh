@@ -31,20 +31,29 @@ budget_left() {
 budget_allows() {
   local left
   left=$(budget_left)
-  if [ "$out_of_time" = 0 ] && [ "$left" -ge "$2" ]; then return 0; fi
   if [ "$out_of_time" = 1 ]; then
-    echo "test.sh: $1: SKIPPED: an earlier step was skipped or stopped for lack of time"
+    skip_step "$1" "an earlier step was skipped or stopped for lack of time"
+  elif [ "$left" -lt "$2" ]; then
+    skip_step "$1" "$left s of TTD_TEST_BUDGET=$TTD_TEST_BUDGET s left, it needs $2 s to start"
   else
-    echo "test.sh: $1: SKIPPED: $left s of TTD_TEST_BUDGET=$TTD_TEST_BUDGET s left, it needs $2 s to start"
+    return 0
   fi
-  budget_skipped+=("$1")
-  out_of_time=1  # later steps need what this one would have built (the package needs it all)
   return 1
 }
 
+# skip_step STEP WHY: records STEP as skipped for lack of time and says so;
+# every later step is then skipped too, as it may need what STEP builds (the
+# package needs it all).
+skip_step() {
+  echo "test.sh: $1: SKIPPED: $2"
+  budget_skipped+=("$1")
+  out_of_time=1
+}
+
 # Transparent huge pages for this run: on the CI machines (nested VMs) a TLB
-# miss costs microseconds, and with THP set to "always" a compile takes about
-# 0.6x the time (docs/testing.md). Only as root, only when the kernel's
+# miss costs microseconds, and with THP set to "always" one compile alone
+# took 0.45-0.67x the time (docs/testing.md; a -j2 build's gain is not
+# measured). Only as root, only when the kernel's
 # setting is "madvise" or "never", put back at exit; TTD_THP=keep leaves it.
 thp_file=/sys/kernel/mm/transparent_hugepage/enabled
 thp_before=""
@@ -98,9 +107,7 @@ build_step() {
   run_logged "$log" "the $name build" '^\[[0-9]*/[0-9]*\]' "$limit" \
     cmake --build build -j"$JOBS" --target "$@" || status=$?
   if [ "$status" = 124 ]; then
-    echo "test.sh: $name: SKIPPED: its build was stopped at the budget's end ($(grep -o '^\[[0-9]*/[0-9]*\]' "$log" | tail -n 1))"
-    budget_skipped+=("$name")
-    out_of_time=1
+    skip_step "$name" "its build was stopped at the budget's end ($(grep -o '^\[[0-9]*/[0-9]*\]' "$log" | tail -n 1))"
     return 1
   fi
   [ "$status" = 0 ] || exit 1
