@@ -2,7 +2,7 @@
 # time budget, so that a machine too slow to do everything in CI's time still
 # finishes, runs the most important tests first and says what it skipped.
 #
-# TTD_TEST_BUDGET: seconds from the start of test.sh (default 4800, i.e. 80 of
+# TTD_TEST_BUDGET: seconds from the start of test.sh (default 5100, i.e. 85 of
 #   CI's 90 minutes; 0 = no limit). A tier starts only when at least
 #   TIER_MIN_SECONDS remain; its build is stopped at the budget's end minus
 #   TEST_RESERVE_SECONDS. A step skipped or stopped for lack of time makes
@@ -11,7 +11,7 @@
 # test.sh exits 1 when a build or a test failed, 0 otherwise; a run that
 # skipped anything ends with "test.sh: INCOMPLETE" and the list.
 
-TTD_TEST_BUDGET=${TTD_TEST_BUDGET:-4800}
+TTD_TEST_BUDGET=${TTD_TEST_BUDGET:-5100}
 TIER_MIN_SECONDS=${TIER_MIN_SECONDS:-600}
 TEST_RESERVE_SECONDS=${TEST_RESERVE_SECONDS:-300}
 budget_skipped=()   # steps not run for lack of time

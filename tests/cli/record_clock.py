@@ -24,7 +24,7 @@ if not os.path.exists(date):
 
 def record(out, *args):
     return subprocess.run([ttd, "record", "-q", "-o", out, *args], stdin=subprocess.DEVNULL, capture_output=True,
-                          text=True, timeout=120, env={"LC_ALL": "C", "TZ": "UTC"})
+                          text=True, timeout=600, env={"LC_ALL": "C", "TZ": "UTC"})
 
 
 with tempfile.TemporaryDirectory() as work:
@@ -48,19 +48,18 @@ with tempfile.TemporaryDirectory() as work:
     # A file written just before the recording starts is not in the
     # program's future: the clock starts at the recording's time to the
     # nanosecond (it started at the whole second: make warned "modification
-    # time 0.62 s in the future").
+    # time 0.62 s in the future"). That bug showed on almost every run, so
+    # one recording tells: each python3 recording takes a minute on a slow
+    # machine (0.35 M steps/s on the development VM in session 25).
     python3 = "/usr/bin/python3"
     if os.path.exists(python3):
         fresh = os.path.join(work, "fresh")
-        future = []
-        for attempt in range(3):
-            with open(fresh, "w") as f:
-                f.write("x")
-            p = record(os.path.join(work, "fresh.ucir"), "--", python3, "-S", "-c",
-                       "import os, sys, time; print(os.stat(sys.argv[1]).st_mtime_ns <= time.time_ns())", fresh)
-            if p.stdout != "True\n":
-                future.append(p.stdout + p.stderr)
-        check(not future, "a file modified just before the recording is not in the program's future", future)
+        with open(fresh, "w") as f:
+            f.write("x")
+        p = record(os.path.join(work, "fresh.ucir"), "--", python3, "-S", "-c",
+                   "import os, sys, time; print(os.stat(sys.argv[1]).st_mtime_ns <= time.time_ns())", fresh)
+        check(p.stdout == "True\n", "a file modified just before the recording is not in the program's future",
+              p.stdout + p.stderr)
 
         # A sleep moves the clock on (it took no time at all: time.sleep(0.5)
         # measured 5 us, and a loop sleeping until a deadline spun); a timer
@@ -75,10 +74,13 @@ with tempfile.TemporaryDirectory() as work:
                    "signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
                    "signal.alarm(1); t = time.monotonic(); time.sleep(2)\n"
                    "print('ignored alarm: slept', round(time.monotonic() - t, 1))\n")
+        # What Linux prints on an idle machine; a loaded one prints longer
+        # sleeps natively (session 26: "slept 3.5" for the 2 s sleep), so
+        # the native run is shown, not compared.
+        expected = "0.5 s passed True True\nalarm\nslept 3.0\nignored alarm: slept 2.0\n"
         native = subprocess.run([python3, "-S", "-c", sleeper], capture_output=True, text=True, timeout=60)
         p = record(os.path.join(work, "sleep.ucir"), "--", python3, "-S", "-c", sleeper)
-        check(native.stdout == "0.5 s passed True True\nalarm\nslept 3.0\nignored alarm: slept 2.0\n" and
-              p.stdout == native.stdout, "sleeps move the clock, and an alarm interrupts one as natively",
+        check(p.stdout == expected, "sleeps move the clock, and an alarm interrupts one as natively",
               p.stdout + p.stderr + " / native: " + native.stdout)
 
     p = record(os.path.join(work, "bad.ucir"), "--epoch", "soon", "--", date)
