@@ -5,9 +5,9 @@
 # and developer tools (compiled only); each libFuzzer target briefly on its
 # seed corpus (scripts/fuzz.sh). Installs what it needs first.
 # It works in tiers, most important first, within TTD_TEST_BUDGET seconds
-# (default 5100: CI allows 90 minutes); on a machine too slow for all of it,
-# it skips the rest and ends with "test.sh: INCOMPLETE" and the list
-# (scripts/test_budget.sh). TTD_TEST_BUDGET=0 removes the limit.
+# (default and rules in scripts/test_budget.sh: CI allows 90 minutes); on a
+# machine too slow for all of it, it skips the rest and ends with
+# "test.sh: INCOMPLETE" and the list. TTD_TEST_BUDGET=0 removes the limit.
 # Usage: bash scripts/test.sh        (FUZZ_SECONDS=N to change fuzz time)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -11,6 +11,9 @@ import time
 from harness import gdb
 
 LONG_ITERATIONS = 500000  # 2 M steps: seconds of streaming or searching
+# How soon a stopped monitor command must have stopped: not the 1 ms poll,
+# because CI's machine is loaded (session 26's gdbstub test took 1.6 s).
+STOP_WITHIN_S = 3.0
 
 
 class Rsp:
@@ -136,9 +139,8 @@ def serve_max_clients(ctx):
 def serve_interrupt_monitor(ctx):
     """A streaming monitor command (executions --limit 0 over 2 M steps) and a
     silent one (search --first for a 4 KiB pattern that never appears) stop
-    on Ctrl-C and say so; the silent one also stops when the client goes. The
-    bound is 3 s, not the 1 ms poll, because CI's machine is loaded; the
-    latencies are printed."""
+    on Ctrl-C and say so, within STOP_WITHIN_S; the silent one also stops when
+    the client goes. The latencies are printed."""
     out = []
     s = ctx.server([], trace=ctx.long_trace(LONG_ITERATIONS))
     c = Rsp(s.port, timeout=30)
@@ -157,7 +159,7 @@ def serve_interrupt_monitor(ctx):
     final, text, more = c.monitor_rest()
     latency = time.monotonic() - sent
     out.append(f"executions: final {final} after {latency * 1000:.1f} ms ({more} more O packets)")
-    out.append(f"executions stopped in time: {latency < 3.0}")
+    out.append(f"executions stopped in time: {latency < STOP_WITHIN_S}")
     out.append(f"says interrupted: {'interrupted' in text}")
 
     pattern = "00" * 4095 + "ff"
@@ -168,7 +170,7 @@ def serve_interrupt_monitor(ctx):
     final, text, _ = c.monitor_rest()
     latency = time.monotonic() - sent
     out.append(f"search --first: final {final} after {latency * 1000:.1f} ms: {text.strip()}")
-    out.append(f"search stopped in time: {latency < 3.0}")
+    out.append(f"search stopped in time: {latency < STOP_WITHIN_S}")
     c.send("qC")  # the session goes on
     out.append(f"session goes on: {c.reply() is not None}")
 
@@ -179,7 +181,7 @@ def serve_interrupt_monitor(ctx):
     gone = _wait_for(lambda: _log_has(s, "client 1 disconnected"), 5)
     latency = time.monotonic() - sent
     out.append(f"disconnect noticed: {gone} after {latency * 1000:.1f} ms")
-    out.append(f"disconnect stopped in time: {latency < 3.0}")
+    out.append(f"disconnect stopped in time: {latency < STOP_WITHIN_S}")
     return "\n".join(out) + "\n", [
         r"no-ack: True", r"streamed before Ctrl-C: True", r"executions: final OK", r"executions stopped in time: True",
         r"says interrupted: True", r"search --first: final OK .*interrupted", r"search stopped in time: True",
