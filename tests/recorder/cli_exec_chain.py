@@ -8,9 +8,12 @@
    `ttd info` naming its program.
 2. `--follow-fork` on `sh -c 'PROG hello one; PROG hello two'`: T is sh, each
    child has T.PID.ucir (sh's fork until its execve) and T.PID.1.ucir (PROG);
-   stdout is the native run's and every trace indexes."""
+   stdout is the native run's and every trace indexes.
+3. `--follow-fork` on a shell loop, then `(exit 3); echo $?`: the
+   subshell's summary gives its own time, not its parent's."""
 import glob
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -74,4 +77,21 @@ with tempfile.TemporaryDirectory() as work:
     for t in traces:
         index_ok(t)
         assert info_program(t) == (prog if t in progs else "/bin/sh"), (t, info_program(t))
-    print("ok: exec chain and --follow-fork traces, stdout identical, every trace indexed")
+    # 3. A followed child that ends without an exec (a subshell), after its
+    # parent ran ~13 M steps: the child's summary counts from its fork
+    # (its wall time was once the parent's since the start, and its CPU
+    # time the parent's subtracted: "emulator thread -0.00 s CPU").
+    sub = os.path.join(work, "subshell")
+    os.mkdir(sub)
+    script = "i=0; while [ $i -lt 1000 ]; do i=$((i+1)); done; (exit 3); echo $?"
+    rec = subprocess.run([ttd, "record", "--follow-fork", "-o", os.path.join(sub, "sh.ucir"), "--",
+                          "/bin/sh", "-c", script], capture_output=True, env=env, timeout=300)
+    err = rec.stderr.decode()
+    assert rec.returncode == 0 and rec.stdout == b"3\n", (rec.stdout, err)
+    child = [l for l in err.splitlines() if l.startswith("ttd record: child ")]
+    parent = [l for l in err.splitlines() if l.startswith("recorded ")]
+    assert len(child) == 1 and len(parent) == 1, err
+    seconds = lambda line: float(re.search(r" in ([0-9.]+) s ", line).group(1))
+    assert "emulator thread -" not in child[0], err
+    assert seconds(child[0]) < seconds(parent[0]) / 2, err
+    print("ok: exec chain and --follow-fork traces, stdout identical, every trace indexed; a subshell's summary")

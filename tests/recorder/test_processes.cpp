@@ -4,8 +4,7 @@
 // recorded process's output and exit status equal the native run's (the
 // children run natively or unrecorded and print to the host's stdout),
 // the trace agrees with the emulator (verify) and reads back with the
-// fork's result, the child's pid, in it; the one departure (glibc's
-// posix_spawn of a missing path) is the documented one.
+// fork's result, the child's pid, in it.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -20,8 +19,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const char* const kVariants[] = {"x86_64", "x86_64-glibc", "x86_64-dyn", "x86_64-nopie", "aarch64", "aarch64-dyn"};
-
-bool is_musl(const std::string& variant) { return variant == "x86_64"; }
 
 // Records `prog mode` with LC_ALL=C (as run_native runs it), verified.
 test::HostStdoutRun record_mode(const std::string& prog, const std::string& mode, const std::string& out) {
@@ -60,6 +57,10 @@ TEST_CASE("processes: what Linux answers, whatever the recorder does") {
   CHECK(test::run_native({prog, "fork"}).out ==
         "parent read 31 bytes: child says hello, ppid known 1\nwaited for the child: 1\nfork child: exited 7\n");
   CHECK(test::run_native({prog, "vfork"}).out == "echo from vfork\nvfork child: exited 0\n");
+  CHECK(test::run_native({prog, "spawn"}).out ==
+        "spawned echo\nposix_spawn /bin/echo: 0\nspawned echo: exited 0\nposix_spawn of a missing path: No such file or directory\n");
+  CHECK(test::run_native({prog, "vfork-writes"}).out ==
+        "after the vfork child: global 10, heap 20, stack 30\nwriting vfork child: exited 0\n");
   CHECK(test::run_native({prog, "system"}).out == "HI\nsystem: exited 0\n");
   CHECK(test::run_native({prog, "popen"}).out == "popen line: y\npopen line: x\npclose: exited 0\n");
   CHECK(test::run_native({prog, "crash"}).out == "crashing child: killed by signal 11\n");
@@ -99,7 +100,7 @@ TEST_CASE("processes: with capture_output, the recorded process is captured and 
   }
 }
 
-TEST_CASE("processes: posix_spawn of a program, and of a missing path (glibc: a child exiting 127)") {
+TEST_CASE("processes: posix_spawn of a program, and of a missing path, and a vfork child's writes, as natively") {
   for (const char* variant : kVariants) {
     const std::string prog = test::program_path(variant, "processes");
     if (prog.empty()) continue;
@@ -108,16 +109,19 @@ TEST_CASE("processes: posix_spawn of a program, and of a missing path (glibc: a 
     const test::HostStdoutRun run = record_mode(prog, "spawn", out);
     test::check_clean(run.sum);
     const std::string spawned = "spawned echo\nposix_spawn /bin/echo: 0\nspawned echo: exited 0\n";
-    // musl's posix_spawn reports the exec failure through a pipe, which
-    // the recorder's child closes as Linux's would: the native answer.
-    // glibc's writes it into the memory CLONE_VM shares with the parent;
-    // the recorder's child has a copy, so the parent sees a successful
-    // spawn and a child that exits 127 (docs/recording.md, "Processes").
-    if (is_musl(variant))
-      CHECK(run.out == spawned + "posix_spawn of a missing path: No such file or directory\n");
-    else
-      CHECK(run.out == spawned + "posix_spawn of a missing path: 0, child\nmissing-path child: exited 127\n");
+    // musl's posix_spawn reports the exec failure through a pipe; glibc's
+    // writes it into the memory CLONE_VM shares with the parent, which the
+    // recorder's child (a host fork) sends back before it ends
+    // (vfork_shared_memory.h). Before that, glibc's answer was 0 and a
+    // child that exited 127.
+    CHECK(run.out == spawned + "posix_spawn of a missing path: No such file or directory\n");
     fs::remove(out);
+    // A plain vfork child's stores, the parent's stack among them.
+    const std::string writes_out = test::temp_trace(std::string("processes-vfork-writes-") + variant);
+    const test::HostStdoutRun writes = record_mode(prog, "vfork-writes", writes_out);
+    test::check_clean(writes.sum);
+    CHECK(writes.out == "after the vfork child: global 10, heap 20, stack 30\nwriting vfork child: exited 0\n");
+    fs::remove(writes_out);
   }
 }
 

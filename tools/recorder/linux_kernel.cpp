@@ -342,6 +342,7 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
   // dup2 / dup3 close what was on their target, as close does.
   const bool closes = e.sys == Sys::Close || e.sys == Sys::CloseRange || e.sys == Sys::Dup2 || e.sys == Sys::Dup3;
   if ((e.sys == Sys::EpollCtl || closes) && r >= 0) threads_.recheck_epoll_waiters();
+  if (out.exited) return_vfork_memory();
   return out;
 }
 

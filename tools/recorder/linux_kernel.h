@@ -36,6 +36,7 @@
 #include "tools/recorder/process_config.h"
 #include "tools/recorder/step_timer.h"
 #include "tools/recorder/syscall_outcome.h"
+#include "tools/recorder/vfork_shared_memory.h"
 
 namespace ttd::rec {
 
@@ -80,6 +81,9 @@ class LinuxKernel {
   // (linux_kernel_process.cpp): its pipes block on the host, its pid is
   // the host's.
   bool unrecorded_child() const { return unrecorded_child_; }
+  // A vfork child about to exec or end: the pages it changed go to its
+  // parent, which waits (vfork_shared_memory.h). Nothing outside one.
+  void return_vfork_memory();
   // When every thread waits and the process has children (which may make
   // a pipe ready), waits on the host until one of the waited-for pipes is
   // ready and makes its threads runnable; false when there is nothing to
@@ -463,6 +467,7 @@ class LinuxKernel {
   int64_t sys_new_process(uint64_t flags, uint64_t stack, uint64_t parent_tid, uint64_t child_tid, uint64_t tls,
                           SyscallOutcome& out);
   void reset_host_signals();
+  void take_vfork_child_writes(const std::vector<ChangedPage>& pages);
   int64_t sys_execve(int dirfd, uint64_t path, uint64_t argv, uint64_t envp, uint64_t flags);
   // linux_kernel_exec.cpp: the recorded process's own execve.
   int64_t exec_recorded(int dirfd, const std::string& path, std::vector<std::string> argv,
@@ -533,10 +538,11 @@ class LinuxKernel {
   uint64_t pid_ = kPid;             // getpid: kPid, or the host's in a fork's child
   bool has_children_ = false;       // a fork succeeded: other processes may hold our pipes
   bool unrecorded_child_ = false;   // this is a fork's child
-  int vfork_gate_ = -1;
+  int vfork_gate_ = -1;              // in a vfork child: the write end its parent waits on
+  VforkPageHashes vfork_pages_;     // ... and the child's writable pages when it started
   std::optional<ExecTarget> exec_;  // set by a successful exec_recorded
   std::set<pid_t> chld_sent_;        // children whose exit raised SIGCHLD already
-  std::map<pid_t, int> children_;   // children not yet reaped -> a pidfd of each (host fds)             // in a vfork child: the write end its parent waits on
+  std::map<pid_t, int> children_;   // children not yet reaped -> a pidfd of each (host fds)
 };
 
 }  // namespace ttd::rec

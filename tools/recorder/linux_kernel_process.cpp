@@ -79,9 +79,11 @@ int64_t LinuxKernel::sys_new_process(uint64_t flags, uint64_t stack, uint64_t pa
     // A grandchild must not hold its parent's gate open.
     if (vfork_gate_ >= 0) ::close(vfork_gate_);
     vfork_gate_ = -1;
+    vfork_pages_ = {};
     if (vfork) {
       ::close(gate[0]);
       vfork_gate_ = gate[1];
+      vfork_pages_ = VforkPageHashes::of(mem_);
     }
     // --follow-fork: the child is recorded into its own trace; its parent
     // (and siblings) may hold its pipes, so a parked read waits on the host.
@@ -115,12 +117,35 @@ int64_t LinuxKernel::sys_new_process(uint64_t flags, uint64_t stack, uint64_t pa
   if (flags & kCloneParentSettid) put_u32s(parent_tid, {uint32_t(pid)});
   if (vfork) {
     ::close(gate[1]);
-    char c;
-    while (::read(gate[0], &c, 1) < 0 && errno == EINTR) {
-    }
+    const std::vector<ChangedPage> pages = read_changed_pages(gate[0]);
     ::close(gate[0]);
+    take_vfork_child_writes(pages);
   }
   return pid;
+}
+
+void LinuxKernel::take_vfork_child_writes(const std::vector<ChangedPage>& pages) {
+  // Only the bytes that differ become effects of the vfork call: what the
+  // child wrote, as the trace would have shown its stores.
+  std::vector<uint8_t> mine;
+  for (const ChangedPage& p : pages) {
+    mine.resize(p.bytes.size());
+    if (!mem_.read(p.addr, mine)) continue;  // not mapped here: the child's own mapping
+    for (size_t i = 0; i < mine.size();) {
+      if (mine[i] == p.bytes[i]) {
+        ++i;
+        continue;
+      }
+      size_t end = i;
+      while (end < mine.size() && mine[end] != p.bytes[end]) ++end;
+      write_recorded(p.addr + i, std::span(p.bytes).subspan(i, end - i));
+      i = end;
+    }
+  }
+}
+
+void LinuxKernel::return_vfork_memory() {
+  if (vfork_gate_ >= 0 && !vfork_pages_.empty()) vfork_pages_.send_changed(mem_, vfork_gate_);
 }
 
 void LinuxKernel::reset_host_signals() {
@@ -184,6 +209,7 @@ int64_t LinuxKernel::sys_execve(int dirfd, uint64_t path, uint64_t argv, uint64_
     std::memcpy(&handler, act.data(), 8);
     if (handler == 1 /*SIG_IGN*/) x.ignored |= uint64_t(1) << (sig - 1);
   }
+  return_vfork_memory();  // the exec closes the gate; if it fails, the child sends again later
   return exec_on_host(x);
 }
 

@@ -180,6 +180,10 @@ Result<ImageResult> record_image(const RecordOptions& opts, ImageSpec spec) {
       emitter.keyframe(tracker);
       if (opts.notice) opts.notice("fork: child " + std::to_string(::getpid()) + " recorded in " + output);
       session.restart_counting();
+      // The child's figures start at its fork: its thread CPU clock did
+      // (the parent's c0 gave a negative CPU time).
+      t0 = std::chrono::steady_clock::now();
+      c0 = thread_cpu_seconds();
       res = session.run(*res.forked_child_pc);
     }
     ir.clock_end = session.clock_steps();

@@ -6,7 +6,9 @@
    vfork:  vfork + execve of /bin/echo, then waitpid.
    spawn:  posix_spawn of /bin/echo, and of a missing path (glibc's
            child reports the failure through memory it shares with the
-           parent: the recorder's copy does not, see the docs).
+           parent, musl's through a pipe).
+   vfork-writes: a vfork child writes a global, a heap word and its
+           parent's stack, then _exits; the parent prints what it sees.
    system: system("echo hi | tr a-z A-Z").
    popen:  popen("printf 'x\ny\n' | sort -r", "r"), read, pclose.
    kill:   fork a child that waits on a pipe forever, kill it with SIGTERM, waitid.
@@ -106,10 +108,26 @@ int main(int argc, char** argv) {
     report("spawned echo", w_, st);
     char* missing[] = {"nope", NULL};
     r = posix_spawn(&pid, "/nonexistent/program", NULL, NULL, missing, environ);
-    /* Natively: ENOENT and no child. Recorded: 0 and a child that exits
-       127 (the failure cannot travel back through a copy). */
+    /* ENOENT and no child (a child that exits 127 if the failure did
+       not reach the parent). */
     printf("posix_spawn of a missing path: %s\n", r == 0 ? "0, child" : strerror(r));
     if (r == 0) { pid_t w_ = waitpid(pid, &st, 0); report("missing-path child", w_, st); }
+  } else if (!strcmp(mode, "vfork-writes")) {
+    static volatile int global = 1;
+    volatile int* heap = malloc(sizeof *heap);
+    volatile int local = 3;
+    *heap = 2;
+    pid_t c = vfork();
+    if (c == 0) {
+      global = 10;
+      *heap = 20;
+      local = 30;
+      _exit(0);
+    }
+    int st = 0;
+    pid_t w_ = waitpid(c, &st, 0);
+    printf("after the vfork child: global %d, heap %d, stack %d\n", global, *heap, local);
+    report("writing vfork child", w_, st);
   } else if (!strcmp(mode, "system")) {
     fflush(stdout);
     int st = system("echo hi | tr a-z A-Z");
