@@ -123,6 +123,17 @@ TEST_CASE("/proc/self paths: which name the guest's own entries") {
   CHECK(proc_self_path("/proc/selfish/maps", 4242).entry == ProcSelfEntry::None);
   CHECK(proc_self_path("/proc/self/fd/-1", 4242).entry == ProcSelfEntry::None);
   CHECK(proc_self_path("/proc/self/fd/99999999999", 4242).entry == ProcSelfEntry::None);
+  // Linux's links into /proc/self/fd (bash's process substitution opens /dev/fd/63).
+  CHECK(proc_self_path("/dev/fd/63", 4242).entry == ProcSelfEntry::Fd);
+  CHECK(proc_self_path("/dev/fd/63", 4242).fd == 63);
+  CHECK_FALSE(proc_self_path("/dev/fd/63", 4242).std_link);
+  CHECK(proc_self_path("/dev/fd", 4242).entry == ProcSelfEntry::FdDir);
+  CHECK(proc_self_path("/dev/fd/", 4242).entry == ProcSelfEntry::FdDir);
+  CHECK(proc_self_path("/dev/fdx", 4242).entry == ProcSelfEntry::None);
+  CHECK(proc_self_path("/dev/fd/x", 4242).entry == ProcSelfEntry::None);
+  CHECK(proc_self_path("/dev/stderr", 4242).fd == 2);
+  CHECK(proc_self_path("/dev/stdin", 4242).std_link);  // readlink of it is the host's: /proc/self/fd/0
+  CHECK(proc_self_path("/dev/stdout/", 4242).entry == ProcSelfEntry::None);
   const ProcSelfPath fd = proc_self_path("/proc/4242/fd/17", 4242);
   CHECK(fd.entry == ProcSelfEntry::Fd);
   CHECK(fd.fd == 17);

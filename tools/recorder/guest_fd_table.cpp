@@ -49,10 +49,10 @@ const GuestFd* GuestFdTable::get(int fd) const {
 
 int GuestFdTable::add(GuestFd f, int lowest) {
   int fd = lowest < 0 ? 0 : lowest;
-  while (fd < kMaxFds && fds_.count(fd)) ++fd;
-  if (fd >= kMaxFds) {
+  while (fd < max_fds_ && fds_.count(fd)) ++fd;
+  if (fd >= max_fds_) {
     if (f.kind == GuestFd::Kind::Host) ::close(f.host);
-    return lowest >= kMaxFds ? -EINVAL : -EMFILE;
+    return lowest >= max_fds_ ? -EINVAL : -EMFILE;
   }
   if (!f.file) f.file = next_file_++;
   if (f.kind == GuestFd::Kind::Host && !f.pipe && !f.socket) {
@@ -115,7 +115,7 @@ int GuestFdTable::copy_of(const GuestFd& f, bool cloexec, GuestFd& out) const {
 int GuestFdTable::dup(int fd, int lowest, bool cloexec) {
   const GuestFd* f = get(fd);
   if (!f) return -EBADF;
-  if (lowest < 0 || lowest >= kMaxFds) return -EINVAL;
+  if (lowest < 0 || lowest >= max_fds_) return -EINVAL;
   GuestFd copy;
   if (int e = copy_of(*f, cloexec, copy); e < 0) return e;
   return add(std::move(copy), lowest);
@@ -124,7 +124,7 @@ int GuestFdTable::dup(int fd, int lowest, bool cloexec) {
 int GuestFdTable::dup_to(int fd, int newfd, bool cloexec) {
   const GuestFd* f = get(fd);
   if (!f) return -EBADF;
-  if (newfd < 0 || newfd >= kMaxFds) return -EBADF;
+  if (newfd < 0 || newfd >= max_fds_) return -EBADF;
   if (fd == newfd) return newfd;
   GuestFd copy;
   if (int e = copy_of(*f, cloexec, copy); e < 0) return e;

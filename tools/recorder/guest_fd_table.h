@@ -56,8 +56,10 @@ struct GuestFd {
 
 class GuestFdTable {
  public:
-  // Highest guest fd + 1, as RLIMIT_NOFILE's soft limit reports it.
-  static constexpr int kMaxFds = 1024;
+  // Highest guest fd + 1: RLIMIT_NOFILE's soft limit (guest_rlimits.h),
+  // which the table carries through execve as Linux keeps it.
+  int max_fds() const { return max_fds_; }
+  void set_max_fds(int n) { max_fds_ = n; }
   static constexpr int kAtFdcwd = -100;
 
   GuestFdTable();
@@ -102,6 +104,7 @@ class GuestFdTable {
   std::string cwd() const;        // absolute path of the working directory
 
  private:
+  int max_fds_ = 1024;
   int copy_of(const GuestFd& f, bool cloexec, GuestFd& out) const;
   std::map<int, GuestFd> fds_;
   int cwd_ = -1;

@@ -34,6 +34,22 @@ ProcSelfPath proc_self_path(std::string_view path, int64_t pid) {
   ProcSelfPath out;
   std::string_view s = path;
   int64_t n = 0;
+  // /dev/fd is Linux's link to /proc/self/fd, and /dev/stdin, /dev/stdout
+  // and /dev/stderr link to its first three entries: bash's process
+  // substitution opens /dev/fd/63, which on the host is the recorder's.
+  constexpr std::string_view kStdLinks[] = {"/dev/stdin", "/dev/stdout", "/dev/stderr"};
+  for (int i = 0; i < 3; ++i)
+    if (s == kStdLinks[i]) {
+      out.entry = ProcSelfEntry::Fd;
+      out.fd = i;
+      out.std_link = true;
+      return out;
+    }
+  if (eat(s, "/dev/fd")) {
+    if (s.empty() || s == "/") out.entry = ProcSelfEntry::FdDir;
+    else if (eat(s, "/") && eat_number(s, n) && s.empty() && n <= INT32_MAX) out.entry = ProcSelfEntry::Fd, out.fd = int(n);
+    return out;
+  }
   if (!eat(s, "/proc/")) return out;
   if (eat(s, "thread-self/")) {
     out.thread_self = true;

@@ -34,6 +34,7 @@ struct ProcSelfPath {
   int fd = -1;  // Fd: the guest descriptor named
   bool thread_self = false;  // under /proc/thread-self: the calling thread's
   uint64_t tid = 0;          // under task/TID/: that thread's (0: not under task/)
+  bool std_link = false;     // /dev/stdin, /dev/stdout or /dev/stderr: a link to fd/N, not fd/N itself
 };
 
 // Which entry of the guest's own /proc directory `path` names: /proc/self,
@@ -41,7 +42,9 @@ struct ProcSelfPath {
 // environ, auxv, exe, comm, fd/N, the fd directory itself, status, stat or
 // statm (guest_proc_status.h), the task directory, and the same entries
 // under task/TID/ (the caller checks that TID is one of the guest's
-// threads). None for anything else (the host answers).
+// threads). /dev/fd and /dev/fd/N name the fd directory and fd/N, and
+// /dev/stdin, /dev/stdout, /dev/stderr fd/0 to fd/2 (Linux's links to them).
+// None for anything else (the host answers).
 ProcSelfPath proc_self_path(std::string_view path, int64_t pid);
 
 // /proc/self/maps of a process with these regions, in Linux's format.

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -90,11 +91,18 @@ int64_t exec_on_host(const HostExec& x) {
   // (If this fails, relative paths resolve from the recorder's directory.)
   if (x.cwd >= 0 && ::fchdir(x.cwd) < 0) errno = 0;
   auto argv = c_strings(x.argv), envp = c_strings(x.envp);
+  rlimit old_limits[GuestRlimits::kCount] = {};
+  for (int r = 0; r < GuestRlimits::kCount; ++r) {
+    ::getrlimit(r, &old_limits[r]);
+    const rlimit l{rlim_t(x.rlimits.get(r).cur), rlim_t(x.rlimits.get(r).max)};
+    ::setrlimit(r, &l);  // (a limit the host refuses stays the recorder's)
+  }
   ::sigprocmask(SIG_SETMASK, &guest_mask, &old_mask);
   ::syscall(SYS_execveat, x.dirfd < 0 ? AT_FDCWD : x.dirfd, x.path.c_str(), argv.data(), envp.data(), x.flags);
   const int err = errno;
   ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   // Failed: put everything back, in reverse order.
+  for (int r = 0; r < GuestRlimits::kCount; ++r) ::setrlimit(r, &old_limits[r]);
   ::umask(old_umask);
   if (old_cwd >= 0) {
     if (::fchdir(old_cwd) < 0) errno = 0;

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "tools/recorder/guest_rlimits.h"
+
 namespace ttd::rec {
 
 struct HostExec {
@@ -24,6 +26,7 @@ struct HostExec {
   uint32_t umask = 022;
   uint64_t sigmask = 0;   // blocked signals (bit n-1 = signal n)
   uint64_t ignored = 0;   // signals set to SIG_IGN (kept across exec, as Linux does)
+  GuestRlimits rlimits;   // the guest's resource limits, the new program's
 };
 
 // Returns only if the exec failed: -errno.

@@ -2,6 +2,7 @@
 #include "tools/recorder/linux_kernel.h"
 
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -33,6 +34,13 @@ LinuxKernel::LinuxKernel(uc_engine* uc, GuestMemory& mem, const GuestArch& arch,
     : uc_(uc), mem_(mem), arch_(arch), cfg_(std::move(cfg)) {
   brk_ = brk_mapped_end_ = cfg_.brk_base;
   comm_ = task_name_of(cfg_.execfn);
+  fds_.set_max_fds(rlimits_.max_fds());
+  // The loader maps an 8 MiB stack that does not grow (process_loader.cpp):
+  // a larger soft RLIMIT_STACK would promise more (Linux's default is 8 MiB).
+  constexpr int kRlimitStack = 3;
+  constexpr uint64_t kStackMapped = 8ull << 20;
+  if (rlimits_.get(kRlimitStack).cur > kStackMapped)
+    rlimits_.set(kRlimitStack, {kStackMapped, rlimits_.get(kRlimitStack).max});
   for (int n : cfg_.inherit_fds) {
     if (n <= 2 || fds_.get(n)) continue;
     // A copy, close-on-exec in the recorder: the guest's table owns it.
@@ -303,6 +311,9 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
       r = (a[0] != 0 && a[0] != pid_) ? -ESRCH : sys_prlimit(a[1], a[2], a[3]);
       break;
     case Sys::Getrlimit: r = sys_prlimit(a[0], 0, a[1]); break;
+    case Sys::Setrlimit: r = a[1] ? sys_prlimit(a[0], a[1], 0) : -EFAULT; break;
+    case Sys::Getpriority: r = sys_priority(false, a[0], int64_t(int32_t(a[1])), 0); break;
+    case Sys::Setpriority: r = sys_priority(true, a[0], int64_t(int32_t(a[1])), int64_t(int32_t(a[2]))); break;
     case Sys::Getpid: r = int64_t(pid_); break;
     case Sys::Gettid: r = int64_t(threads_.current().tid); break;
     // The recorded process's parent is pid 1 (deterministic); a child's is
@@ -491,13 +502,34 @@ int64_t LinuxKernel::sys_sched_getaffinity(uint64_t pid, uint64_t size, uint64_t
 }
 
 int64_t LinuxKernel::sys_prlimit(uint64_t resource, uint64_t new_limit, uint64_t old_limit) {
-  constexpr uint64_t kInfinity = ~0ull;
-  if (resource >= 16) return -EINVAL;
-  uint64_t cur = kInfinity, max = kInfinity;
-  if (resource == 3) cur = 8 << 20;                    // RLIMIT_STACK: 8 MiB like the stack we map
-  if (resource == 7) cur = 1024, max = 4096;           // RLIMIT_NOFILE
-  if (old_limit && !put_u64s(old_limit, {cur, max})) return -EFAULT;
-  return 0;  // new limits are accepted and not enforced
+  if (resource >= uint64_t(GuestRlimits::kCount)) return -EINVAL;
+  const int r = int(resource);
+  GuestRlimits::Limit want;
+  if (new_limit) {
+    uint8_t raw[16];
+    if (!copy_from_user(new_limit, raw)) return -EFAULT;
+    std::memcpy(&want.cur, raw, 8);
+    std::memcpy(&want.max, raw + 8, 8);
+  }
+  const GuestRlimits::Limit was = rlimits_.get(r);
+  if (new_limit) {
+    if (const int64_t e = rlimits_.set(r, want); e < 0) return e;
+    if (r == GuestRlimits::kNofile) fds_.set_max_fds(rlimits_.max_fds());
+  }
+  if (old_limit && !put_u64s(old_limit, {was.cur, was.max})) return -EFAULT;
+  return 0;
+}
+
+int64_t LinuxKernel::sys_priority(bool set, uint64_t which, int64_t who, int64_t prio) {
+  // The guest's threads all run on the recorder's thread, so the process
+  // and any of its threads are the recorder (as setuid changes the
+  // recorder's ids); other pids, groups and users are the host's.
+  constexpr uint64_t kPrioProcess = 0;
+  if (which == kPrioProcess && (who == 0 || uint64_t(who) == pid_ || threads_.by_tid(uint64_t(who)))) who = 0;
+  errno = 0;
+  const long r = set ? ::syscall(SYS_setpriority, int(which), int(who), int(prio))
+                     : ::syscall(SYS_getpriority, int(which), int(who));  // 20 - nice, as the kernel returns it
+  return r < 0 ? -errno : r;
 }
 
 int64_t LinuxKernel::sys_arch_prctl(uint64_t code, uint64_t addr) {

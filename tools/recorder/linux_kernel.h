@@ -269,6 +269,7 @@ class LinuxKernel {
   int64_t sys_uname(uint64_t buf);
   int64_t sys_clock_gettime(uint64_t clock, uint64_t ts, uint64_t steps);
   int64_t sys_prlimit(uint64_t resource, uint64_t new_limit, uint64_t old_limit);
+  int64_t sys_priority(bool set, uint64_t which, int64_t who, int64_t prio);
   int64_t sys_rt_sigaction(uint64_t sig, uint64_t act, uint64_t oact, uint64_t setsize);
   int64_t sys_rt_sigprocmask(uint64_t how, uint64_t set, uint64_t oset, uint64_t setsize);
   int64_t sys_arch_prctl(uint64_t code, uint64_t addr);
@@ -538,6 +539,7 @@ class LinuxKernel {
   uint64_t pid_ = kPid;             // getpid: kPid, or the host's in a fork's child
   bool has_children_ = false;       // a fork succeeded: other processes may hold our pipes
   bool unrecorded_child_ = false;   // this is a fork's child
+  GuestRlimits rlimits_ = GuestRlimits::of_host();
   int vfork_gate_ = -1;              // in a vfork child: the write end its parent waits on
   VforkPageHashes vfork_pages_;     // ... and the child's writable pages when it started
   std::optional<ExecTarget> exec_;  // set by a successful exec_recorded

@@ -71,6 +71,7 @@ std::unique_ptr<ExecCarry> LinuxKernel::hand_over_for_exec() {
   c->pipe_changes = std::move(pipe_changes_);
   c->capture_output = cfg_.capture_output;
   c->random_state = random_state_;
+  c->rlimits = rlimits_;
   c->clock_ahead = clock_ahead_;
   std::copy(std::begin(timers_), std::end(timers_), std::begin(c->itimers));
   // A vfork parent waits until its child execs: that is now.
@@ -97,6 +98,7 @@ void LinuxKernel::inherit(std::unique_ptr<ExecCarry> c) {
   pipe_changes_ = std::move(c->pipe_changes);
   cfg_.capture_output = c->capture_output;
   random_state_ = c->random_state;
+  rlimits_ = c->rlimits;  // (the descriptor table carried its bound)
   clock_ahead_ = c->clock_ahead;
   std::copy(std::begin(c->itimers), std::end(c->itimers), std::begin(timers_));
   update_timer_due();

@@ -117,6 +117,19 @@ int64_t LinuxKernel::sys_statx(int dirfd, uint64_t path, uint64_t flags, uint64_
   if (int64_t e = read_path(path, p); e < 0) return e;
   uint8_t out[kStatxSize] = {};
   const GuestFd* f = fds_.get(dirfd);
+  // /proc/self/fd/N, /dev/fd/N, /dev/stdin...: the guest's descriptor N,
+  // as an empty path on it (on the host, those name the recorder's).
+  if (const ProcSelfPath what = proc_self_path(p, kPid);
+      what.entry == ProcSelfEntry::Fd && !(flags & AT_SYMLINK_NOFOLLOW) && !what.thread_self && !what.tid) {
+    f = fds_.get(what.fd);
+    if (!f) return -ENOENT;
+    if (f->kind == GuestFd::Kind::Host) {
+      if (::syscall(SYS_statx, f->host, "", int(flags) | kAtEmptyPath, unsigned(mask), out) < 0) return -errno;
+      return copy_to_user(buf, out) ? 0 : -EFAULT;
+    }
+    p.clear();
+    flags |= kAtEmptyPath;
+  }
   if (p.empty() && (flags & kAtEmptyPath) && f && f->kind != GuestFd::Kind::Host) {
     // The standard streams: a pipe, as fstat says; eventfd and epoll: an
     // anonymous inode (no file type).

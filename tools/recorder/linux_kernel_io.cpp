@@ -272,6 +272,11 @@ int64_t LinuxKernel::sys_newfstatat(int dirfd, uint64_t path, uint64_t buf, uint
   if (p.empty() && (flags & kAtEmptyPath) && dirfd != GuestFdTable::kAtFdcwd) return sys_fstat(dirfd, buf, steps);
   int dir = fds_.host_dir(dirfd);
   if (dir < 0 && !(p.size() && p[0] == '/')) return dir;
+  // /proc/self/fd/N, /dev/fd/N, /dev/stdin...: the guest's descriptor N
+  // (on the host, the recorder's); lstat of the link is the host's.
+  if (const ProcSelfPath what = proc_self_path(p, kPid);
+      what.entry == ProcSelfEntry::Fd && !(flags & AT_SYMLINK_NOFOLLOW) && !what.thread_self && !what.tid)
+    return fds_.get(what.fd) ? sys_fstat(what.fd, buf, steps) : -ENOENT;
   struct stat hs {};
   int host_flags = int(flags & (AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_EMPTY_PATH));
   if (::fstatat(dir < 0 ? AT_FDCWD : dir, p.c_str(), &hs, host_flags) < 0) return -errno;

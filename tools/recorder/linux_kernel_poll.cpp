@@ -105,7 +105,7 @@ int64_t LinuxKernel::poll_request(Sys sys, const uint64_t a[6], PollRequest& req
     if (ss && len != 8) return -EINVAL;
   }
   if (!req.select) {
-    if (a[1] > uint64_t(GuestFdTable::kMaxFds)) return -EINVAL;  // RLIMIT_NOFILE
+    if (a[1] > uint64_t(fds_.max_fds())) return -EINVAL;  // RLIMIT_NOFILE
     std::vector<uint8_t> raw(a[1] * 8);
     if (!copy_from_user(a[0], raw)) return -EFAULT;
     req.items.resize(a[1]);
@@ -117,7 +117,7 @@ int64_t LinuxKernel::poll_request(Sys sys, const uint64_t a[6], PollRequest& req
   }
   const int32_t n = int32_t(a[0]);
   if (n < 0) return -EINVAL;
-  req.n = std::min(n, GuestFdTable::kMaxFds);
+  req.n = std::min(n, fds_.max_fds());
   const size_t words = (size_t(req.n) + 63) / 64;
   for (int s = 0; s < 3; ++s) {
     req.set_addr[s] = a[1 + s];

@@ -74,6 +74,7 @@ std::optional<std::string> LinuxKernel::proc_self_link(const std::string& p, int
   if (p == "/proc/thread-self" || p == "/proc/thread-self/")
     return std::to_string(pid_) + "/task/" + std::to_string(threads_.current().tid);
   const ProcSelfPath what = proc_self_path(p, kPid);
+  if (what.std_link) return std::nullopt;  // the link itself: the host's says /proc/self/fd/N
   if (what.entry != ProcSelfEntry::None && !proc_thread(what)) {
     err = -ENOENT;  // task/TID of a thread the guest does not have
     return std::string();

@@ -203,6 +203,7 @@ int64_t LinuxKernel::sys_execve(int dirfd, uint64_t path, uint64_t argv, uint64_
   x.fds = fds_.inherited_by_exec();
   x.cwd = fds_.host_dir(GuestFdTable::kAtFdcwd);
   x.umask = umask_;
+  x.rlimits = rlimits_;
   x.sigmask = signals_.mask(threads_.current().number);
   for (const auto& [sig, act] : sigactions_) {
     uint64_t handler = 0;

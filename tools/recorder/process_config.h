@@ -14,6 +14,7 @@
 
 #include "tools/recorder/guest_fd_table.h"
 #include "tools/recorder/guest_proc_files.h"
+#include "tools/recorder/guest_rlimits.h"
 #include "tools/recorder/step_timer.h"
 
 namespace ttd::rec {
@@ -57,6 +58,7 @@ struct ExecCarry {
   std::map<uint64_t, uint64_t> pipe_changes;
   bool capture_output = false;
   uint64_t random_state = 0;
+  GuestRlimits rlimits;
 };
 
 }  // namespace ttd::rec

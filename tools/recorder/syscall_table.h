@@ -19,7 +19,7 @@ enum class Sys : uint8_t {
   ArchPrctl, SetTidAddress, SetRobustList, GetRobustList, Rseq, Futex,
   Uname, Readlink, Readlinkat, Getrandom,
   ClockGettime, ClockGetres, Gettimeofday, Time, Nanosleep, ClockNanosleep, SchedYield,
-  Ioctl, Prlimit64, Getrlimit,
+  Ioctl, Prlimit64, Getrlimit, Setrlimit, Getpriority, Setpriority,
   Getpid, Gettid, Getppid, Getuid, Geteuid, Getgid, Getegid,
   RtSigaction, RtSigprocmask, Sigaltstack, RtSigreturn, RtSigpending, RtSigsuspend, RtSigtimedwait,
   Pause, Alarm, Setitimer, Getitimer,

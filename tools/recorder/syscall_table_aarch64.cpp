@@ -66,6 +66,8 @@ const SyscallTable& syscall_table_aarch64() {
       {7, {S::Fsetxattr, "fsetxattr"}}, {14, {S::Removexattr, "removexattr"}},
       {15, {S::Lremovexattr, "lremovexattr"}}, {16, {S::Fremovexattr, "fremovexattr"}},
       {143, {S::Setregid, "setregid"}}, {144, {S::Setgid, "setgid"}},
+      {140, {S::Setpriority, "setpriority"}}, {141, {S::Getpriority, "getpriority"}},
+      {164, {S::Setrlimit, "setrlimit"}},
       {145, {S::Setreuid, "setreuid"}}, {146, {S::Setuid, "setuid"}},
       {147, {S::Setresuid, "setresuid"}}, {149, {S::Setresgid, "setresgid"}},
       {151, {S::Setfsuid, "setfsuid"}}, {152, {S::Setfsgid, "setfsgid"}},

@@ -98,6 +98,8 @@ const SyscallTable& syscall_table_x86_64() {
       {120, {S::Getresgid, "getresgid"}}, {221, {S::Fadvise64, "fadvise64"}},
       {263, {S::Unlinkat, "unlinkat"}}, {292, {S::Dup3, "dup3"}}, {436, {S::CloseRange, "close_range"}},
       {137, {S::Statfs, "statfs"}},    {138, {S::Fstatfs, "fstatfs"}},
+      {140, {S::Getpriority, "getpriority"}}, {141, {S::Setpriority, "setpriority"}},
+      {160, {S::Setrlimit, "setrlimit"}},
       {191, {S::Getxattr, "getxattr"}}, {192, {S::Lgetxattr, "lgetxattr"}},
       {270, {S::Pselect6, "pselect6"}}, {271, {S::Ppoll, "ppoll"}},
       {274, {S::GetRobustList, "get_robust_list"}},
