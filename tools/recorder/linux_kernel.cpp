@@ -238,11 +238,12 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::TimerfdSettime: r = sys_timerfd_settime(fd(0), a[1], a[2], a[3], steps); break;
     case Sys::TimerfdGettime: r = sys_timerfd_gettime(fd(0), a[1], steps); break;
     case Sys::Brk: r = sys_brk(a[0]); break;
-    case Sys::Mmap: r = sys_mmap(a, out); break;
+    case Sys::Mmap: r = sys_mmap(a); break;
     case Sys::Mremap: r = sys_mremap(a[0], a[1], a[2], a[3], a[4]); break;
     case Sys::Munmap: r = sys_munmap(a[0], a[1]); break;
     case Sys::Mprotect: r = sys_mprotect(a[0], a[1], a[2]); break;
-    case Sys::Madvise: r = 0; break;  // advice only; nothing to do without real paging
+    case Sys::Madvise: r = sys_madvise(a[0], a[1], a[2]); break;
+    case Sys::Msync: r = sys_msync(a[0], a[1], a[2]); break;
     case Sys::ArchPrctl: r = sys_arch_prctl(a[0], a[1]); break;
     case Sys::SetTidAddress:
       threads_.current().clear_child_tid = a[0];
@@ -352,7 +353,10 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
   // dup2 / dup3 close what was on their target, as close does.
   const bool closes = e.sys == Sys::Close || e.sys == Sys::CloseRange || e.sys == Sys::Dup2 || e.sys == Sys::Dup3;
   if ((e.sys == Sys::EpollCtl || closes) && r >= 0) threads_.recheck_epoll_waiters();
-  if (out.exited) return_vfork_memory();
+  if (out.exited) {
+    return_vfork_memory();
+    write_back_shared_mappings();
+  }
   return out;
 }
 

@@ -36,6 +36,7 @@
 #include "tools/recorder/process_config.h"
 #include "tools/recorder/step_timer.h"
 #include "tools/recorder/syscall_outcome.h"
+#include "tools/recorder/shared_file_mappings.h"
 #include "tools/recorder/vfork_shared_memory.h"
 
 namespace ttd::rec {
@@ -84,6 +85,9 @@ class LinuxKernel {
   // A vfork child about to exec or end: the pages it changed go to its
   // parent, which waits (vfork_shared_memory.h). Nothing outside one.
   void return_vfork_memory();
+  // The process ends (or a fault stopped it): what it stored in writable
+  // shared mappings of files reaches the files (shared_file_mappings.h).
+  void write_back_shared_mappings() { shared_maps_.write_back_all(mem_); }
   // When every thread waits and the process has children (which may make
   // a pipe ready), waits on the host until one of the waited-for pipes is
   // ready and makes its threads runnable; false when there is nothing to
@@ -181,13 +185,15 @@ class LinuxKernel {
   // One file per family: linux_kernel_mm.cpp (memory), linux_kernel_io.cpp
   // (files and descriptors), linux_kernel.cpp (process, time, signals).
   int64_t sys_brk(uint64_t addr);
-  int64_t sys_mmap(const uint64_t a[6], SyscallOutcome& out);
+  int64_t sys_mmap(const uint64_t a[6]);
   int64_t sys_mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len, uint64_t flags, uint64_t new_addr);
   int64_t move_mapping(uint64_t old_addr, uint64_t old_size, uint64_t new_addr, uint64_t new_size, uint8_t prot,
                        const std::string& name);
   // Writes the runs of non-zero pages of `contents` at addr, as effects.
   void record_nonzero_pages(uint64_t addr, std::span<const uint8_t> contents);
   int64_t sys_munmap(uint64_t addr, uint64_t len);
+  int64_t sys_msync(uint64_t addr, uint64_t len, uint64_t flags);
+  int64_t sys_madvise(uint64_t addr, uint64_t len, uint64_t advice);
   int64_t sys_mprotect(uint64_t addr, uint64_t len, uint64_t prot);
   bool futex_blocks(const uint64_t a[6]);
   bool io_blocks(bool write, int fd, uint64_t buf, uint64_t count, bool vectored);
@@ -540,6 +546,7 @@ class LinuxKernel {
   bool has_children_ = false;       // a fork succeeded: other processes may hold our pipes
   bool unrecorded_child_ = false;   // this is a fork's child
   GuestRlimits rlimits_ = GuestRlimits::of_host();
+  SharedFileMappings shared_maps_;  // writable MAP_SHARED mappings of files
   int vfork_gate_ = -1;              // in a vfork child: the write end its parent waits on
   VforkPageHashes vfork_pages_;     // ... and the child's writable pages when it started
   std::optional<ExecTarget> exec_;  // set by a successful exec_recorded

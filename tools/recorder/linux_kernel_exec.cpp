@@ -50,6 +50,7 @@ int64_t LinuxKernel::exec_recorded(int dirfd, const std::string& path, std::vect
 
 std::unique_ptr<ExecCarry> LinuxKernel::hand_over_for_exec() {
   auto c = std::make_unique<ExecCarry>();
+  write_back_shared_mappings();  // execve unmaps them
   fds_.close_on_exec();
   c->fds.swap(fds_);
   c->umask = umask_;

@@ -1,8 +1,11 @@
-// Memory syscalls: brk, mmap (anonymous, and of files: private, or shared
-// read-only), mremap, munmap, mprotect.
+// Memory syscalls: brk, mmap (anonymous, and of files: private, shared
+// read-only, or shared writable: shared_file_mappings.h), mremap, munmap,
+// mprotect, msync, madvise.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -37,7 +40,7 @@ int64_t LinuxKernel::sys_brk(uint64_t addr) {
   return int64_t(brk_);
 }
 
-int64_t LinuxKernel::sys_mmap(const uint64_t a[6], SyscallOutcome& out) {
+int64_t LinuxKernel::sys_mmap(const uint64_t a[6]) {
   uint64_t addr = a[0], len = a[1], prot = a[2], flags = a[3];
   if (len == 0 || prot > 7) return -EINVAL;
   const GuestFd* file = nullptr;
@@ -46,10 +49,16 @@ int64_t LinuxKernel::sys_mmap(const uint64_t a[6], SyscallOutcome& out) {
     if (!file) return -EBADF;
     if (file->kind != GuestFd::Kind::Host) return -ENODEV;  // the streams are pipes
     if (a[5] & (mem_.page_size() - 1)) return -EINVAL;
-    if ((flags & kMapShared) && (prot & kProtWrite)) {
-      // Writes through a shared mapping would have to reach the file.
-      note_unsupported(current_, "writable shared mmap of a file");
-      out.unsupported = true;
+    // Stores through a shared mapping reach the file: it must be open for
+    // writing too (EACCES, as Linux).
+    if ((flags & kMapShared) && (prot & kProtWrite) && (::fcntl(file->host, F_GETFL) & O_ACCMODE) != O_RDWR)
+      return -EACCES;
+    // POSIX shared memory and semaphores (shm_open, sem_open: Python's
+    // multiprocessing) exist to be shared between processes, which a copy
+    // is not: refused, as before, rather than answered wrongly.
+    if ((flags & kMapShared) && file->path.rfind("/dev/shm/", 0) == 0) {
+      note_unsupported(current_, "mmap");
+      unsupported_what_ = "a shared mapping of a file in /dev/shm (memory shared between processes)";
       return -ENOSYS;
     }
   }
@@ -86,9 +95,16 @@ int64_t LinuxKernel::sys_mmap(const uint64_t a[6], SyscallOutcome& out) {
     }
     contents.resize(got);
   }
+  // A shared file mapping this one replaces is written back first (Linux
+  // unmaps it).
+  if (shared_maps_.overlaps(addr, size)) shared_maps_.write_back(mem_, addr, size, true);
   if (!mem_.map(addr, size, uint8_t(prot), name)) return -ENOMEM;
   effects_.push_back({KernelEffect::Kind::Map, addr, size, uint8_t(prot), name, {}});
   record_nonzero_pages(addr, contents);
+  // Writable later too (mprotect) counts: any shared mapping of a file
+  // that is open for writing goes back to it.
+  if (file && (flags & kMapShared) && (::fcntl(file->host, F_GETFL) & O_ACCMODE) == O_RDWR)
+    shared_maps_.add(addr, size, file->host, a[5]);
   if (flags & kMapFixed) code_may_have_changed_ = true;
   return int64_t(addr);
 }
@@ -127,6 +143,11 @@ int64_t LinuxKernel::sys_mremap(uint64_t old_addr, uint64_t old_len, uint64_t ne
   // old_len 0 duplicates a shared mapping in Linux; we have none (EINVAL
   // for private ones, as Linux says).
   if (old_size == 0) return -EINVAL;
+  if (shared_maps_.overlaps(old_addr, old_size)) {
+    note_unsupported(current_, "mremap");
+    unsupported_what_ = "mremap of a shared mapping of a file (not emulated)";
+    return -ENOSYS;
+  }
   if (flags & kDontUnmap) {
     note_unsupported(current_, "mremap");
     unsupported_what_ = "mremap with MREMAP_DONTUNMAP (not emulated)";
@@ -189,6 +210,7 @@ int64_t LinuxKernel::move_mapping(uint64_t old_addr, uint64_t old_size, uint64_t
 int64_t LinuxKernel::sys_munmap(uint64_t addr, uint64_t len) {
   if ((addr & (mem_.page_size() - 1)) || len == 0) return -EINVAL;
   uint64_t size = mem_.page_up(len);
+  if (shared_maps_.overlaps(addr, size)) shared_maps_.write_back(mem_, addr, size, true);
   if (!mem_.unmap(addr, size)) return -EINVAL;
   effects_.push_back({KernelEffect::Kind::Unmap, addr, size, 0, {}, {}});
   code_may_have_changed_ = true;
@@ -202,6 +224,48 @@ int64_t LinuxKernel::sys_mprotect(uint64_t addr, uint64_t len, uint64_t prot) {
   if (!mem_.protect(addr, size, uint8_t(prot))) return -ENOMEM;
   effects_.push_back({KernelEffect::Kind::Protect, addr, size, uint8_t(prot), {}, {}});
   code_may_have_changed_ = true;
+  return 0;
+}
+
+int64_t LinuxKernel::sys_msync(uint64_t addr, uint64_t len, uint64_t flags) {
+  constexpr uint64_t kAsync = 1, kInvalidate = 2, kSync = 4;
+  if ((addr & (mem_.page_size() - 1)) || (flags & ~(kAsync | kInvalidate | kSync)) ||
+      ((flags & kAsync) && (flags & kSync)))
+    return -EINVAL;
+  const uint64_t size = mem_.page_up(len);
+  if (size < len) return -ENOMEM;
+  if (size && !mem_.accessible(addr, size, 0)) return -ENOMEM;
+  return shared_maps_.overlaps(addr, size) ? shared_maps_.write_back(mem_, addr, size, false) : 0;
+}
+
+int64_t LinuxKernel::sys_madvise(uint64_t addr, uint64_t len, uint64_t advice) {
+  constexpr uint64_t kDontneed = 4;
+  const uint64_t page = mem_.page_size();
+  if (addr & (page - 1)) return -EINVAL;
+  const uint64_t size = mem_.page_up(len);
+  if (size < len) return -EINVAL;
+  // Other advice changes no byte the program reads (MADV_FREE's pages may
+  // keep their contents, as Linux's may).
+  if (size == 0 || advice != kDontneed) return 0;
+  if (!mem_.accessible(addr, size, 0)) return -ENOMEM;
+  // MADV_DONTNEED: the next read of a private anonymous page (heap, stack,
+  // an anonymous mapping) finds zeros, which glibc's arenas count on when
+  // they grow back over pages they shrank away; a shared file mapping
+  // reads the file, which is then what the copy holds. A private file
+  // mapping would read the file again: it keeps its copy (not reproduced).
+  if (shared_maps_.overlaps(addr, size)) shared_maps_.write_back(mem_, addr, size, false);
+  std::vector<uint8_t> bytes(page);
+  const std::vector<uint8_t> zeros(page, 0);
+  for (uint64_t a = addr; a < addr + size; a += page) {
+    const MemoryRegion* r = mem_.regions().find(a);
+    if (!r || r->name.empty() || r->name[0] != '[' || shared_maps_.overlaps(a, page)) continue;
+    if (!mem_.read(a, bytes)) continue;
+    // One write a page, from its first non-zero byte to its last.
+    const auto first = std::find_if(bytes.begin(), bytes.end(), [](uint8_t b) { return b != 0; });
+    if (first == bytes.end()) continue;
+    const auto last = std::find_if(bytes.rbegin(), bytes.rend(), [](uint8_t b) { return b != 0; }).base();
+    write_recorded(a + uint64_t(first - bytes.begin()), std::span(zeros).first(size_t(last - first)));
+  }
   return 0;
 }
 

@@ -50,6 +50,9 @@ int64_t LinuxKernel::sys_new_process(uint64_t flags, uint64_t stack, uint64_t pa
     return -ENOSYS;
   }
   const bool vfork = flags & kCloneVfork;
+  // The child gets a copy of a shared file mapping: say so (the fork goes on).
+  if (!vfork && !shared_maps_.empty())
+    note_unsupported(current_, "a fork while a file is mapped shared and writable (the child's stores to it stay its own)");
   // vfork: the parent waits until the child execs or exits, which closes
   // the gate's close-on-exec write end (EOF on the read end).
   int gate[2] = {-1, -1};
@@ -80,6 +83,9 @@ int64_t LinuxKernel::sys_new_process(uint64_t flags, uint64_t stack, uint64_t pa
     if (vfork_gate_ >= 0) ::close(vfork_gate_);
     vfork_gate_ = -1;
     vfork_pages_ = {};
+    // A child's copy of a shared file mapping is not the file's: natively
+    // the pages are shared, and the parent writes them back.
+    shared_maps_.forget_all();
     if (vfork) {
       ::close(gate[0]);
       vfork_gate_ = gate[1];

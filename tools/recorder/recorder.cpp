@@ -187,6 +187,9 @@ Result<ImageResult> record_image(const RecordOptions& opts, ImageSpec spec) {
       res = session.run(*res.forked_child_pc);
     }
     ir.clock_end = session.clock_steps();
+    // However the process ended (an exit wrote them already; a fault or a
+    // fatal signal did not), its stores in shared file mappings reach the files.
+    kernel.write_back_shared_mappings();
     ::sigaction(SIGPIPE, &old_pipe, nullptr);
     sum.cpu_seconds = thread_cpu_seconds() - c0;
     sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

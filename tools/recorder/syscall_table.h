@@ -15,7 +15,7 @@ enum class Sys : uint8_t {
   Unsupported = 0,
   Read, Write, Readv, Writev, Close, CloseRange, Lseek,
   Exit, ExitGroup, Kill, Tkill, Tgkill,
-  Brk, Mmap, Mremap, Munmap, Mprotect, Madvise,
+  Brk, Mmap, Mremap, Munmap, Mprotect, Madvise, Msync,
   ArchPrctl, SetTidAddress, SetRobustList, GetRobustList, Rseq, Futex,
   Uname, Readlink, Readlinkat, Getrandom,
   ClockGettime, ClockGetres, Gettimeofday, Time, Nanosleep, ClockNanosleep, SchedYield,

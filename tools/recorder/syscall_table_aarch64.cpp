@@ -78,7 +78,7 @@ const SyscallTable& syscall_table_aarch64() {
       {220, {S::Clone, "clone"}},       {221, {S::Execve, "execve"}},
       {281, {S::Execveat, "execveat"}},
       {222, {S::Mmap, "mmap"}},         {226, {S::Mprotect, "mprotect"}},
-      {227, {U, "msync"}},              {233, {S::Madvise, "madvise"}},
+      {227, {S::Msync, "msync"}},              {233, {S::Madvise, "madvise"}},
       {260, {S::Wait4, "wait4"}},              {261, {S::Prlimit64, "prlimit64"}},
       {278, {S::Getrandom, "getrandom"}}, {283, {U, "membarrier"}},
       {291, {S::Statx, "statx"}},              {293, {S::Rseq, "rseq"}},

@@ -21,7 +21,7 @@ const SyscallTable& syscall_table_x86_64() {
       {20, {S::Writev, "writev"}},     {21, {S::Access, "access"}},
       {22, {S::Pipe, "pipe"}},               {23, {S::Select, "select"}},
       {24, {S::SchedYield, "sched_yield"}}, {25, {S::Mremap, "mremap"}},
-      {26, {U, "msync"}},              {27, {U, "mincore"}},
+      {26, {S::Msync, "msync"}},              {27, {U, "mincore"}},
       {28, {S::Madvise, "madvise"}},   {32, {S::Dup, "dup"}},
       {33, {S::Dup2, "dup2"}},               {34, {S::Pause, "pause"}},
       {35, {S::Nanosleep, "nanosleep"}}, {37, {S::Alarm, "alarm"}}, {36, {S::Getitimer, "getitimer"}},

@@ -1,0 +1,113 @@
+// Writable shared mappings of files and MADV_DONTNEED: programs/shared_maps.c
+// prints what it prints natively on every build, and the file holds the
+// stores when the recording ends (before, such a mapping was -ENOSYS, so
+// SQLite's WAL mode failed with "disk I/O error", and MADV_DONTNEED left
+// the bytes where Linux gives zeros). And Debian's sqlite3 in WAL mode.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tests/recorder/recording_support.h"
+
+namespace test_shared_maps {
+
+using namespace ttd;
+using namespace ttd::rec;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* const kNative =
+    "msync: 0\npread after msync: 1\npartial munmap: 0\nmunmap the rest: 0\nfile size unchanged: 1\n"
+    "stores in the file: 1 1 1 1\nshared writable of a read-only fd: EACCES 1\nMADV_DONTNEED: 0\n"
+    "zeroed 1, the next page kept 1\nMADV_DONTNEED on a shared file mapping: 0, bytes kept 1\n";
+
+std::string head_of(const std::string& path, size_t n) {
+  std::ifstream f(path, std::ios::binary);
+  std::string s(n, '\0');
+  f.read(s.data(), std::streamsize(n));
+  s.resize(size_t(f.gcount()));
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("shared file mappings and MADV_DONTNEED: as natively, the file written back") {
+  const std::string native_prog = test::program_path("x86_64-dyn", "shared_maps");
+  if (native_prog.empty()) return;
+  const std::string dir = test::temp_trace("shared-maps-dir");
+  fs::create_directories(dir);
+  const test::NativeRun native = test::run_native({native_prog, dir});
+  REQUIRE(native.status == 0);
+  REQUIRE(native.out == kNative);
+  REQUIRE(head_of(dir + "/shared.bin", 5) == "hEllo");  // the mapping left at exit reached the file
+  int ran = 0;
+  for (const char* variant : {"x86_64", "x86_64-glibc", "x86_64-dyn", "aarch64", "aarch64-dyn"}) {
+    const std::string prog = test::program_path(variant, "shared_maps");
+    if (prog.empty()) continue;
+    INFO(std::string(variant));
+    fs::remove(dir + "/shared.bin");
+    const std::string out = test::temp_trace(std::string("shared-maps-") + variant + ".ucir");
+    const RecordSummary sum = test::check_records_like_native(test::capture_options({prog, dir}, out), kNative);
+    CHECK(head_of(dir + "/shared.bin", 5) == "hEllo");
+    for (const RecordedTrace& t : sum.traces) fs::remove(t.path);
+    ++ran;
+  }
+  CHECK(ran > 0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("shared file mappings: a forked child's stores are its own, and the fork is listed") {
+  // The known limit, pinned: natively the child's store is seen.
+  const std::string native_prog = test::program_path("x86_64-dyn", "shared_maps");
+  if (native_prog.empty()) return;
+  const std::string dir = test::temp_trace("shared-maps-fork-dir");
+  fs::create_directories(dir);
+  REQUIRE(test::run_native({native_prog, dir, "fork"}).out == "child's store seen: 1\n");
+  RecordOptions o = test::capture_options({native_prog, dir, "fork"}, test::temp_trace("shared-maps-fork.ucir"));
+  auto sum = record(o);
+  REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
+  CHECK(sum->captured_stdout == "child's store seen: 0\n");
+  bool listed = false;
+  for (const auto& u : sum->unsupported) listed |= u.name.find("shared and writable") != std::string::npos;
+  CHECK(listed);
+  for (const RecordedTrace& t : sum->traces) fs::remove(t.path);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("shared file mappings: /dev/shm (Python's multiprocessing locks) is refused by name, not shared wrongly") {
+  const char* python = "/usr/bin/python3";
+  if (!fs::exists(python)) return;
+  RecordOptions o = test::capture_options(
+      {python, "-S", "-c",
+       "import multiprocessing as m\ntry:\n  m.Lock(); print('locked')\nexcept OSError as e: print('errno', e.errno)"},
+      test::temp_trace("shm-lock.ucir"));
+  auto sum = record(o);
+  REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
+  CHECK(sum->captured_stdout == "errno 38\n");  // ENOSYS, as before shared file mappings were written back
+  CHECK_FALSE(sum->unsupported.empty());
+  for (const RecordedTrace& t : sum->traces) fs::remove(t.path);
+}
+
+TEST_CASE("shared file mappings: Debian's sqlite3 in WAL mode, as natively") {
+  const char* sqlite = "/usr/bin/sqlite3";
+  if (!fs::exists(sqlite)) return;
+  const std::string dir = test::temp_trace("sqlite-wal-dir");
+  fs::create_directories(dir);
+  const std::string script =
+      "pragma journal_mode=wal;\ncreate table t(a);\n"
+      "with recursive c(x) as (select 1 union all select x + 1 from c where x < 500) insert into t select x from c;\n"
+      "select count(*), sum(a) from t;\n";
+  RecordOptions o = test::capture_options({sqlite, dir + "/w.db"}, test::temp_trace("sqlite-wal.ucir"));
+  o.env = {"LC_ALL=C"};
+  o.stdin_data = script;
+  const RecordSummary sum = test::check_records_like_native(o, "wal\n500|125250\n");
+  for (const RecordedTrace& t : sum.traces) fs::remove(t.path);
+  // The database the recorded run left reads back natively.
+  CHECK(test::run_shell(std::string(sqlite) + " '" + dir + "/w.db' 'select sum(a) from t'").out == "125250\n");
+  fs::remove_all(dir);
+}
+
+}  // namespace test_shared_maps

@@ -1,0 +1,54 @@
+// Writable MAP_SHARED mappings of files (docs/recording.md, "Memory").
+// The guest's pages are the recorder's copy of the file's bytes, read
+// when the mapping is made; what the program stores there is written to
+// the file at the points where Linux's page cache would let a process
+// that does not share the mapping see it at the latest: msync, munmap (or
+// a mapping put over it), execve and the end of the process. SQLite's WAL
+// index (the -shm file) and programs that update a file through a
+// mapping work so. Not reproduced: another process sharing the pages
+// (a fork's child gets a copy and its stores stay its own: the fork is
+// listed as unsupported; files in /dev/shm, whose point is that sharing,
+// are refused, -ENOSYS), and read()
+// or write() of the same file by the process while it is mapped (Linux
+// shows each the other's bytes at once; here the file and the copy meet
+// at the points above).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "tools/recorder/guest_memory.h"
+
+namespace ttd::rec {
+
+class SharedFileMappings {
+ public:
+  SharedFileMappings() = default;
+  SharedFileMappings(const SharedFileMappings&) = delete;
+  SharedFileMappings& operator=(const SharedFileMappings&) = delete;
+  ~SharedFileMappings();
+
+  // [addr, addr + size) maps the file open on host_fd from `offset`; the
+  // table keeps its own duplicate of the descriptor (a mapping outlives
+  // close, as in Linux).
+  void add(uint64_t addr, uint64_t size, int host_fd, uint64_t offset);
+  // Writes what [addr, addr + len) holds back to the files mapped there,
+  // up to each file's current end (Linux writes no page past it). With
+  // `forget`, that range is no longer written (munmap, a new mapping over
+  // it). 0, or -errno of the first write that failed.
+  int64_t write_back(const GuestMemory& mem, uint64_t addr, uint64_t len, bool forget);
+  // Every mapping, written back and forgotten (execve, the process's end).
+  void write_back_all(const GuestMemory& mem);
+  // Forgotten without writing (a fork's child: its copy is not the file's).
+  void forget_all();
+  bool overlaps(uint64_t addr, uint64_t len) const;
+  bool empty() const { return maps_.empty(); }
+
+ private:
+  struct Mapping {
+    uint64_t addr, size, offset;
+    int fd;
+  };
+  std::vector<Mapping> maps_;
+};
+
+}  // namespace ttd::rec
