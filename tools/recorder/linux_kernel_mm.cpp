@@ -104,7 +104,7 @@ int64_t LinuxKernel::sys_mmap(const uint64_t a[6]) {
   // Writable later too (mprotect) counts: any shared mapping of a file
   // that is open for writing goes back to it.
   if (file && (flags & kMapShared) && (::fcntl(file->host, F_GETFL) & O_ACCMODE) == O_RDWR)
-    shared_maps_.add(addr, size, file->host, a[5]);
+    shared_maps_.add(mem_, addr, size, file->host, a[5]);
   if (flags & kMapFixed) code_may_have_changed_ = true;
   return int64_t(addr);
 }

@@ -3,17 +3,41 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <algorithm>
 #include <cerrno>
 
 namespace ttd::rec {
 
+namespace {
+
+uint64_t page_hash(const GuestMemory& mem, uint64_t addr, std::vector<uint8_t>& buf) {
+  buf.resize(mem.page_size());
+  return mem.read(addr, buf) ? XXH3_64bits(buf.data(), buf.size()) : 0;
+}
+
+int64_t pwrite_all(int fd, const uint8_t* p, size_t n, uint64_t at) {
+  for (size_t done = 0; done < n;) {
+    const ssize_t w = ::pwrite(fd, p + done, n - done, off_t(at + done));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return w < 0 ? -errno : -EIO;
+    done += size_t(w);
+  }
+  return 0;
+}
+
+}  // namespace
+
 SharedFileMappings::~SharedFileMappings() { forget_all(); }
 
-void SharedFileMappings::add(uint64_t addr, uint64_t size, int host_fd, uint64_t offset) {
+void SharedFileMappings::add(const GuestMemory& mem, uint64_t addr, uint64_t size, int host_fd, uint64_t offset) {
   const int fd = ::fcntl(host_fd, F_DUPFD_CLOEXEC, 3);
-  if (fd >= 0) maps_.push_back({addr, size, offset, fd});
+  if (fd < 0) return;
+  Mapping m{addr, size, offset, fd, {}};
+  std::vector<uint8_t> buf;
+  for (uint64_t a = addr; a < addr + size; a += mem.page_size()) m.hashes.push_back(page_hash(mem, a, buf));
+  maps_.push_back(std::move(m));
 }
 
 bool SharedFileMappings::overlaps(uint64_t addr, uint64_t len) const {
@@ -22,42 +46,48 @@ bool SharedFileMappings::overlaps(uint64_t addr, uint64_t len) const {
 }
 
 int64_t SharedFileMappings::write_back(const GuestMemory& mem, uint64_t addr, uint64_t len, bool forget) {
+  const uint64_t page = mem.page_size();
+  addr &= ~(page - 1);
   int64_t result = 0;
   std::vector<Mapping> kept;
-  std::vector<uint8_t> bytes;
-  for (const Mapping& m : maps_) {
+  std::vector<uint8_t> buf;
+  for (Mapping& m : maps_) {
     const uint64_t from = std::max(addr, m.addr), to = std::min(addr + len, m.addr + m.size);
     if (from >= to) {
-      kept.push_back(m);
+      kept.push_back(std::move(m));
       continue;
     }
     struct stat st {};
     const uint64_t file_end = ::fstat(m.fd, &st) == 0 ? uint64_t(st.st_size) : 0;
-    const uint64_t at = m.offset + (from - m.addr);
-    const uint64_t n = at < file_end ? std::min(to - from, file_end - at) : 0;
-    bytes.resize(n);
-    if (n && mem.read(from, bytes)) {
-      for (size_t done = 0; done < n;) {
-        const ssize_t w = ::pwrite(m.fd, bytes.data() + done, n - done, off_t(at + done));
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-          if (result == 0) result = w < 0 ? -errno : -EIO;
-          break;
-        }
-        done += size_t(w);
+    for (uint64_t a = from; a < to; a += page) {
+      uint64_t& known = m.hashes[(a - m.addr) / page];
+      const uint64_t now = page_hash(mem, a, buf);
+      if (now == known) continue;  // as mapped or as last written: not the program's store
+      const uint64_t at = m.offset + (a - m.addr);
+      const uint64_t n = at < file_end ? std::min(page, file_end - at) : 0;
+      if (const int64_t e = n ? pwrite_all(m.fd, buf.data(), n, at) : 0; e < 0) {
+        if (result == 0) result = e;
+        continue;
       }
+      known = now;
     }
     if (!forget) {
-      kept.push_back(m);
+      kept.push_back(std::move(m));
       continue;
     }
     // What is left of the mapping on either side stays mapped.
+    const size_t first = (from - m.addr) / page, last = (to - m.addr + page - 1) / page;
     bool fd_used = false;
-    if (m.addr < from) kept.push_back({m.addr, from - m.addr, m.offset, m.fd}), fd_used = true;
+    if (m.addr < from) {
+      kept.push_back({m.addr, from - m.addr, m.offset, m.fd, {m.hashes.begin(), m.hashes.begin() + first}});
+      fd_used = true;
+    }
     if (to < m.addr + m.size) {
       const int fd = fd_used ? ::fcntl(m.fd, F_DUPFD_CLOEXEC, 3) : m.fd;
-      if (fd >= 0) kept.push_back({to, m.addr + m.size - to, m.offset + (to - m.addr), fd});
-      fd_used = true;
+      if (fd >= 0)
+        kept.push_back({to, m.addr + m.size - to, m.offset + (to - m.addr), fd,
+                        {m.hashes.begin() + last, m.hashes.end()}});
+      fd_used = fd_used || fd >= 0;
     }
     if (!fd_used) ::close(m.fd);
   }
@@ -67,8 +97,8 @@ int64_t SharedFileMappings::write_back(const GuestMemory& mem, uint64_t addr, ui
 
 void SharedFileMappings::write_back_all(const GuestMemory& mem) {
   while (!maps_.empty()) {
-    const Mapping m = maps_.front();
-    write_back(mem, m.addr, m.size, true);
+    const uint64_t addr = maps_.front().addr, size = maps_.front().size;
+    write_back(mem, addr, size, true);
   }
 }
 

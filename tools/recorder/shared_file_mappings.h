@@ -1,9 +1,12 @@
 // Writable MAP_SHARED mappings of files (docs/recording.md, "Memory").
 // The guest's pages are the recorder's copy of the file's bytes, read
-// when the mapping is made; what the program stores there is written to
-// the file at the points where Linux's page cache would let a process
-// that does not share the mapping see it at the latest: msync, munmap (or
-// a mapping put over it), execve and the end of the process. SQLite's WAL
+// when the mapping is made; the pages the program changed there (a hash a
+// page tells which) are written to the file at the points where Linux's
+// page cache would let a process that does not share the mapping see them
+// at the latest: msync, munmap (or a mapping put over it), execve and the
+// end of the process. A page the program did not change is never written,
+// so a read-only use of the mapping (SQLite's mmap_size, which writes the
+// file with pwrite) leaves the file alone. SQLite's WAL
 // index (the -shm file) and programs that update a file through a
 // mapping work so. Not reproduced: another process sharing the pages
 // (a fork's child gets a copy and its stores stay its own: the fork is
@@ -11,7 +14,7 @@
 // are refused, -ENOSYS), and read()
 // or write() of the same file by the process while it is mapped (Linux
 // shows each the other's bytes at once; here the file and the copy meet
-// at the points above).
+// at the points above, and a page changed both ways keeps the mapping's).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -27,12 +30,13 @@ class SharedFileMappings {
   SharedFileMappings& operator=(const SharedFileMappings&) = delete;
   ~SharedFileMappings();
 
-  // [addr, addr + size) maps the file open on host_fd from `offset`; the
-  // table keeps its own duplicate of the descriptor (a mapping outlives
-  // close, as in Linux).
-  void add(uint64_t addr, uint64_t size, int host_fd, uint64_t offset);
-  // Writes what [addr, addr + len) holds back to the files mapped there,
-  // up to each file's current end (Linux writes no page past it). With
+  // [addr, addr + size) maps the file open on host_fd from `offset`, and
+  // holds its bytes now (mem); the table keeps its own duplicate of the
+  // descriptor (a mapping outlives close, as in Linux).
+  void add(const GuestMemory& mem, uint64_t addr, uint64_t size, int host_fd, uint64_t offset);
+  // Writes the pages of [addr, addr + len) that changed since they were
+  // mapped or last written back to the files mapped there, up to each
+  // file's current end (Linux writes no page past it). With
   // `forget`, that range is no longer written (munmap, a new mapping over
   // it). 0, or -errno of the first write that failed.
   int64_t write_back(const GuestMemory& mem, uint64_t addr, uint64_t len, bool forget);
@@ -47,6 +51,7 @@ class SharedFileMappings {
   struct Mapping {
     uint64_t addr, size, offset;
     int fd;
+    std::vector<uint64_t> hashes;  // a page each: what the file holds there, as far as we know
   };
   std::vector<Mapping> maps_;
 };
