@@ -6,6 +6,9 @@
 
 namespace ttd::rec {
 
+// The region name of a MAP_SHARED|MAP_ANONYMOUS mapping, as Linux shows it.
+inline constexpr const char* kSharedAnonymousName = "/dev/zero (deleted)";
+
 inline constexpr uint64_t kNanos = 1000000000;  // nanoseconds per second
 inline constexpr uint64_t kTimerAbstime = 1;    // TIMER_ABSTIME
 inline constexpr uint64_t kAtEmptyPath = 0x1000;

@@ -74,7 +74,9 @@ int64_t LinuxKernel::sys_mmap(const uint64_t a[6]) {
     if (!where) return -ENOMEM;
     addr = *where;
   }
-  std::string name = file ? file->path : "[anon]";
+  // A shared anonymous mapping is named as Linux's /proc/self/maps names
+  // it (shmem behind /dev/zero), which a fork then looks for.
+  std::string name = file ? file->path : (flags & kMapShared) ? kSharedAnonymousName : "[anon]";
   std::vector<uint8_t> contents;
   if (file) {
     // A copy of the file's bytes (shared read-only mappings too: nobody

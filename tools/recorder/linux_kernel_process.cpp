@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -50,9 +51,12 @@ int64_t LinuxKernel::sys_new_process(uint64_t flags, uint64_t stack, uint64_t pa
     return -ENOSYS;
   }
   const bool vfork = flags & kCloneVfork;
-  // The child gets a copy of a shared file mapping: say so (the fork goes on).
+  // The child gets a copy of shared mappings: say so (the fork goes on).
   if (!vfork && !shared_maps_.empty())
     note_unsupported(current_, "a fork while a file is mapped shared and writable (the child's stores to it stay its own)");
+  if (!vfork && std::any_of(mem_.regions().all().begin(), mem_.regions().all().end(),
+                            [](const auto& r) { return r.second.name == kSharedAnonymousName; }))
+    note_unsupported(current_, "a fork while memory is mapped MAP_SHARED|MAP_ANONYMOUS (each process keeps its own copy)");
   // vfork: the parent waits until the child execs or exits, which closes
   // the gate's close-on-exec write end (EOF on the read end).
   int gate[2] = {-1, -1};

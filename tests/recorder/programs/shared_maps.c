@@ -12,7 +12,8 @@
  *   it) and leaves a shared file mapping's bytes, which are the file's.
  * With argv[2] "fork": a forked child stores into the shared mapping and
  * the parent prints whether it sees the store (natively 1; under the
- * recorder 0, and the fork is listed as unsupported). */
+ * recorder 0, and the fork is listed as unsupported); "fork-anon": the
+ * same with a MAP_SHARED|MAP_ANONYMOUS mapping. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -29,8 +30,9 @@ int main(int argc, char** argv) {
   snprintf(path, sizeof path, "%s/shared.bin", argv[1]);
   int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
   if (fd < 0 || ftruncate(fd, 3 * pg - 100) != 0) return 3;
-  if (argc > 2 && !strcmp(argv[2], "fork")) {
-    char* s = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (argc > 2 && (!strcmp(argv[2], "fork") || !strcmp(argv[2], "fork-anon"))) {
+    char* s = strcmp(argv[2], "fork") ? mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0)
+                                      : mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (s == MAP_FAILED) return 4;
     pid_t c = fork();
     if (c == 0) {
