@@ -33,6 +33,8 @@ CASES = [
      "resource.setrlimit(resource.RLIMIT_NOFILE, (8, 8)); fds = []\n"
      "try:\n  [fds.append(os.open(\"/dev/null\", 0)) for _ in range(10)]\n"
      "except OSError as e: print(len(fds), e.errno)'", b"5 24\n"),
+    # sh is a child bash forks (unrecorded) and execs natively: it gets the limit too.
+    ("ulimit -n 64; sh -c 'ulimit -n'; true", b"64\n"),
     ("ulimit -Sn 50; ulimit -Hn 100; ulimit -Hn 200 2>/dev/null; echo $?; ulimit -Hn", b"1\n100\n"),
     ("nice -n 5 nice", b"5\n"),
     ("python3 -c 'import os; print(os.nice(3), os.getpriority(os.PRIO_PROCESS, 0))'", b"3 3\n"),

@@ -16,10 +16,16 @@ TEST_CASE("guest resource limits: the recorder's own, set as prlimit64 sets them
   REQUIRE(::getrlimit(RLIMIT_NOFILE, &host) == 0);
   CHECK(g.get(GuestRlimits::kNofile).cur == uint64_t(host.rlim_cur));
   CHECK(g.get(GuestRlimits::kNofile).max == uint64_t(host.rlim_max));
+  CHECK_FALSE(g.changed(GuestRlimits::kNofile));
+  // The recorder's own bound is reported without being the program's change.
+  g.lower_reported(RLIMIT_STACK, 4096);
+  CHECK(g.get(RLIMIT_STACK).cur <= 4096);
+  CHECK_FALSE(g.changed(RLIMIT_STACK));
   // Lower the soft limit: reported back and bounding the table.
   CHECK(g.set(GuestRlimits::kNofile, {64, uint64_t(host.rlim_max)}) == 0);
   CHECK(g.get(GuestRlimits::kNofile).cur == 64);
   CHECK(g.max_fds() == 64);
+  CHECK(g.changed(GuestRlimits::kNofile));
   // Soft above hard, and a resource Linux does not have.
   CHECK(g.set(GuestRlimits::kNofile, {65, 64}) == -EINVAL);
   CHECK(g.set(GuestRlimits::kCount, {1, 1}) == -EINVAL);

@@ -55,7 +55,12 @@ int64_t GuestRlimits::set(int resource, Limit l) {
   // runs with the program's ids (root in a container may lack it).
   if (l.max > limits_[resource].max && !can_raise_limits()) return -EPERM;
   limits_[resource] = l;
+  changed_[resource] = true;
   return 0;
+}
+
+void GuestRlimits::lower_reported(int resource, uint64_t cur) {
+  limits_[resource].cur = std::min(limits_[resource].cur, cur);
 }
 
 int GuestRlimits::max_fds() const {

@@ -27,11 +27,17 @@ class GuestRlimits {
   // As prlimit64 sets one: -EINVAL when cur > max (or RLIMIT_NOFILE above
   // the host's fs.nr_open), -EPERM when it raises max without privilege.
   int64_t set(int resource, Limit l);
+  // A soft limit the recorder imposes itself (the stack it maps): reported,
+  // but not a change of the program's (changed() stays false).
+  void lower_reported(int resource, uint64_t cur);
+  // Whether the program set this limit (a native exec is given only those).
+  bool changed(int resource) const { return changed_[resource]; }
   // RLIMIT_NOFILE's soft limit as a descriptor count (nr_open at most).
   int max_fds() const;
 
  private:
   std::array<Limit, kCount> limits_{};
+  std::array<bool, kCount> changed_{};
 };
 
 }  // namespace ttd::rec

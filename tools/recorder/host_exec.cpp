@@ -91,9 +91,11 @@ int64_t exec_on_host(const HostExec& x) {
   // (If this fails, relative paths resolve from the recorder's directory.)
   if (x.cwd >= 0 && ::fchdir(x.cwd) < 0) errno = 0;
   auto argv = c_strings(x.argv), envp = c_strings(x.envp);
+  // The limits the program set (the rest are the recorder's, as inherited).
   rlimit old_limits[GuestRlimits::kCount] = {};
   for (int r = 0; r < GuestRlimits::kCount; ++r) {
     ::getrlimit(r, &old_limits[r]);
+    if (!x.rlimits.changed(r)) continue;
     const rlimit l{rlim_t(x.rlimits.get(r).cur), rlim_t(x.rlimits.get(r).max)};
     ::setrlimit(r, &l);  // (a limit the host refuses stays the recorder's)
   }

@@ -38,8 +38,7 @@ LinuxKernel::LinuxKernel(uc_engine* uc, GuestMemory& mem, const GuestArch& arch,
   // a larger soft RLIMIT_STACK would promise more (Linux's default is 8 MiB).
   constexpr int kRlimitStack = 3;
   constexpr uint64_t kStackMapped = 8ull << 20;
-  if (rlimits_.get(kRlimitStack).cur > kStackMapped)
-    rlimits_.set(kRlimitStack, {kStackMapped, rlimits_.get(kRlimitStack).max});
+  rlimits_.lower_reported(kRlimitStack, kStackMapped);
   for (int n : cfg_.inherit_fds) {
     if (n <= 2 || fds_.get(n)) continue;
     // A copy, close-on-exec in the recorder: the guest's table owns it.
