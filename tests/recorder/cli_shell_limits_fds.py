@@ -8,7 +8,9 @@ native run's, byte for byte. Each line once differed:
   /dev/fd/3 and /proc/self/fd/3 gave the size of the recorder's fd 3;
 - `ulimit -n` said 1024 whatever the limit, and a lowered limit was
   neither reported back nor enforced;
-- getpriority and setpriority were ENOSYS (`nice` failed).
+- getpriority and setpriority were ENOSYS (`nice` failed);
+- /proc listed the recorder's pid, not the program's: `ps -p $$` found
+  nothing.
 Every command runs natively first and must print what the list says, so a
 host where one differs (another nice value, limits) skips rather than
 compares against a wrong expectation."""
@@ -38,6 +40,10 @@ CASES = [
     ("ulimit -Sn 50; ulimit -Hn 100; ulimit -Hn 200 2>/dev/null; echo $?; ulimit -Hn", b"1\n100\n"),
     ("nice -n 5 nice", b"5\n"),
     ("python3 -c 'import os; print(os.nice(3), os.getpriority(os.PRIO_PROCESS, 0))'", b"3 3\n"),
+    # /proc lists the program's pid (the recorder's own directory renamed):
+    # ps finds it (bash execs ps itself, so ps is recorded too).
+    ("python3 -c 'import os; print(str(os.getpid()) in os.listdir(\"/proc\"))'", b"True\n"),
+    ("ps -o comm= -p $$", b"ps\n"),
 ]
 with tempfile.TemporaryDirectory() as work:
     with open(os.path.join(work, "words"), "w") as f:

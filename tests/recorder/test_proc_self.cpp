@@ -140,6 +140,19 @@ TEST_CASE("/proc/self paths: which name the guest's own entries") {
   CHECK(proc_self_path("maps", 4242).entry == ProcSelfEntry::None);
 }
 
+TEST_CASE("/proc lists the guest's pid in place of the recorder's") {
+  const std::string host = std::to_string(::getpid());
+  bool guest = false, recorder = false, self = false;
+  for (const GuestDirEntry& e : proc_root_entries(uint64_t(::getpid()), 4242)) {
+    guest |= e.name == "4242";
+    recorder |= e.name == host;
+    self |= e.name == "self";
+  }
+  CHECK(guest);
+  CHECK_FALSE(recorder);
+  CHECK(self);
+}
+
 TEST_CASE("/proc/self/maps lines are in Linux's format, names from column 73") {
   MemoryRegions r;
   r.map({0x400000, 0x1000, kProtRead | kProtExec, "/usr/bin/prog"});

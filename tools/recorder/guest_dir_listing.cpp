@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 namespace ttd::rec {
 
@@ -43,6 +44,19 @@ int64_t GuestDirListing::seek(int64_t offset, int whence) {
 std::vector<GuestDirEntry> proc_fd_entries(const std::vector<int>& fds) {
   std::vector<GuestDirEntry> out = {{".", 1, DT_DIR}, {"..", 2, DT_DIR}};
   for (int fd : fds) out.push_back({std::to_string(fd), 1000 + uint64_t(fd), DT_LNK});
+  return out;
+}
+
+std::vector<GuestDirEntry> proc_root_entries(uint64_t host_pid, uint64_t guest_pid) {
+  std::vector<GuestDirEntry> out;
+  DIR* d = ::opendir("/proc");
+  if (!d) return {{".", 1, DT_DIR}, {"..", 2, DT_DIR}};
+  const std::string host = std::to_string(host_pid), guest = std::to_string(guest_pid);
+  while (const dirent* e = ::readdir(d)) {
+    if (e->d_name == guest) continue;
+    out.push_back({e->d_name == host ? guest : std::string(e->d_name), uint64_t(e->d_ino), e->d_type});
+  }
+  ::closedir(d);
   return out;
 }
 

@@ -42,5 +42,10 @@ std::vector<GuestDirEntry> proc_fd_entries(const std::vector<int>& fds);
 // The entries of /proc/self/task for threads `tids`: "." and "..", then
 // each thread id as a directory.
 std::vector<GuestDirEntry> proc_task_entries(const std::vector<uint64_t>& tids);
+// The host's /proc as the recorded process lists it: the recorder's own
+// pid directory is named by the guest's pid (a host process that has the
+// guest's pid is left out: /proc/<that pid> is the guest's), so ps, pgrep
+// and top find the program, and not the recorder.
+std::vector<GuestDirEntry> proc_root_entries(uint64_t host_pid, uint64_t guest_pid);
 
 }  // namespace ttd::rec

@@ -113,6 +113,9 @@ int64_t LinuxKernel::open_guest_dir(const char* host_dir, const std::string& p, 
 }
 
 std::optional<int64_t> LinuxKernel::open_proc_self(const std::string& p, int host_flags) {
+  // /proc itself, for the recorded process (a fork's child has the host's pid).
+  if ((p == "/proc" || p == "/proc/") && pid_ != uint64_t(::getpid()))
+    return open_guest_dir("/proc", p, host_flags, [this] { return proc_root_entries(uint64_t(::getpid()), pid_); });
   const ProcSelfPath what = proc_self_path(p, kPid);
   const GuestThread* thread = proc_thread(what);
   if (what.entry != ProcSelfEntry::None && !thread) return -ENOENT;  // task/TID: no such guest thread
