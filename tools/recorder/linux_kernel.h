@@ -546,7 +546,7 @@ class LinuxKernel {
   bool has_children_ = false;       // a fork succeeded: other processes may hold our pipes
   bool unrecorded_child_ = false;   // this is a fork's child
   GuestRlimits rlimits_ = GuestRlimits::of_host();
-  SharedFileMappings shared_maps_;  // writable MAP_SHARED mappings of files
+  SharedFileMappings shared_maps_;  // MAP_SHARED mappings of files open for writing
   int vfork_gate_ = -1;              // in a vfork child: the write end its parent waits on
   VforkPageHashes vfork_pages_;     // ... and the child's writable pages when it started
   std::optional<ExecTarget> exec_;  // set by a successful exec_recorded
