@@ -10,7 +10,8 @@ native run's, byte for byte. Each line once differed:
   neither reported back nor enforced;
 - getpriority and setpriority were ENOSYS (`nice` failed);
 - /proc listed the recorder's pid, not the program's: `ps -p $$` found
-  nothing.
+  nothing;
+- memfd_create was ENOSYS.
 Every command runs natively first and must print what the list says, so a
 host where one differs (another nice value, limits) skips rather than
 compares against a wrong expectation."""
@@ -44,6 +45,11 @@ CASES = [
     # ps finds it (bash execs ps itself, so ps is recorded too).
     ("python3 -c 'import os; print(str(os.getpid()) in os.listdir(\"/proc\"))'", b"True\n"),
     ("ps -o comm= -p $$", b"ps\n"),
+    # memfd_create was ENOSYS; a shared mapping of it reaches the file.
+    ("python3 -c 'import os, mmap\nfd = os.memfd_create(\"x\"); os.ftruncate(fd, 4096)\n"
+     "m = mmap.mmap(fd, 4096); m[0:2] = b\"hi\"; m.flush()\n"
+     "print(os.pread(fd, 2, 0), os.readlink(\"/proc/self/fd/%d\" % fd), os.get_inheritable(fd))'",
+     b"b'hi' /memfd:x (deleted) False\n"),
 ]
 with tempfile.TemporaryDirectory() as work:
     with open(os.path.join(work, "words"), "w") as f:

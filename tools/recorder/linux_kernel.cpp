@@ -93,6 +93,7 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::Lseek: r = sys_lseek(fd(0), int64_t(a[1]), a[2]); break;
     case Sys::Open: r = sys_openat(kAtFdcwd, a[0], a[1], a[2]); break;
     case Sys::Openat: r = sys_openat(fd(0), a[1], a[2], a[3]); break;
+    case Sys::MemfdCreate: r = sys_memfd_create(a[0], a[1]); break;
     case Sys::Stat: r = sys_newfstatat(kAtFdcwd, a[0], a[1], 0, steps); break;
     case Sys::Lstat: r = sys_newfstatat(kAtFdcwd, a[0], a[1], 0x100 /*AT_SYMLINK_NOFOLLOW*/, steps); break;
     case Sys::Statx: r = sys_statx(fd(0), a[1], a[2], a[3], a[4]); break;

@@ -226,6 +226,7 @@ class LinuxKernel {
   int64_t sys_readlink(int dirfd, uint64_t path, uint64_t buf, uint64_t size);
   // linux_kernel_files.cpp: paths and descriptors on the host.
   int64_t sys_openat(int dirfd, uint64_t path, uint64_t flags, uint64_t mode);
+  int64_t sys_memfd_create(uint64_t name, uint64_t flags);
   // openat of the guest's own /proc entry (guest_proc_files.h): nullopt
   // when `p` names none, so the host opens it.
   std::optional<int64_t> open_proc_self(const std::string& p, int host_flags);

@@ -5,6 +5,7 @@
 // replay never needs the files again.
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -80,6 +81,22 @@ int64_t LinuxKernel::sys_openat(int dirfd, uint64_t path, uint64_t flags, uint64
   // only absolute names (a relative one means nothing outside the guest).
   std::string host_name = p[0] == '/' ? std::string() : host_fd_target(h);
   f.path = host_name.empty() || host_name[0] != '/' ? p : std::move(host_name);
+  return fds_.add(std::move(f));
+}
+
+int64_t LinuxKernel::sys_memfd_create(uint64_t name, uint64_t flags) {
+  // A host memfd: an anonymous regular file, which reads, writes, seeks,
+  // ftruncate and mmap (shared_file_mappings.h) take as any host file.
+  // MFD_CLOEXEC and MFD_ALLOW_SEALING; huge pages and MFD_EXEC/NOEXEC_SEAL
+  // go to the host as given.
+  auto n = read_c_string(name, 250);
+  if (!n) return mem_.accessible(name, 250, kProtRead) ? -EINVAL : -EFAULT;  // (longer than 249: EINVAL)
+  const int h = int(::syscall(SYS_memfd_create, n->c_str(), unsigned(flags) | MFD_CLOEXEC));
+  if (h < 0) return -errno;
+  GuestFd f;
+  f.host = h;
+  f.cloexec = (flags & MFD_CLOEXEC) != 0;
+  f.path = "/memfd:" + *n + " (deleted)";  // as readlink of /proc/self/fd/N says
   return fds_.add(std::move(f));
 }
 

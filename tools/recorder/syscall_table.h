@@ -26,7 +26,7 @@ enum class Sys : uint8_t {
   Fstat, Newfstatat,
   // Files on the host (guest_fd_table.h), x86-64's path-only forms mapped
   // onto the *at calls.
-  Open, Openat, Stat, Lstat, Statx, Access, Faccessat, Faccessat2,
+  Open, Openat, MemfdCreate, Stat, Lstat, Statx, Access, Faccessat, Faccessat2,
   Pread64, Pwrite64, Getdents64, Getcwd, Chdir, Fchdir, Fcntl,
   Dup, Dup2, Dup3, Pipe, Pipe2, Fadvise64, Unlink, Unlinkat, Umask,
   // Waiting for descriptors (linux_kernel_poll.cpp).

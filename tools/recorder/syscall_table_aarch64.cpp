@@ -81,6 +81,7 @@ const SyscallTable& syscall_table_aarch64() {
       {227, {S::Msync, "msync"}},              {233, {S::Madvise, "madvise"}},
       {260, {S::Wait4, "wait4"}},              {261, {S::Prlimit64, "prlimit64"}},
       {278, {S::Getrandom, "getrandom"}}, {283, {U, "membarrier"}},
+      {279, {S::MemfdCreate, "memfd_create"}},
       {291, {S::Statx, "statx"}},              {293, {S::Rseq, "rseq"}},
       {435, {S::Clone3, "clone3"}},             {439, {S::Faccessat2, "faccessat2"}},
       {50, {S::Fchdir, "fchdir"}},      {148, {S::Getresuid, "getresuid"}},

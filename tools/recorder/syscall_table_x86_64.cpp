@@ -91,6 +91,7 @@ const SyscallTable& syscall_table_x86_64() {
       {269, {S::Faccessat, "faccessat"}},         {273, {S::SetRobustList, "set_robust_list"}},
       {293, {S::Pipe2, "pipe2"}},             {302, {S::Prlimit64, "prlimit64"}},
       {309, {U, "getcpu"}},            {318, {S::Getrandom, "getrandom"}},
+      {319, {S::MemfdCreate, "memfd_create"}},
       {324, {U, "membarrier"}},        {332, {S::Statx, "statx"}},
       {334, {S::Rseq, "rseq"}},        {435, {S::Clone3, "clone3"}},
       {439, {S::Faccessat2, "faccessat2"}}, {247, {S::Waitid, "waitid"}},
