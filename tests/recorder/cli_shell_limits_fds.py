@@ -11,7 +11,8 @@ native run's, byte for byte. Each line once differed:
 - getpriority and setpriority were ENOSYS (`nice` failed);
 - /proc listed the recorder's pid, not the program's: `ps -p $$` found
   nothing;
-- memfd_create was ENOSYS.
+- memfd_create, times, getrusage, sched_getscheduler, sched_getparam and
+  sched_get_priority_max/min were ENOSYS.
 Every command runs natively first and must print what the list says, so a
 host where one differs (another nice value, limits) skips rather than
 compares against a wrong expectation."""
@@ -45,6 +46,10 @@ CASES = [
     # ps finds it (bash execs ps itself, so ps is recorded too).
     ("python3 -c 'import os; print(str(os.getpid()) in os.listdir(\"/proc\"))'", b"True\n"),
     ("ps -o comm= -p $$", b"ps\n"),
+    # times, getrusage and the scheduler queries were ENOSYS.
+    ("python3 -c 'import os, resource\nt = os.times(); r = resource.getrusage(resource.RUSAGE_SELF)\n"
+     "print(t.elapsed > 0, r.ru_maxrss > 1000, os.sched_getscheduler(0), os.sched_getparam(0).sched_priority,"
+     " os.sched_get_priority_max(os.SCHED_FIFO))'", b"True True 0 0 99\n"),
     # memfd_create was ENOSYS; a shared mapping of it reaches the file.
     ("python3 -c 'import os, mmap\nfd = os.memfd_create(\"x\"); os.ftruncate(fd, 4096)\n"
      "m = mmap.mmap(fd, 4096); m[0:2] = b\"hi\"; m.flush()\n"

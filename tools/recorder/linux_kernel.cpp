@@ -312,6 +312,12 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
       break;
     case Sys::Getrlimit: r = sys_prlimit(a[0], 0, a[1]); break;
     case Sys::Setrlimit: r = a[1] ? sys_prlimit(a[0], a[1], 0) : -EFAULT; break;
+    case Sys::Getrusage: r = sys_getrusage(int64_t(int32_t(a[0])), a[1]); break;
+    case Sys::Times: r = sys_times(a[0]); break;
+    case Sys::SchedGetscheduler:
+    case Sys::SchedGetparam:
+    case Sys::SchedGetPriorityMax:
+    case Sys::SchedGetPriorityMin: r = sys_sched_query(e.sys, int64_t(int32_t(a[0])), a[1]); break;
     case Sys::Getpriority: r = sys_priority(false, a[0], int64_t(int32_t(a[1])), 0); break;
     case Sys::Setpriority: r = sys_priority(true, a[0], int64_t(int32_t(a[1])), int64_t(int32_t(a[2]))); break;
     case Sys::Getpid: r = int64_t(pid_); break;

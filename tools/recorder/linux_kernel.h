@@ -277,6 +277,9 @@ class LinuxKernel {
   int64_t sys_clock_gettime(uint64_t clock, uint64_t ts, uint64_t steps);
   int64_t sys_prlimit(uint64_t resource, uint64_t new_limit, uint64_t old_limit);
   int64_t sys_priority(bool set, uint64_t which, int64_t who, int64_t prio);
+  int64_t sys_getrusage(int64_t who, uint64_t buf);
+  int64_t sys_times(uint64_t buf);
+  int64_t sys_sched_query(Sys which, int64_t arg, uint64_t buf);
   int64_t sys_rt_sigaction(uint64_t sig, uint64_t act, uint64_t oact, uint64_t setsize);
   int64_t sys_rt_sigprocmask(uint64_t how, uint64_t set, uint64_t oset, uint64_t setsize);
   int64_t sys_arch_prctl(uint64_t code, uint64_t addr);
