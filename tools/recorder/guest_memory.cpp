@@ -1,5 +1,7 @@
 #include "tools/recorder/guest_memory.h"
 
+#include <xxhash.h>
+
 #include <vector>
 
 namespace ttd::rec {
@@ -96,6 +98,11 @@ bool GuestMemory::accessible(uint64_t addr, uint64_t size, uint8_t prot) const {
 
 bool GuestMemory::read(uint64_t addr, std::span<uint8_t> out) const {
   return out.empty() || uc_mem_read(uc_, addr, out.data(), out.size()) == UC_ERR_OK;
+}
+
+std::optional<uint64_t> GuestMemory::page_hash(uint64_t addr, std::span<uint8_t> page) const {
+  if (page.size() != page_ || !read(addr, page)) return std::nullopt;
+  return XXH3_64bits(page.data(), page.size());
 }
 
 bool GuestMemory::write(uint64_t addr, std::span<const uint8_t> bytes) {

@@ -41,6 +41,10 @@ class GuestMemory {
   // Raw access that ignores protections (the loader and the kernel).
   bool read(uint64_t addr, std::span<uint8_t> out) const;
   bool write(uint64_t addr, std::span<const uint8_t> bytes);
+  // XXH3 of the page at `addr`, read into `page` (page_size() bytes, left
+  // holding them); nullopt when it is not mapped. What a change since an
+  // earlier hash is told by (vfork_shared_memory.h, shared_file_mappings.h).
+  std::optional<uint64_t> page_hash(uint64_t addr, std::span<uint8_t> page) const;
 
   const MemoryRegions& regions() const { return regions_; }
   // Start of the first range ever mapped: Unicorn gave it RAM offset 0

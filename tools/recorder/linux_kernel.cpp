@@ -360,7 +360,7 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
   const bool closes = e.sys == Sys::Close || e.sys == Sys::CloseRange || e.sys == Sys::Dup2 || e.sys == Sys::Dup3;
   if ((e.sys == Sys::EpollCtl || closes) && r >= 0) threads_.recheck_epoll_waiters();
   if (out.exited) {
-    return_vfork_memory();
+    return_vfork_memory(true);
     write_back_shared_mappings();
   }
   return out;

@@ -83,8 +83,10 @@ class LinuxKernel {
   // the host's.
   bool unrecorded_child() const { return unrecorded_child_; }
   // A vfork child about to exec or end: the pages it changed go to its
-  // parent, which waits (vfork_shared_memory.h). Nothing outside one.
-  void return_vfork_memory();
+  // parent, which waits (vfork_shared_memory.h). With `release` (its end,
+  // or an exec that cannot fail any more) the gate closes too, so the
+  // parent goes on and a later call does nothing. Nothing outside one.
+  void return_vfork_memory(bool release);
   // The process ends (or a fault stopped it): what it stored in writable
   // shared mappings of files reaches the files (shared_file_mappings.h).
   void write_back_shared_mappings() { shared_maps_.write_back_all(mem_); }

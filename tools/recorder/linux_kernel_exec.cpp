@@ -76,9 +76,7 @@ std::unique_ptr<ExecCarry> LinuxKernel::hand_over_for_exec() {
   c->clock_ahead = clock_ahead_;
   std::copy(std::begin(timers_), std::end(timers_), std::begin(c->itimers));
   // A vfork parent waits until its child execs: that is now.
-  return_vfork_memory();
-  if (vfork_gate_ >= 0) ::close(vfork_gate_);
-  vfork_gate_ = -1;
+  return_vfork_memory(true);
   return c;
 }
 

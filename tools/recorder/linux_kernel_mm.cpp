@@ -44,6 +44,7 @@ int64_t LinuxKernel::sys_mmap(const uint64_t a[6]) {
   uint64_t addr = a[0], len = a[1], prot = a[2], flags = a[3];
   if (len == 0 || prot > 7) return -EINVAL;
   const GuestFd* file = nullptr;
+  bool file_writable = false;  // open for reading and writing (a shared mapping of it goes back to it)
   if (!(flags & kMapAnonymous)) {
     file = fds_.get(int(int32_t(a[4])));
     if (!file) return -EBADF;
@@ -51,8 +52,8 @@ int64_t LinuxKernel::sys_mmap(const uint64_t a[6]) {
     if (a[5] & (mem_.page_size() - 1)) return -EINVAL;
     // Stores through a shared mapping reach the file: it must be open for
     // writing too (EACCES, as Linux).
-    if ((flags & kMapShared) && (prot & kProtWrite) && (::fcntl(file->host, F_GETFL) & O_ACCMODE) != O_RDWR)
-      return -EACCES;
+    file_writable = (::fcntl(file->host, F_GETFL) & O_ACCMODE) == O_RDWR;
+    if ((flags & kMapShared) && (prot & kProtWrite) && !file_writable) return -EACCES;
     // POSIX shared memory and semaphores (shm_open, sem_open: Python's
     // multiprocessing) exist to be shared between processes, which a copy
     // is not: refused, as before, rather than answered wrongly.
@@ -105,8 +106,7 @@ int64_t LinuxKernel::sys_mmap(const uint64_t a[6]) {
   record_nonzero_pages(addr, contents);
   // Writable later too (mprotect) counts: any shared mapping of a file
   // that is open for writing goes back to it.
-  if (file && (flags & kMapShared) && (::fcntl(file->host, F_GETFL) & O_ACCMODE) == O_RDWR)
-    shared_maps_.add(mem_, addr, size, file->host, a[5]);
+  if ((flags & kMapShared) && file_writable) shared_maps_.add(mem_, addr, size, file->host, a[5]);
   if (flags & kMapFixed) code_may_have_changed_ = true;
   return int64_t(addr);
 }

@@ -154,8 +154,12 @@ void LinuxKernel::take_vfork_child_writes(const std::vector<ChangedPage>& pages)
   }
 }
 
-void LinuxKernel::return_vfork_memory() {
-  if (vfork_gate_ >= 0 && !vfork_pages_.empty()) vfork_pages_.send_changed(mem_, vfork_gate_);
+void LinuxKernel::return_vfork_memory(bool release) {
+  if (vfork_gate_ < 0) return;
+  if (!vfork_pages_.empty()) vfork_pages_.send_changed(mem_, vfork_gate_);
+  if (!release) return;
+  ::close(vfork_gate_);
+  vfork_gate_ = -1;
 }
 
 void LinuxKernel::reset_host_signals() {
@@ -220,7 +224,7 @@ int64_t LinuxKernel::sys_execve(int dirfd, uint64_t path, uint64_t argv, uint64_
     std::memcpy(&handler, act.data(), 8);
     if (handler == 1 /*SIG_IGN*/) x.ignored |= uint64_t(1) << (sig - 1);
   }
-  return_vfork_memory();  // the exec closes the gate; if it fails, the child sends again later
+  return_vfork_memory(false);  // the exec closes the gate; if it fails, the child sends again later
   return exec_on_host(x);
 }
 

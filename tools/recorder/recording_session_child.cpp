@@ -66,7 +66,7 @@ void RecordingSession::child_syscall() {
 }
 
 void RecordingSession::end_child() {
-  kernel_.return_vfork_memory();  // (again, if it exited by a syscall: a fault or signal did not)
+  kernel_.return_vfork_memory(true);  // a fault or a signal (an exit syscall did it already: nothing then)
   if (res_.deadlock || (res_.fault && !res_.signal)) {
     const std::string why = res_.deadlock ? "deadlock: " + *res_.deadlock : *res_.fault;
     std::fprintf(stderr, "ttd record: unrecorded child process %d stopped: %s\n", int(::getpid()), why.c_str());

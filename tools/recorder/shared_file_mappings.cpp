@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -11,11 +10,6 @@
 namespace ttd::rec {
 
 namespace {
-
-uint64_t page_hash(const GuestMemory& mem, uint64_t addr, std::vector<uint8_t>& buf) {
-  buf.resize(mem.page_size());
-  return mem.read(addr, buf) ? XXH3_64bits(buf.data(), buf.size()) : 0;
-}
 
 int64_t pwrite_all(int fd, const uint8_t* p, size_t n, uint64_t at) {
   for (size_t done = 0; done < n;) {
@@ -35,8 +29,8 @@ void SharedFileMappings::add(const GuestMemory& mem, uint64_t addr, uint64_t siz
   const int fd = ::fcntl(host_fd, F_DUPFD_CLOEXEC, 3);
   if (fd < 0) return;
   Mapping m{addr, size, offset, fd, {}};
-  std::vector<uint8_t> buf;
-  for (uint64_t a = addr; a < addr + size; a += mem.page_size()) m.hashes.push_back(page_hash(mem, a, buf));
+  std::vector<uint8_t> buf(mem.page_size());
+  for (uint64_t a = addr; a < addr + size; a += mem.page_size()) m.hashes.push_back(mem.page_hash(a, buf).value_or(0));
   maps_.push_back(std::move(m));
 }
 
@@ -50,7 +44,7 @@ int64_t SharedFileMappings::write_back(const GuestMemory& mem, uint64_t addr, ui
   addr &= ~(page - 1);
   int64_t result = 0;
   std::vector<Mapping> kept;
-  std::vector<uint8_t> buf;
+  std::vector<uint8_t> buf(page);
   for (Mapping& m : maps_) {
     const uint64_t from = std::max(addr, m.addr), to = std::min(addr + len, m.addr + m.size);
     if (from >= to) {
@@ -61,7 +55,7 @@ int64_t SharedFileMappings::write_back(const GuestMemory& mem, uint64_t addr, ui
     const uint64_t file_end = ::fstat(m.fd, &st) == 0 ? uint64_t(st.st_size) : 0;
     for (uint64_t a = from; a < to; a += page) {
       uint64_t& known = m.hashes[(a - m.addr) / page];
-      const uint64_t now = page_hash(mem, a, buf);
+      const uint64_t now = mem.page_hash(a, buf).value_or(0);
       if (now == known) continue;  // as mapped or as last written: not the program's store
       const uint64_t at = m.offset + (a - m.addr);
       const uint64_t n = at < file_end ? std::min(page, file_end - at) : 0;

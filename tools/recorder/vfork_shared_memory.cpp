@@ -1,7 +1,6 @@
 #include "tools/recorder/vfork_shared_memory.h"
 
 #include <unistd.h>
-#include <xxhash.h>
 
 #include <cerrno>
 #include <cstring>
@@ -35,7 +34,7 @@ VforkPageHashes VforkPageHashes::of(const GuestMemory& mem) {
   for (const auto& [start, r] : mem.regions().all()) {
     if (!(r.prot & kProtWrite)) continue;
     for (uint64_t a = start; a < start + r.size; a += page.size())
-      if (mem.read(a, page)) h.pages_.push_back({a, XXH3_64bits(page.data(), page.size())});
+      if (const auto hash = mem.page_hash(a, page)) h.pages_.push_back({a, *hash});
   }
   return h;
 }
@@ -44,7 +43,8 @@ bool VforkPageHashes::send_changed(const GuestMemory& mem, int fd) const {
   std::vector<uint8_t> record(kHeader + mem.page_size());
   const std::span<uint8_t> page(record.data() + kHeader, mem.page_size());
   for (const Page& p : pages_) {
-    if (!mem.read(p.addr, page) || XXH3_64bits(page.data(), page.size()) == p.hash) continue;
+    const auto now = mem.page_hash(p.addr, page);
+    if (!now || *now == p.hash) continue;
     const uint32_t size = uint32_t(page.size());
     std::memcpy(record.data(), &p.addr, 8);
     std::memcpy(record.data() + 8, &size, 4);
