@@ -40,10 +40,14 @@ with tempfile.TemporaryDirectory() as work:
     check(p.stdout == "1970-01-01 00:00:00\n", "--epoch 0 starts the clock at 1970", p.stdout + p.stderr)
 
     a, b = os.path.join(work, "a.ucir"), os.path.join(work, "b.ucir")
-    pa = record(a, "--epoch", "1700000000", "--", date, "+%s")
-    pb = record(b, "--epoch", "1700000000", "--", date, "+%s")
+    # The pid is the recorder's own unless --pid fixes it (the main
+    # thread's tid is in the trace: set_tid_address returns it).
+    pa = record(a, "--epoch", "1700000000", "--pid", "4242", "--", date, "+%s")
+    pb = record(b, "--epoch", "1700000000", "--pid", "4242", "--", date, "+%s")
     check(pa.stdout == "1700000000\n" and pb.stdout == pa.stdout, "--epoch sets the start", pa.stdout + pb.stdout)
-    check(filecmp.cmp(a, b, shallow=False), "two recordings with one --epoch are the same bytes", "")
+    check(filecmp.cmp(a, b, shallow=False), "two recordings with one --epoch and --pid are the same bytes", "")
+    p = record(os.path.join(work, "pid0.ucir"), "--pid", "0", "--", date)
+    check(p.returncode != 0 and "--pid" in p.stderr, "--pid 0 is an error naming it", p.stderr)
 
     # A file written just before the recording starts is not in the
     # program's future: the clock starts at the recording's time to the

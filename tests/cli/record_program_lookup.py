@@ -69,11 +69,20 @@ with tempfile.TemporaryDirectory() as work:
     check(p.returncode == 1 and "expected NAME=VALUE, got 'HOME'" in p.stderr, "--env without '=' is an error",
           p.stderr)
 
-    p = record(work, "--", "python3", "-S", "-c",
-               "import os; print(os.getpgrp() == os.getpid(), os.getpgid(0) == os.getpid(),"
-               " os.getsid(0) == os.getpid())")
+    # By default the pid is the recorder's, and the host answers for its
+    # group and session as natively: those of the process that ran it.
+    same_as_parent = ("import os; p = os.getppid(); print(os.getpgrp() == os.getpgid(p), os.getsid(0) == os.getsid(p),"
+                      " os.getpgid(0) == os.getpgrp())")
+    p = record(work, "--", "python3", "-S", "-c", same_as_parent)
     check(p.returncode == 0 and p.stdout == "True True True\n",
-          "the recorded process leads its process group and session", p.stdout + p.stderr)
+          "the recorded process is in its parent's process group and session", p.stdout + p.stderr)
+    # With a fixed pid it leads its own.
+    p = record(work, "--pid", "4242", "--", "python3", "-S", "-c",
+               "import os; print(os.getpid(), os.getpgrp() == os.getpid(), os.getpgid(0) == os.getpid(),"
+               " os.getsid(0) == os.getpid(), os.getppid())")
+    check(p.returncode == 0 and p.stdout == "4242 True True True 1\n",
+          "with --pid the recorded process has that pid and leads its process group and session",
+          p.stdout + p.stderr)
     check("unsupported" not in p.stderr, "python3's process-group calls are answered", p.stderr)
 
     p = record(work, "--", "bash", "-c", "echo $((6 * 7))")

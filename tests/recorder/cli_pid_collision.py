@@ -1,4 +1,4 @@
-"""A fork's host pid equal to the recorded process's own pid (4242) is not
+"""A fork's host pid equal to the recorded process's fixed pid (--pid 4242) is not
 handed to the guest (docs/recording.md, "Processes"): in a fresh pid
 namespace the program makes Linux's next pid 4242, forks a child, kills it
 with SIGTERM and waits. Natively the child is 4242; under `ttd record` it
@@ -20,7 +20,7 @@ if native.returncode != 0 or b"child pid 4242: 1\n" not in native.stdout:
     sys.exit(77)
 with tempfile.TemporaryDirectory() as work:
     trace = os.path.join(work, "t.ucir")
-    rec = subprocess.run(unshare + [ttd, "record", "-o", trace, "--", prog, "kill-4242"], capture_output=True,
+    rec = subprocess.run(unshare + [ttd, "record", "--pid", "4242", "-o", trace, "--", prog, "kill-4242"], capture_output=True,
                          timeout=300)
     want = b"child pid 4242: 0\nkill: 0\nwaitid: 0 pid same 1 code 2 (CLD_KILLED 2) status 15\n"
     assert rec.stdout == want, (rec.stdout, rec.stderr)

@@ -23,6 +23,8 @@ ProcStatusInput sample(const MemoryRegions& regions) {
   in.name = "worker";
   in.pid = in.tid = 4242;
   in.ppid = 1;
+  in.pgrp = 4242;
+  in.session = 4241;
   in.threads = 3;
   in.blocked = 1ull << 11;             // SIGUSR2
   in.ignored = 1ull << 12;             // SIGPIPE
@@ -96,6 +98,7 @@ TEST_CASE("proc stat: 52 fields in Linux's order, the guest's pid, comm, threads
   CHECK(f[2] == "R");
   CHECK(f[3] == "1");            // ppid
   CHECK(f[4] == "4242");         // pgrp
+  CHECK(f[5] == "4241");         // session
   CHECK(f[13] == "2");           // utime: 25 ms in 10 ms ticks
   CHECK(f[19] == "3");           // num_threads
   CHECK(f[21] == "0");           // starttime: the clock's start

@@ -30,12 +30,12 @@ test::HostStdoutRun record_mode(const std::string& prog, const std::string& mode
 
 }  // namespace
 
-TEST_CASE("processes: fork, vfork+execve, system, popen, kill+waitid, a crashing child and waitpid beside a thread print what they print natively") {
+TEST_CASE("processes: fork, vfork+execve, system, popen, kill+waitid, a crashing child, waitpid beside a thread and pidfds print what they print natively") {
   for (const char* variant : kVariants) {
     const std::string prog = test::program_path(variant, "processes");
     if (prog.empty()) continue;
     const std::string host = test::program_path("x86_64-dyn", "processes");
-    for (const char* mode : {"fork", "vfork", "system", "popen", "kill", "crash", "thread-wait"}) {
+    for (const char* mode : {"fork", "vfork", "system", "popen", "kill", "crash", "thread-wait", "pidfd"}) {
       INFO(variant << " " << mode);
       // AArch64's native output is the x86-64 build's (same libc family).
       const std::string native_prog = variant[0] == 'a' ? host : prog;
@@ -65,6 +65,13 @@ TEST_CASE("processes: what Linux answers, whatever the recorder does") {
   CHECK(test::run_native({prog, "popen"}).out == "popen line: y\npopen line: x\npclose: exited 0\n");
   CHECK(test::run_native({prog, "crash"}).out == "crashing child: killed by signal 11\n");
   CHECK(test::run_native({prog, "thread-wait"}).out == "child got go\nchild released by a thread: exited 5\n");
+  CHECK(test::run_native({prog, "pidfd"}).out ==
+        "pidfd of itself: yes, ready while it runs: 0\npidfd_send_signal to itself: 0, handler ran: 1\n"
+        "sigqueue to itself: 0, code -1 value 42\n"
+        "its link: anon_inode:[pidfd]\n"
+        "exiting child: ready 1 (POLLIN 1), waitid 0, pid same 1, code 1 status 7\n"
+        "waiting child: pidfd_send_signal 0, waitid 0, pid same 1, code 2 status 15\n"
+        "waitid of a closed pidfd: -1 Bad file descriptor\n");
 }
 
 TEST_CASE("processes: a write to a pipe whose reader exited is EPIPE, or SIGPIPE kills the recorded process (not the recorder)") {

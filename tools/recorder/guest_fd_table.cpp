@@ -57,7 +57,8 @@ int GuestFdTable::add(GuestFd f, int lowest) {
   if (!f.file) f.file = next_file_++;
   if (f.kind == GuestFd::Kind::Host && !f.pipe && !f.socket) {
     struct stat st {};
-    f.outside = ::fstat(f.host, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode));
+    f.outside = f.pidfd ||
+                (::fstat(f.host, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode)));
   }
   fds_[fd] = std::move(f);
   return fd;

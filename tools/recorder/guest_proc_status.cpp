@@ -156,7 +156,7 @@ std::string render_proc_stat(const ProcStatusInput& in) {
   std::string out = std::to_string(in.tid) + " (" + in.name + ") R " + std::to_string(in.ppid) + " ";
   out += fmt("%" PRIu64 " %" PRIu64 " 0 -1 4194304 0 0 0 0 %" PRIu64 " 0 0 0 20 0 %u 0 0 %" PRIu64 " %" PRIu64
              " 18446744073709551615 0 0 0 0 0 ",
-             in.pid, in.pid, ticks, in.threads, mem.size, mem.size / kPage);
+             in.pgrp, in.session, ticks, in.threads, mem.size, mem.size / kPage);
   out += fmt("%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " 0 0 0 17 0 0 0 0 0 0 0 0 ",
              (in.sig_pending | in.shared_pending) & kOld, in.blocked & kOld, in.ignored & kOld, in.caught & kOld);
   out += fmt("%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " 0\n", in.start_brk, in.arg_start,

@@ -25,6 +25,7 @@ struct ProcStatusInput {
   std::string name;              // comm (prctl PR_SET_NAME), at most 15 bytes
   uint64_t pid = 0, tid = 0;     // tid: the thread the entry is for (the main thread's = pid)
   uint64_t ppid = 0;
+  uint64_t pgrp = 0, session = 0;  // stat's fields 5 and 6
   uint32_t umask = 022;
   uint32_t threads = 1;
   uint64_t sig_pending = 0, shared_pending = 0, blocked = 0, ignored = 0, caught = 0;

@@ -46,7 +46,7 @@ void SigInfo::encode(uint8_t out[128]) const {
   }
   std::memcpy(out + 16, &pid, 4);
   std::memcpy(out + 20, &uid, 4);
-  if (code == kTimer) std::memcpy(out + 24, &value, 8);
+  if (code == kTimer || code == kQueue) std::memcpy(out + 24, &value, 8);
   else std::memcpy(out + 24, &status, 4);
 }
 

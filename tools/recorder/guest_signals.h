@@ -38,10 +38,11 @@ DefaultAction default_action(int sig);
 
 // siginfo_t's fields the recorder fills in (128 bytes on both 64-bit ABIs).
 struct SigInfo {
-  static constexpr int32_t kUser = 0, kKernel = 0x80, kTimer = -2, kTkill = -6;
+  static constexpr int32_t kUser = 0, kKernel = 0x80, kQueue = -1, kTimer = -2, kTkill = -6;
   int32_t signo = 0, code = 0;
   // Kill-type: pid and uid; SIGCHLD adds status; faults: addr; kTimer
-  // (POSIX timers): si_timerid in pid, si_overrun in uid, si_value in value.
+  // (POSIX timers): si_timerid in pid, si_overrun in uid, si_value in value;
+  // kQueue (sigqueue): pid, uid and si_value.
   uint32_t pid = 0, uid = 0;
   uint64_t value = 0;
   int32_t status = 0;

@@ -32,6 +32,8 @@ std::string task_name_of(std::string_view execfn) {
 LinuxKernel::LinuxKernel(uc_engine* uc, GuestMemory& mem, const GuestArch& arch, ProcessConfig cfg)
     : uc_(uc), mem_(mem), arch_(arch), cfg_(std::move(cfg)) {
   brk_ = brk_mapped_end_ = cfg_.brk_base;
+  pid_ = cfg_.pid;
+  threads_ = GuestThreads(pid_);
   comm_ = task_name_of(cfg_.execfn);
   fds_.set_max_fds(rlimits_.max_fds());
   // The loader maps an 8 MiB stack that does not grow (process_loader.cpp):
@@ -56,6 +58,7 @@ LinuxKernel::LinuxKernel(uc_engine* uc, GuestMemory& mem, const GuestArch& arch,
       raw[0] = 1;  // SIG_IGN
       sigactions_[uint64_t(sig)] = raw;
     }
+  show_name_on_host();
 }
 
 SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t steps) {
@@ -202,7 +205,7 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     // The process leads its own process group and session, as a program a
     // shell started as a job does; its children (host processes) are asked
     // of the host.
-    case Sys::Getpgrp: r = pid_; break;
+    case Sys::Getpgrp: r = process_group_of(0, false); break;
     case Sys::Getpgid:
     case Sys::Getsid: r = process_group_of(int64_t(int32_t(a[0])), e.sys == Sys::Getsid); break;
     case Sys::Setpgid: r = sys_setpgid(int64_t(int32_t(a[0])), int64_t(int32_t(a[1]))); break;
@@ -214,6 +217,9 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
       break;
     // Signals (linux_kernel_signals.cpp).
     case Sys::Kill: r = sys_kill(int64_t(int32_t(a[0])), a[1], out); break;
+    case Sys::PidfdOpen: r = sys_pidfd_open(int64_t(int32_t(a[0])), a[1]); break;
+    case Sys::PidfdSendSignal: r = sys_pidfd_send_signal(fd(0), a[1], a[2], a[3], out); break;
+    case Sys::RtSigqueueinfo: r = sys_rt_sigqueueinfo(int64_t(int32_t(a[0])), a[1], a[2], out); break;
     case Sys::Tkill: r = signal_thread(a[0], a[1]); break;
     case Sys::Tgkill: r = a[0] == pid_ ? signal_thread(a[1], a[2]) : -ESRCH; break;
     case Sys::RtSigreturn:
@@ -324,7 +330,7 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::Gettid: r = int64_t(threads_.current().tid); break;
     // The recorded process's parent is pid 1 (deterministic); a child's is
     // the recorder process that forked it.
-    case Sys::Getppid: r = unrecorded_child_ ? int64_t(::getppid()) : 1; break;
+    case Sys::Getppid: r = int64_t(parent_pid()); break;
     case Sys::Getuid: r = getuid(); break;
     case Sys::Geteuid: r = geteuid(); break;
     case Sys::Getgid: r = getgid(); break;
@@ -420,6 +426,7 @@ int64_t LinuxKernel::sys_prctl(uint64_t option, uint64_t arg2) {
       name = std::string(raw.begin(), raw.end());
     }
     comm_ = name->substr(0, 15);
+    show_name_on_host();
     return 0;
   }
   if (option == kGetName) {

@@ -3,13 +3,14 @@
 // host's files (opened, read and written on the host as the program asks:
 // the recorder is not a sandbox), and
 // keeps a list of what it changed in guest memory so the trace can carry
-// it as the syscall's effects. Time, pids and random bytes are
-// deterministic so that recording the same program twice gives the same
-// trace.
+// it as the syscall's effects. Time, random bytes and (with a fixed
+// ProcessConfig::pid) pids are deterministic so that recording the same
+// program twice gives the same trace.
 #pragma once
 #include <poll.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <functional>
@@ -166,8 +167,6 @@ class LinuxKernel {
   // Which signals came that way so far (bit sig-1).
   uint64_t signals_from_outside() const { return from_outside_; }
 
-  static constexpr uint64_t kPid = 4242;  // also the main thread's tid; thread n has tid 4241 + n
-
  private:
   // Memory access on behalf of the guest: false = EFAULT.
   bool copy_to_user(uint64_t addr, std::span<const uint8_t> bytes);
@@ -286,7 +285,9 @@ class LinuxKernel {
   int64_t sys_rt_sigprocmask(uint64_t how, uint64_t set, uint64_t oset, uint64_t setsize);
   int64_t sys_arch_prctl(uint64_t code, uint64_t addr);
   // linux_kernel_signals.cpp.
-  int64_t signal_self(uint64_t sig, SyscallOutcome& out);  // process-directed, from the process itself
+  // Process-directed, from the process itself: SI_USER, or the code,
+  // pid, uid and value of `given` (sigqueue, pidfd_send_signal with a siginfo).
+  int64_t signal_self(uint64_t sig, SyscallOutcome& out, const SigInfo* given = nullptr);
   int64_t signal_thread(uint64_t tid, uint64_t sig);        // tkill, tgkill
   SigAction action(int sig) const;
   bool ignored(int sig) const;
@@ -489,6 +490,23 @@ class LinuxKernel {
   int64_t sys_waitid(uint64_t idtype, uint64_t id, uint64_t infop, uint64_t options, uint64_t rusage);
   int64_t sys_kill(int64_t pid, uint64_t sig, SyscallOutcome& out);
   int64_t process_group_of(int64_t pid, bool session);
+  // linux_kernel_pidfd.cpp.
+  int64_t sys_pidfd_open(int64_t pid, uint64_t flags);
+  int64_t sys_pidfd_send_signal(int fd, uint64_t sig, uint64_t info, uint64_t flags, SyscallOutcome& out);
+  int64_t sys_rt_sigqueueinfo(int64_t pid, uint64_t sig, uint64_t info, SyscallOutcome& out);
+  bool read_given_siginfo(uint64_t addr, uint8_t (&raw)[128], SigInfo& out);  // false: EFAULT
+  // waitid's id as the host takes it: a P_PIDFD descriptor's host one (or -EBADF).
+  int64_t host_wait_id(uint64_t idtype, uint64_t id);
+  // The host answers for this process's pid (group, session, parent,
+  // other processes): a fork's child, or the recorded process when its pid
+  // is the recorder's own (ProcessConfig::host_pid).
+  bool pid_is_host() const { return pid_ == uint64_t(::getpid()); }
+  // getppid: the host's, with the recorder shown as the fixed pid it
+  // stands for; the recorded process with a fixed pid: 1.
+  uint64_t parent_pid() const;
+  // When the host answers for the pid, the recorder's thread takes the
+  // program's name (comm_), so other processes see it (ps, pgrep).
+  void show_name_on_host() const;
   // linux_kernel_fs_changes.cpp: mkdir, rename, link, chmod, truncate, utimensat ... on the host.
   int64_t sys_fs_change(Sys sys, const uint64_t a[6]);
   int64_t sys_copy_between_files(Sys sys, const uint64_t a[6]);
@@ -547,8 +565,8 @@ class LinuxKernel {
   bool unsupported_now_ = false;    // the current call hit something unsupported
   std::string unsupported_what_;    // ... what it was
   std::string out_[2];
-  GuestThreads threads_{kPid};
-  uint64_t pid_ = kPid;             // getpid: kPid, or the host's in a fork's child
+  GuestThreads threads_{0};          // the main thread's tid is pid_; thread n has tid pid_ + n - 1
+  uint64_t pid_ = 0;                // getpid: ProcessConfig::pid, or the host's in a fork's child
   bool has_children_ = false;       // a fork succeeded: other processes may hold our pipes
   bool unrecorded_child_ = false;   // this is a fork's child
   GuestRlimits rlimits_ = GuestRlimits::of_host();

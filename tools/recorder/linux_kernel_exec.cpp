@@ -87,7 +87,7 @@ void LinuxKernel::inherit(std::unique_ptr<ExecCarry> c) {
   signals_.mask(threads_.current().number) = c->sigmask;
   sigactions_ = std::move(c->ignored_actions);
   pid_ = c->pid;
-  if (pid_ != kPid) threads_.keep_only_current(pid_);
+  if (pid_ != cfg_.pid) threads_.keep_only_current(pid_);
   has_children_ = c->has_children;
   children_ = std::move(c->children);
   stdin_pos_ = c->stdin_pos;
@@ -101,6 +101,7 @@ void LinuxKernel::inherit(std::unique_ptr<ExecCarry> c) {
   clock_ahead_ = c->clock_ahead;
   std::copy(std::begin(c->itimers), std::end(c->itimers), std::begin(timers_));
   update_timer_due();
+  show_name_on_host();
 }
 
 }  // namespace ttd::rec

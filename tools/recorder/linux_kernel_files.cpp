@@ -136,7 +136,7 @@ int64_t LinuxKernel::sys_statx(int dirfd, uint64_t path, uint64_t flags, uint64_
   const GuestFd* f = fds_.get(dirfd);
   // /proc/self/fd/N, /dev/fd/N, /dev/stdin...: the guest's descriptor N,
   // as an empty path on it (on the host, those name the recorder's).
-  if (const ProcSelfPath what = proc_self_path(p, kPid);
+  if (const ProcSelfPath what = proc_self_path(p, pid_);
       what.entry == ProcSelfEntry::Fd && !(flags & AT_SYMLINK_NOFOLLOW) && !what.thread_self && !what.tid) {
     f = fds_.get(what.fd);
     if (!f) return -ENOENT;

@@ -274,7 +274,7 @@ int64_t LinuxKernel::sys_newfstatat(int dirfd, uint64_t path, uint64_t buf, uint
   if (dir < 0 && !(p.size() && p[0] == '/')) return dir;
   // /proc/self/fd/N, /dev/fd/N, /dev/stdin...: the guest's descriptor N
   // (on the host, the recorder's); lstat of the link is the host's.
-  if (const ProcSelfPath what = proc_self_path(p, kPid);
+  if (const ProcSelfPath what = proc_self_path(p, pid_);
       what.entry == ProcSelfEntry::Fd && !(flags & AT_SYMLINK_NOFOLLOW) && !what.thread_self && !what.tid)
     return fds_.get(what.fd) ? sys_fstat(what.fd, buf, steps) : -ENOENT;
   struct stat hs {};

@@ -3,6 +3,7 @@
 // the program's descriptors and executable, not the recorder's.
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -28,6 +29,10 @@ std::string host_status() {
 
 }  // namespace
 
+void LinuxKernel::show_name_on_host() const {
+  if (pid_is_host()) ::prctl(PR_SET_NAME, comm_.c_str());
+}
+
 const GuestThread* LinuxKernel::proc_thread(const ProcSelfPath& what) {
   if (what.thread_self) return &threads_.current();
   if (what.tid == 0) return threads_.by_number(1);
@@ -40,7 +45,9 @@ ProcStatusInput LinuxKernel::proc_status_input(const GuestThread& t, bool per_th
   in.name = comm_;
   in.pid = pid_;
   in.tid = per_thread ? t.tid : pid_;
-  in.ppid = unrecorded_child_ ? uint64_t(::getppid()) : 1;  // as getppid answers
+  in.ppid = parent_pid();
+  in.pgrp = uint64_t(process_group_of(0, false));
+  in.session = uint64_t(process_group_of(0, true));
   in.umask = umask_;
   in.threads = uint32_t(threads_.live());
   in.shared_pending = signals_.process_pending();
@@ -73,7 +80,7 @@ std::optional<std::string> LinuxKernel::proc_self_link(const std::string& p, int
   if (p == "/proc/self" || p == "/proc/self/") return std::to_string(pid_);
   if (p == "/proc/thread-self" || p == "/proc/thread-self/")
     return std::to_string(pid_) + "/task/" + std::to_string(threads_.current().tid);
-  const ProcSelfPath what = proc_self_path(p, kPid);
+  const ProcSelfPath what = proc_self_path(p, pid_);
   if (what.std_link) return std::nullopt;  // the link itself: the host's says /proc/self/fd/N
   if (what.entry != ProcSelfEntry::None && !proc_thread(what)) {
     err = -ENOENT;  // task/TID of a thread the guest does not have
@@ -116,7 +123,7 @@ std::optional<int64_t> LinuxKernel::open_proc_self(const std::string& p, int hos
   // /proc itself, for the recorded process (a fork's child has the host's pid).
   if ((p == "/proc" || p == "/proc/") && pid_ != uint64_t(::getpid()))
     return open_guest_dir("/proc", p, host_flags, [this] { return proc_root_entries(uint64_t(::getpid()), pid_); });
-  const ProcSelfPath what = proc_self_path(p, kPid);
+  const ProcSelfPath what = proc_self_path(p, pid_);
   const GuestThread* thread = proc_thread(what);
   if (what.entry != ProcSelfEntry::None && !thread) return -ENOENT;  // task/TID: no such guest thread
   const bool per_thread = what.thread_self || what.tid != 0;

@@ -69,11 +69,11 @@ int64_t LinuxKernel::sys_new_process(uint64_t flags, uint64_t stack, uint64_t pa
   pid_t pid;
   for (;;) {
     pid = ::fork();
-    // A host pid equal to the recorded process's own (kPid) would make
-    // kill(pid) and wait4(pid) ambiguous: that child leaves at once and
-    // the fork is made again.
-    if (pid == 0 && uint64_t(::getpid()) == kPid) ::_exit(0);
-    if (pid <= 0 || uint64_t(pid) != kPid) break;
+    // A host pid equal to the recorded process's fixed pid (RecordOptions::pid)
+    // would make kill(pid) and wait4(pid) ambiguous: that child leaves at
+    // once and the fork is made again.
+    if (pid == 0 && uint64_t(::getpid()) == cfg_.pid) ::_exit(0);
+    if (pid <= 0 || uint64_t(pid) != cfg_.pid) break;
     while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
     }
   }
@@ -250,8 +250,10 @@ int64_t LinuxKernel::sys_waitid(uint64_t idtype, uint64_t id, uint64_t infop, ui
   std::memset(&si, 0, sizeof si);
   struct rusage ru {};
   long r;
+  const int64_t host_id = host_wait_id(idtype, id);
+  if (host_id < 0) return host_id;
   const uint64_t since = steady_ns();
-  do r = ::syscall(SYS_waitid, int(idtype), pid_t(id), &si, int(options), rusage ? &ru : nullptr);
+  do r = ::syscall(SYS_waitid, int(idtype), pid_t(host_id), &si, int(options), rusage ? &ru : nullptr);
   while (r < 0 && errno == EINTR && !host_signal_pending());  // a forwarded signal: call()
   const int err = errno;
   if (!(options & WNOHANG)) note_host_wait(since);
@@ -292,8 +294,10 @@ bool LinuxKernel::wait_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
     id = id_t(pid > 0 ? pid : pid < -1 ? -pid : 0);
     probe = WEXITED | ((options & WUNTRACED) ? WSTOPPED : 0) | (options & (WCONTINUED | __WALL | __WCLONE));
   } else {
+    const int64_t host_id = host_wait_id(a[0], a[1]);
+    if (host_id < 0) return false;  // call() answers
     idtype = idtype_t(a[0]);
-    id = id_t(a[1]);
+    id = id_t(host_id);
     options = int(a[3]);
     probe = options & ~WNOHANG;
   }
@@ -312,32 +316,46 @@ bool LinuxKernel::wait_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
 }
 
 int64_t LinuxKernel::sys_kill(int64_t pid, uint64_t sig, SyscallOutcome& out) {
-  if (uint64_t(pid) == pid_) return signal_self(sig, out);
-  // Another process: only one this process started can be ours to signal
-  // (before any fork: no such process, as before).
+  // Natively kill() of any of the process's tids signals the process.
+  const GuestThread* thread = pid > 0 ? threads_.by_tid(uint64_t(pid)) : nullptr;
+  if (uint64_t(pid) == pid_ || (thread && thread->state != GuestThread::State::Exited)) return signal_self(sig, out);
+  // Another process, or a process group (0, -pgid, -1), when the host
+  // answers for this pid: the host's kill, as natively; a group that holds
+  // the recorder brings the signal back through host_signal_forwarding.h.
+  if (pid_is_host()) return ::kill(pid_t(pid), int(sig)) < 0 ? -errno : 0;
+  // With a fixed pid: only a process this one started can be ours to
+  // signal (before any fork: no such process).
   if (pid > 0 && (has_children_ || unrecorded_child_)) return ::kill(pid_t(pid), int(sig)) < 0 ? -errno : 0;
   return -ESRCH;
 }
 
-// The recorded process leads its own group and session. In an unrecorded
-// child pid_ is the host's pid and the host answers for it; another
-// process can only be a child this process made.
+uint64_t LinuxKernel::parent_pid() const {
+  if (!pid_is_host()) return 1;
+  const uint64_t host = uint64_t(::getppid());
+  return host == cfg_.recorder_pid ? cfg_.pid : host;
+}
+
+// With a fixed pid the recorded process leads its own group and session;
+// when its pid is the host's (a fork's child, or ttd record's default),
+// the host answers for it. Another process can only be a child this
+// process made, or any with a host pid.
 int64_t LinuxKernel::process_group_of(int64_t pid, bool session) {
   if (pid < 0) return -EINVAL;
   const bool self = pid == 0 || uint64_t(pid) == pid_;
-  if (self && !unrecorded_child_) return int64_t(pid_);
-  if (!self && !(has_children_ || unrecorded_child_)) return -ESRCH;
-  const pid_t host = self ? 0 : pid_t(pid);
-  const pid_t r = session ? ::getsid(host) : ::getpgid(host);
+  const bool host = pid_is_host();
+  if (self && !host) return int64_t(pid_);
+  if (!self && !(has_children_ || host)) return -ESRCH;
+  const pid_t who = self ? 0 : pid_t(pid);
+  const pid_t r = session ? ::getsid(who) : ::getpgid(who);
   return r < 0 ? -errno : r;
 }
 
 int64_t LinuxKernel::sys_setpgid(int64_t pid, int64_t pgid) {
   if (pid < 0 || pgid < 0) return -EINVAL;
   const bool self = pid == 0 || uint64_t(pid) == pid_;
-  if (self && !unrecorded_child_)
-    return pgid == 0 || uint64_t(pgid) == pid_ ? 0 : -EPERM;  // already its own group's leader
-  if (!self && !(has_children_ || unrecorded_child_)) return -ESRCH;
+  const bool host = pid_is_host();
+  if (self && !host) return pgid == 0 || uint64_t(pgid) == pid_ ? 0 : -EPERM;  // already its own group's leader
+  if (!self && !(has_children_ || host)) return -ESRCH;
   return ::setpgid(self ? 0 : pid_t(pid), pid_t(pgid)) < 0 ? -errno : 0;
 }
 

@@ -136,7 +136,7 @@ int64_t LinuxKernel::sys_sigaltstack(uint64_t ss, uint64_t old_ss) {
   return 0;
 }
 
-int64_t LinuxKernel::signal_self(uint64_t sig, SyscallOutcome& out) {
+int64_t LinuxKernel::signal_self(uint64_t sig, SyscallOutcome& out, const SigInfo* given) {
   (void)out;  // delivery happens at the end of the call (settle_signals)
   if (sig == 0) return 0;
   if (sig > 64) return -EINVAL;
@@ -148,6 +148,12 @@ int64_t LinuxKernel::signal_self(uint64_t sig, SyscallOutcome& out) {
   info.code = SigInfo::kUser;
   info.pid = uint32_t(pid_);
   info.uid = uint32_t(::getuid());
+  if (given) {
+    info.code = given->code;
+    info.pid = given->pid;
+    info.uid = given->uid;
+    info.value = given->value;
+  }
   signals_.raise_process(info);
   return 0;
 }

@@ -36,6 +36,11 @@ struct ProcessConfig {
   bool follow_fork = false;             // a fork's child is recorded too (RecordOptions::follow_fork)
   std::vector<int> inherit_fds;         // host descriptors the guest gets with the same numbers (RecordOptions)
   uint64_t ignored_signals = 0;         // SIG_IGN from the start (bit sig-1): inherited from ttd record's parent
+  uint64_t pid = 0;                     // the recorded process's pid (RecordOptions::pid, 0 resolved to recorder_pid)
+  uint64_t recorder_pid = 0;            // the host pid of the process `ttd record` started in
+  // The recorded process's pid is the recorder's host pid: the host
+  // answers for it (process group, session, parent, other processes).
+  bool host_pid() const { return pid == recorder_pid; }
 };
 
 // What a process keeps across execve into the next program image's

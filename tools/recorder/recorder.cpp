@@ -135,6 +135,8 @@ Result<ImageResult> record_image(const RecordOptions& opts, ImageSpec spec) {
   cfg.epoch_seconds = opts.epoch_seconds;
   cfg.epoch_nanoseconds = opts.epoch_nanoseconds % 1000000000u;
   cfg.follow_fork = opts.follow_fork;
+  cfg.recorder_pid = spec.recorder_pid ? spec.recorder_pid : uint64_t(::getpid());
+  cfg.pid = opts.pid ? opts.pid : cfg.recorder_pid;
   if (spec.first) cfg.inherit_fds = opts.inherit_fds;  // later images keep their table (ExecCarry)
   cfg.ignored_signals = spec.first ? spec.ignored_signals : 0;
   LinuxKernel kernel(uc.get(), mem, guest, cfg);

@@ -86,6 +86,15 @@ struct RecordOptions {
   // the future").
   uint32_t epoch_nanoseconds = 0;
   static constexpr uint64_t kFixedEpochSeconds = 1700000000;  // 2023-11-14 22:13:20 UTC
+  // The pid the recorded process sees (getpid, its main thread's tid;
+  // thread n has pid + n - 1). 0: the recorder's own host pid, which
+  // `ttd record` gives so that other processes reach the program by it as
+  // natively (a child's getppid, kill $$, /proc/$$, ps -p $$). Fixed by
+  // default so a recording is reproducible byte for byte; with a fixed
+  // pid the process leads its own process group and session, its parent
+  // is pid 1, and it signals no other process until it has made a child.
+  uint64_t pid = kFixedPid;
+  static constexpr uint64_t kFixedPid = 4242;
   // Record every child process too (fork, vfork, clone without
   // CLONE_THREAD), each into its own trace named after its pid
   // (recording_chain.h), instead of running it unrecorded; its execve is

@@ -143,6 +143,7 @@ Result<RecordSummary> record(const RecordOptions& opts) {
   spec.ignored_signals = forwarding.ignored_at_start();
   std::string base = opts.output;  // what the chain's names are made from
   const pid_t recorder = ::getpid();
+  spec.recorder_pid = uint64_t(recorder);
   bool child = false;               // this process is a followed fork's child
   std::optional<RecordSummary> chain;
   std::string requested = spec.program;  // the path execve was given, for messages
@@ -186,6 +187,7 @@ Result<RecordSummary> record(const RecordOptions& opts) {
     spec.carry = std::move(image->carry);
     spec.clock_base = image->clock_end;
     spec.first = false;
+    spec.recorder_pid = uint64_t(recorder);
     requested = x.requested;
     if (opts.notice) opts.notice("execve " + x.requested + ": recording goes on in " + spec.output);
   }

@@ -40,6 +40,7 @@ struct ImageSpec {
   uint64_t clock_base = 0;           // steps of the chain so far: the guest's clocks go on
   bool first = true;                 // the image `ttd record` started (ld.so failing there is an error)
   uint64_t ignored_signals = 0;      // first image: signals ignored when the recording started (bit sig-1)
+  uint64_t recorder_pid = 0;         // the host pid of the process `ttd record` started in
 };
 
 struct ImageResult {

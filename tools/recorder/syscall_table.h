@@ -42,8 +42,8 @@ enum class Sys : uint8_t {
   // Sockets, on the host (linux_kernel_sockets.cpp).
   Socket, Getsockname, Getpeername, Socketpair, Bind, Listen, Accept, Accept4, Connect, Shutdown,
   Setsockopt, Getsockopt, Sendto, Recvfrom, Sendmsg, Recvmsg, Sendmmsg, Recvmmsg,
-  // Process groups and sessions: the process leads its own (pid 4242).
-  Getpgrp, Getpgid, Getsid, Setpgid,
+  // Process groups and sessions (linux_kernel_process.cpp); pidfds (linux_kernel_pidfd.cpp).
+  Getpgrp, Getpgid, Getsid, Setpgid, PidfdOpen, PidfdSendSignal, RtSigqueueinfo,
   // Changes to the file system, on the host (linux_kernel_fs_changes.cpp);
   // x86-64's path-only forms mapped onto the *at calls.
   Mkdir, Mkdirat, Rmdir, Rename, Renameat, Renameat2, Link, Linkat, Symlink, Symlinkat,

@@ -24,6 +24,8 @@ const SyscallTable& syscall_table_aarch64() {
       {79, {S::Newfstatat, "newfstatat"}}, {80, {S::Fstat, "fstat"}},
       {82, {S::Fsync, "fsync"}},               {93, {S::Exit, "exit"}},
       {94, {S::ExitGroup, "exit_group"}}, {95, {S::Waitid, "waitid"}},
+      {434, {S::PidfdOpen, "pidfd_open"}}, {424, {S::PidfdSendSignal, "pidfd_send_signal"}},
+      {138, {S::RtSigqueueinfo, "rt_sigqueueinfo"}},
       {96, {S::SetTidAddress, "set_tid_address"}}, {98, {S::Futex, "futex"}},
       {99, {S::SetRobustList, "set_robust_list"}}, {101, {S::Nanosleep, "nanosleep"}},
       {103, {S::Setitimer, "setitimer"}}, {102, {S::Getitimer, "getitimer"}},          {113, {S::ClockGettime, "clock_gettime"}},

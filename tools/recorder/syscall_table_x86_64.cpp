@@ -98,6 +98,8 @@ const SyscallTable& syscall_table_x86_64() {
       {324, {U, "membarrier"}},        {332, {S::Statx, "statx"}},
       {334, {S::Rseq, "rseq"}},        {435, {S::Clone3, "clone3"}},
       {439, {S::Faccessat2, "faccessat2"}}, {247, {S::Waitid, "waitid"}},
+      {434, {S::PidfdOpen, "pidfd_open"}},  {424, {S::PidfdSendSignal, "pidfd_send_signal"}},
+      {129, {S::RtSigqueueinfo, "rt_sigqueueinfo"}},
       {81, {S::Fchdir, "fchdir"}},     {118, {S::Getresuid, "getresuid"}},
       {120, {S::Getresgid, "getresgid"}}, {221, {S::Fadvise64, "fadvise64"}},
       {263, {S::Unlinkat, "unlinkat"}}, {292, {S::Dup3, "dup3"}}, {436, {S::CloseRange, "close_range"}},

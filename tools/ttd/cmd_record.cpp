@@ -33,6 +33,7 @@ struct RecordCliOptions {
   bool quiet = false;
   uint64_t quantum = rec::RecordOptions::kDefaultQuantum;
   std::optional<uint64_t> epoch;  // --epoch; default: now
+  uint64_t pid = 0;               // --pid; default: the recorder's own
 };
 
 // Exit status, as rr's: the program's own once the trace is complete, so
@@ -62,6 +63,7 @@ int run_record(const RecordCliOptions& o) {
   ro.notice = [](const std::string& line) { std::cerr << "ttd record: " << line << "\n" << std::flush; };
   ro.sysroot = o.sysroot;
   ro.quantum = o.quantum;
+  ro.pid = o.pid;
   if (o.epoch) {
     ro.epoch_seconds = *o.epoch;
   } else {
@@ -151,6 +153,12 @@ void add_record_command(CLI::App& app, CommandRunner& run) {
                   "the time (seconds since 1970) the program's clocks read at its first step; they advance "
                   "1 ns per step (default: now; give one, e.g. 1700000000, for traces that are identical "
                   "byte for byte between recordings)");
+  sub->add_option("--pid", o->pid,
+                  "the pid the program sees (default: the recorder's own, so that other processes reach it as "
+                  "natively: kill $$, /proc/$$, a child's getppid; give one, e.g. 4242, with --epoch for traces "
+                  "that are identical byte for byte; the program then leads its own process group and its "
+                  "parent is pid 1)")
+      ->check(CLI::Range(uint64_t(1), uint64_t(4194304)));
   sub->add_flag("-q,--quiet", o->quiet, "print nothing on success");
   sub->add_option("command", o->command, "-- PROGRAM [ARGS...]: the program and its arguments")->required();
   sub->footer(

@@ -25,6 +25,9 @@
            recorder's pid for the recorded process; needs a pid namespace
            where /proc/sys/kernel/ns_last_pid is writable).
    exec:   execve in the recorded process itself (recorded into a second trace).
+   pidfd:  pidfd_open of itself (not ready while it runs; pidfd_send_signal
+           runs its handler), sigqueue to itself, and pidfd_open of two children: poll and waitid(P_PIDFD)
+           for one that exits 7, pidfd_send_signal SIGTERM to one that waits.
    clone-vm: clone(CLONE_VM) without CLONE_VFORK, a child that would share
            the parent's memory while both run (refused: -ENOSYS). Not for
            running natively. */
@@ -37,11 +40,78 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
 extern char** environ;
+
+static volatile sig_atomic_t got_usr1;
+static void on_usr1(int sig) { got_usr1 = sig; }
+static volatile int queued_code, queued_value;
+static void on_queued(int sig, siginfo_t* si, void* ctx) {
+  (void)sig, (void)ctx;
+  queued_code = si->si_code;
+  queued_value = si->si_value.sival_int;
+}
+
+static void pidfds(void) {
+  int self = (int)syscall(SYS_pidfd_open, getpid(), 0);
+  struct pollfd pf = {self, POLLIN, 0};
+  printf("pidfd of itself: %s, ready while it runs: %d\n", self >= 0 ? "yes" : strerror(errno), poll(&pf, 1, 0));
+  signal(SIGUSR1, on_usr1);
+  long r = syscall(SYS_pidfd_send_signal, self, SIGUSR1, NULL, 0);
+  printf("pidfd_send_signal to itself: %ld, handler ran: %d\n", r, got_usr1 == SIGUSR1);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_queued;
+  sa.sa_flags = SA_SIGINFO;
+  sigaction(SIGUSR2, &sa, NULL);
+  union sigval v;
+  v.sival_int = 42;
+  r = sigqueue(getpid(), SIGUSR2, v);
+  printf("sigqueue to itself: %ld, code %d value %d\n", r, queued_code, queued_value);
+  char link[64] = "";
+  char path[32];
+  snprintf(path, sizeof path, "/proc/self/fd/%d", self);
+  ssize_t n = readlink(path, link, sizeof link - 1);
+  printf("its link: %s\n", n > 0 ? link : strerror(errno));
+  fflush(stdout);
+  pid_t c = fork();
+  if (c == 0) _exit(7);
+  int fd = (int)syscall(SYS_pidfd_open, c, 0);
+  pf.fd = fd;
+  int ready = poll(&pf, 1, -1);  /* (a finite timeout: virtual time, docs/recording.md) */
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  int w = waitid(P_PIDFD, fd, &si, WEXITED);
+  printf("exiting child: ready %d (POLLIN %d), waitid %d, pid same %d, code %d status %d\n", ready,
+         (pf.revents & POLLIN) != 0, w, si.si_pid == c, si.si_code, si.si_status);
+  c = fork();
+  if (c == 0) {
+    pause();
+    _exit(0);
+  }
+  int killed = (int)syscall(SYS_pidfd_open, c, 0);
+  r = syscall(SYS_pidfd_send_signal, killed, SIGTERM, NULL, 0);
+  memset(&si, 0, sizeof si);
+  w = waitid(P_PIDFD, killed, &si, WEXITED);
+  printf("waiting child: pidfd_send_signal %ld, waitid %d, pid same %d, code %d status %d\n", r, w, si.si_pid == c,
+         si.si_code, si.si_status);
+  w = waitid(P_PIDFD, 999, &si, WEXITED);
+  printf("waitid of a closed pidfd: %d %s\n", w, strerror(errno));
+}
 
 static void report(const char* what, pid_t pid, int st) {
   if (pid < 0) printf("%s: wait failed: %s\n", what, strerror(errno));
@@ -222,6 +292,8 @@ int main(int argc, char** argv) {
     int st = 0;
     waitpid(c, &st, 0);
     printf("parent prints\n");
+  } else if (!strcmp(mode, "pidfd")) {
+    pidfds();
   } else if (!strcmp(mode, "exec")) {
     char* args[] = {"/bin/true", NULL};
     execve(args[0], args, environ);
