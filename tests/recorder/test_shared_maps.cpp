@@ -117,3 +117,35 @@ TEST_CASE("shared file mappings: Debian's sqlite3 in WAL mode, as natively") {
 }
 
 }  // namespace test_shared_maps
+
+TEST_CASE("file mappings: pwrite, write, an append and ftruncate of a mapped file show in its mappings, as natively") {
+  // Until 2026-11-29 every mapping kept the bytes the file had when it was
+  // mapped: all but the stored private page printed 0 (LMDB and SQLite's
+  // mmap_size read back through a mapping what they write with pwrite).
+  const char* const expected =
+      "pwrite: shared 1 private 1 shared writable 1, a stored private page kept 1, next to it 1\n"
+      "pwrite to the private mapping's other page: 1\n"
+      "a store through the shared mapping, then pread: 1\n"
+      "write at the position: 1 1, the store kept 1\n"
+      "append through a write-only descriptor: 1 1\n"
+      "ftruncate: 1 1 1\n";
+  const std::string native_prog = test::program_path("x86_64-dyn", "mapped_writes");
+  if (native_prog.empty()) return;
+  const std::string dir = test::temp_trace("mapped-writes-dir");
+  fs::create_directories(dir);
+  const test::NativeRun native = test::run_native({native_prog, dir});
+  REQUIRE(native.status == 0);
+  REQUIRE(native.out == expected);
+  int ran = 0;
+  for (const char* variant : {"x86_64", "x86_64-glibc", "x86_64-dyn", "aarch64", "aarch64-dyn"}) {
+    const std::string prog = test::program_path(variant, "mapped_writes");
+    if (prog.empty()) continue;
+    INFO(std::string(variant));
+    const std::string out = test::temp_trace(std::string("mapped-writes-") + variant + ".ucir");
+    const RecordSummary sum = test::check_records_like_native(test::capture_options({prog, dir}, out), expected);
+    for (const RecordedTrace& t : sum.traces) fs::remove(t.path);
+    ++ran;
+  }
+  CHECK(ran > 0);
+  fs::remove_all(dir);
+}

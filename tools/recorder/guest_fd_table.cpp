@@ -57,8 +57,9 @@ int GuestFdTable::add(GuestFd f, int lowest) {
   if (!f.file) f.file = next_file_++;
   if (f.kind == GuestFd::Kind::Host && !f.pipe && !f.socket) {
     struct stat st {};
-    f.outside = f.pidfd ||
-                (::fstat(f.host, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode)));
+    const bool known = ::fstat(f.host, &st) == 0;
+    f.outside = f.pidfd || (known && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode)));
+    if (known && S_ISREG(st.st_mode)) f.dev = uint64_t(st.st_dev), f.ino = uint64_t(st.st_ino);
   }
   fds_[fd] = std::move(f);
   return fd;

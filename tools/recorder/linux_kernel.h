@@ -34,6 +34,7 @@
 #include "tools/recorder/guest_sockets.h"
 #include "tools/recorder/guest_threads.h"
 #include "tools/recorder/guest_timerfd.h"
+#include "tools/recorder/mapped_file_ranges.h"
 #include "tools/recorder/process_config.h"
 #include "tools/recorder/step_timer.h"
 #include "tools/recorder/syscall_outcome.h"
@@ -196,6 +197,13 @@ class LinuxKernel {
   int64_t sys_msync(uint64_t addr, uint64_t len, uint64_t flags);
   int64_t sys_madvise(uint64_t addr, uint64_t len, uint64_t advice);
   int64_t sys_mprotect(uint64_t addr, uint64_t len, uint64_t prot);
+  // linux_kernel_file_coherence.cpp: a write to a file the process maps
+  // (at: its offset, nullopt: the descriptor's position) reaches the
+  // mappings at its end; a read first gets the program's stores through
+  // shared writable mappings of the file.
+  std::optional<MappedFileWrite> mapped_write_begins(const GuestFd& f, std::optional<uint64_t> at, uint64_t len);
+  void mapped_write_ends(MappedFileWrite& w, int64_t written);
+  void mapped_read_begins(const GuestFd& f);
   bool futex_blocks(const uint64_t a[6]);
   bool io_blocks(bool write, int fd, uint64_t buf, uint64_t count, bool vectored);
   // linux_kernel_outside_fds.cpp: descriptors another process makes
@@ -571,6 +579,7 @@ class LinuxKernel {
   bool unrecorded_child_ = false;   // this is a fork's child
   GuestRlimits rlimits_ = GuestRlimits::of_host();
   SharedFileMappings shared_maps_;  // MAP_SHARED mappings of files open for writing
+  MappedFileRanges mapped_files_;   // every file mapping, for writes to the files (linux_kernel_file_coherence.cpp)
   int vfork_gate_ = -1;              // in a vfork child: the write end its parent waits on
   VforkPageHashes vfork_pages_;     // ... and the child's writable pages when it started
   std::optional<ExecTarget> exec_;  // set by a successful exec_recorded

@@ -130,7 +130,17 @@ int64_t LinuxKernel::sys_fs_change(Sys sys, const uint64_t a[6]) {
     case Sys::Ftruncate: {
       const int64_t h = host_fd_for_change(a[0]);
       if (h == kNotAFile) return -EINVAL;
-      return h < 0 ? h : result(::ftruncate(int(h), off_t(a[1])));
+      if (h < 0) return h;
+      // The bytes it cuts off or adds (zeros) reach the file's mappings.
+      struct stat st {};
+      const GuestFd* f = fds_.get(int(int32_t(a[0])));
+      const uint64_t old_size = f && ::fstat(int(h), &st) == 0 ? uint64_t(st.st_size) : a[1];
+      const uint64_t changed = old_size > a[1] ? old_size - a[1] : a[1] - old_size;
+      std::optional<MappedFileWrite> mapped =
+          changed ? mapped_write_begins(*f, std::min(old_size, a[1]), changed) : std::nullopt;
+      const int64_t r = result(::ftruncate(int(h), off_t(a[1])));
+      if (mapped) mapped_write_ends(*mapped, r == 0 ? int64_t(changed) : -1);
+      return r;
     }
     case Sys::Fallocate: {
       const int64_t h = host_fd_for_change(a[0]);

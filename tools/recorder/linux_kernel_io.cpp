@@ -130,6 +130,7 @@ int64_t LinuxKernel::sys_read(int fd, uint64_t buf, uint64_t len) {
     // blocks(), unless the call restarts after a signal from outside.)
     if (f->outside && !unrecorded_child_)
       if (const int64_t e = wait_host_readable(f->host)) return e;  // a timer came first
+    mapped_read_begins(*f);
     ssize_t n = park ? pipe_transfer(false, f->host, data.data(), len) : ::read(f->host, data.data(), len);
     if (n < 0) return -errno;
     if (n > 0) note_pipe_change(*f);
@@ -164,10 +165,13 @@ int64_t LinuxKernel::sys_write(int fd, uint64_t buf, uint64_t len) {
   if (!copy_from_user(buf, data)) return -EFAULT;
   if (f->kind == GuestFd::Kind::Host) {
     const bool park = (f->pipe || f->socket) && !unrecorded_child_;
+    std::optional<MappedFileWrite> mapped = mapped_write_begins(*f, std::nullopt, data.size());
     ssize_t n = park ? pipe_transfer(true, f->host, data.data(), data.size())
                      : ::write(f->host, data.data(), data.size());
+    const int err = errno;
+    if (mapped) mapped_write_ends(*mapped, n);
     if (n > 0) note_pipe_change(*f);
-    return n < 0 ? -errno : int64_t(n);
+    return n < 0 ? -err : int64_t(n);
   }
   if (cfg_.capture_output) {
     out_[f->stream - 1].append(data.begin(), data.end());
@@ -191,9 +195,13 @@ int64_t LinuxKernel::sys_pread(bool write, int fd, uint64_t buf, uint64_t len, i
   std::vector<uint8_t> data(std::min(len, kMaxIo));
   if (write) {
     if (!copy_from_user(buf, data)) return -EFAULT;
+    std::optional<MappedFileWrite> mapped = mapped_write_begins(*f, uint64_t(offset), data.size());
     ssize_t n = ::pwrite(f->host, data.data(), data.size(), offset);
-    return n < 0 ? -errno : int64_t(n);
+    const int err = errno;
+    if (mapped) mapped_write_ends(*mapped, n);
+    return n < 0 ? -err : int64_t(n);
   }
+  mapped_read_begins(*f);
   ssize_t n = ::pread(f->host, data.data(), data.size(), offset);
   if (n < 0) return -errno;
   data.resize(size_t(n));

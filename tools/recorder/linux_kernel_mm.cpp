@@ -79,13 +79,14 @@ int64_t LinuxKernel::sys_mmap(const uint64_t a[6]) {
   // it (shmem behind /dev/zero), which a fork then looks for.
   std::string name = file ? file->path : (flags & kMapShared) ? kSharedAnonymousName : "[anon]";
   std::vector<uint8_t> contents;
+  struct stat st {};
   if (file) {
-    // A copy of the file's bytes (shared read-only mappings too: nobody
-    // else writes the file while a program is recorded, we assume). Past
+    // A copy of the file's bytes (shared read-only mappings too; the
+    // process's own writes to the file reach it, linux_kernel_file_coherence.cpp). Past
     // the end of the file the pages stay zero.
     // Only the part the file covers is read (a mapping may be larger).
-    struct stat st {};
     if (::fstat(file->host, &st) < 0) return -errno;
+    mapped_read_begins(*file);  // the program's stores through another shared mapping of it
     uint64_t in_file = uint64_t(st.st_size) > a[5] ? uint64_t(st.st_size) - a[5] : 0;
     contents.resize(std::min(len, in_file));
     size_t got = 0;
@@ -107,6 +108,9 @@ int64_t LinuxKernel::sys_mmap(const uint64_t a[6]) {
   // Writable later too (mprotect) counts: any shared mapping of a file
   // that is open for writing goes back to it.
   if ((flags & kMapShared) && file_writable) shared_maps_.add(mem_, addr, size, file->host, a[5]);
+  mapped_files_.remove(addr, size);
+  if (file && S_ISREG(st.st_mode))
+    mapped_files_.add({addr, size, a[5], uint64_t(st.st_dev), uint64_t(st.st_ino), (flags & kMapShared) != 0});
   if (flags & kMapFixed) code_may_have_changed_ = true;
   return int64_t(addr);
 }
@@ -165,6 +169,8 @@ int64_t LinuxKernel::sys_mremap(uint64_t old_addr, uint64_t old_len, uint64_t ne
     a = r->start + r->size;
   }
   const std::string name = first->name;
+  // (A remapped file mapping stops following writes to the file.)
+  mapped_files_.remove(old_addr, old_size);
   if (flags & kFixed) {
     if ((new_addr & (page - 1)) || new_addr + new_size < new_addr) return -EINVAL;
     if (new_addr < old_addr + old_size && old_addr < new_addr + new_size) return -EINVAL;  // overlap
@@ -195,6 +201,7 @@ int64_t LinuxKernel::sys_mremap(uint64_t old_addr, uint64_t old_len, uint64_t ne
 
 int64_t LinuxKernel::move_mapping(uint64_t old_addr, uint64_t old_size, uint64_t new_addr, uint64_t new_size,
                                   uint8_t prot, const std::string& name) {
+  mapped_files_.remove(new_addr, new_size);
   // Linux moves the page tables; here the new mapping gets a copy of the
   // bytes (in the trace as its memory writes, zero pages left out) and the
   // old one goes.
@@ -214,6 +221,7 @@ int64_t LinuxKernel::sys_munmap(uint64_t addr, uint64_t len) {
   uint64_t size = mem_.page_up(len);
   if (shared_maps_.overlaps(addr, size)) shared_maps_.write_back(mem_, addr, size, true);
   if (!mem_.unmap(addr, size)) return -EINVAL;
+  mapped_files_.remove(addr, size);
   effects_.push_back({KernelEffect::Kind::Unmap, addr, size, 0, {}, {}});
   code_may_have_changed_ = true;
   return 0;

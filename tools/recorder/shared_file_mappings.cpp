@@ -89,6 +89,15 @@ int64_t SharedFileMappings::write_back(const GuestMemory& mem, uint64_t addr, ui
   return result;
 }
 
+void SharedFileMappings::rehash(const GuestMemory& mem, uint64_t addr, uint64_t len) {
+  const uint64_t page = mem.page_size();
+  std::vector<uint8_t> buf(page);
+  for (Mapping& m : maps_) {
+    const uint64_t from = std::max(addr & ~(page - 1), m.addr), to = std::min(addr + len, m.addr + m.size);
+    for (uint64_t a = from; a < to; a += page) m.hashes[(a - m.addr) / page] = mem.page_hash(a, buf).value_or(0);
+  }
+}
+
 void SharedFileMappings::write_back_all(const GuestMemory& mem) {
   while (!maps_.empty()) {
     const uint64_t addr = maps_.front().addr, size = maps_.front().size;

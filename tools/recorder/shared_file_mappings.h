@@ -11,10 +11,9 @@
 // mapping work so. Not reproduced: another process sharing the pages
 // (a fork's child gets a copy and its stores stay its own: the fork is
 // listed as unsupported; files in /dev/shm, whose point is that sharing,
-// are refused, -ENOSYS), and read()
-// or write() of the same file by the process while it is mapped (Linux
-// shows each the other's bytes at once; here the file and the copy meet
-// at the points above, and a page changed both ways keeps the mapping's).
+// are refused, -ENOSYS). A read() of the file, or a new mapping of it,
+// first writes the stores back; a write() to it reaches the pages after
+// (linux_kernel_file_coherence.cpp).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -45,6 +44,9 @@ class SharedFileMappings {
   // Forgotten without writing (a fork's child: its copy is not the file's).
   void forget_all();
   bool overlaps(uint64_t addr, uint64_t len) const;
+  // The pages of [addr, addr + len) hold the file's bytes now (the kernel
+  // copied them in after a write to the file): not the program's stores.
+  void rehash(const GuestMemory& mem, uint64_t addr, uint64_t len);
   bool empty() const { return maps_.empty(); }
 
  private:
