@@ -128,6 +128,7 @@ TEST_CASE("file mappings: pwrite, write, an append and ftruncate of a mapped fil
       "a store through the shared mapping, then pread: 1\n"
       "write at the position: 1 1, the store kept 1\n"
       "append through a write-only descriptor: 1 1\n"
+      "copy_file_range into it: 1\n"
       "ftruncate: 1 1 1\n";
   const std::string native_prog = test::program_path("x86_64-dyn", "mapped_writes");
   if (native_prog.empty()) return;

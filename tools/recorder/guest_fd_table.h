@@ -40,8 +40,8 @@ struct GuestFd {
   // ready, so reads, writes and polls ask the host (linux_kernel_outside_fds.cpp).
   // Files are always ready.
   bool outside = false;
-  bool pidfd = false;
-  uint64_t dev = 0, ino = 0;  // Host, a regular file: which (set by add(); 0: not one)  // Host: a pidfd (linux_kernel_pidfd.cpp), which another process's end makes ready
+  bool pidfd = false;         // Host: a pidfd (linux_kernel_pidfd.cpp), which another process's end makes ready
+  uint64_t dev = 0, ino = 0;  // Host, a regular file: which (set by add(); 0: not one)
   std::string path;    // what the guest opened (names file mappings)
   // The open file description: set by add() for a new one, kept by dups
   // (an epoll item lives while a descriptor of its file is open).

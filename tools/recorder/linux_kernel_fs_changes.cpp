@@ -199,10 +199,20 @@ int64_t LinuxKernel::sys_copy_between_files(Sys sys, const uint64_t a[6]) {
   loff_t off_in = 0, off_out = 0;
   if (in_off && !read_off(in_off, off_in)) return -EFAULT;
   if (out_off && !read_off(out_off, off_out)) return -EFAULT;
+  // As read and write: the source gets the program's stores through its
+  // shared mappings first, the destination's mappings see the bytes.
+  const GuestFd* source = fds_.get(int(int32_t(in_fd)));
+  const GuestFd* dest = fds_.get(int(int32_t(out_fd)));
+  if (source) mapped_read_begins(*source);
+  std::optional<MappedFileWrite> mapped =
+      dest ? mapped_write_begins(*dest, out_off ? std::optional<uint64_t>(uint64_t(off_out)) : std::nullopt, len)
+           : std::nullopt;
   const ssize_t n = cfr ? ::copy_file_range(int(in), in_off ? &off_in : nullptr, int(out),
                                             out_off ? &off_out : nullptr, len, unsigned(a[5]))
                         : ::sendfile(int(out), int(in), in_off ? &off_in : nullptr, len);
-  if (n < 0) return -errno;
+  const int err = errno;
+  if (mapped) mapped_write_ends(*mapped, n);
+  if (n < 0) return -err;
   if (in_off && !put_u64s(in_off, {uint64_t(off_in)})) return -EFAULT;
   if (out_off && !put_u64s(out_off, {uint64_t(off_out)})) return -EFAULT;
   return n;

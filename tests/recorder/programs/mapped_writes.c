@@ -1,7 +1,8 @@
 /* Writes to a file the program has mapped, as Linux's page cache shows
  * them (docs/recording.md, "Memory"): pwrite, write at the position, an
- * append through a write-only descriptor and ftruncate show at once in a
- * shared read-only mapping, a shared writable one and the private pages
+ * append through a write-only descriptor, copy_file_range into it and
+ * ftruncate show at once in a shared read-only mapping, a shared writable
+ * one and the private pages
  * the program did not store to; a private page it stored to keeps its
  * store; a store through a shared writable mapping is what pread reads.
  * argv[1] is a scratch directory. Every native run prints 1s. */
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int main(int argc, char** argv) {
@@ -47,6 +49,14 @@ int main(int argc, char** argv) {
   close(ap);
   printf("append through a write-only descriptor: %d %d\n", s[2 * pg] == 'e' && s[2 * pg + 3] == 'e',
          p[2 * pg + 4] == 0);
+  char src_path[4200];
+  snprintf(src_path, sizeof src_path, "%s/source.bin", argv[1]);
+  int src = open(src_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+  if (src < 0 || write(src, "zz", 2) != 2) return 12;
+  long long from = 0, to = 16; /* loff_t */
+  long copied = syscall(SYS_copy_file_range, src, &from, fd, &to, 2, 0);
+  printf("copy_file_range into it: %d\n", copied == 2 && s[16] == 'z' && s[17] == 'z' && p[17] == 'z');
+  close(src);
   if (ftruncate(fd, 100) != 0) return 11;
   printf("ftruncate: %d %d %d\n", s[99] == 'b' || s[99] == 'a', s[100] == 0 && s[pg - 1] == 0, p[100] == 0);
   close(fd);
