@@ -65,6 +65,13 @@ if budget_allows "the VS Code extension" 600; then   # its npx has a 600 s timeo
   bash scripts/build-vsix.sh build || budget_failed+=("the VS Code extension")
   phase_done "the VS Code extension"
 fi
+# Each source compiled on its own (syntax only, ~3 min on two cores): the
+# unity build above hides a missing #include, which broke README's demo
+# (a build of single files) once.
+if budget_allows "standalone sources" 600; then
+  bash scripts/check-standalone-sources.sh build-standalone || budget_failed+=("standalone sources")
+  phase_done "every source compiled on its own"
+fi
 # The benchmarks and developer tools, compiled, not run: no test needs them.
 build_step "dev_tools" dev_tools || true
 # Fuzzers: clang-16 with libFuzzer, ASan and UBSan (scripts/fuzz.sh). That

@@ -116,8 +116,6 @@ TEST_CASE("shared file mappings: Debian's sqlite3 in WAL mode, as natively") {
   fs::remove_all(dir);
 }
 
-}  // namespace test_shared_maps
-
 TEST_CASE("file mappings: pwrite, write, an append and ftruncate of a mapped file show in its mappings, as natively") {
   // Until 2026-11-29 every mapping kept the bytes the file had when it was
   // mapped: all but the stored private page printed 0 (LMDB and SQLite's
@@ -150,3 +148,5 @@ TEST_CASE("file mappings: pwrite, write, an append and ftruncate of a mapped fil
   CHECK(ran > 0);
   fs::remove_all(dir);
 }
+
+}  // namespace test_shared_maps

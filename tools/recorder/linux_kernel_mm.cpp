@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "tools/recorder/linux_abi_constants.h"
 #include "tools/recorder/linux_kernel.h"
 
 namespace ttd::rec {
