@@ -17,15 +17,14 @@ Every command runs natively first and must print what the list says, so a
 host where one differs (another nice value, limits) skips rather than
 compares against a wrong expectation."""
 import os
-import subprocess
 import sys
-import tempfile
+
+from shell_lines import compare_with_native
 
 ttd = sys.argv[1]
 if not os.path.exists("/bin/bash") or not os.path.exists("/usr/bin/python3"):
     print("skip: no bash or python3")
     sys.exit(77)
-env = {"LC_ALL": "C", "PATH": "/usr/bin:/bin"}
 CASES = [
     ("cat <(echo from-subst) <(echo second)", b"from-subst\nsecond\n"),
     ("diff <(seq 3) <(seq 4); echo $?", b"3a4\n> 4\n1\n"),
@@ -56,23 +55,11 @@ CASES = [
      "print(os.pread(fd, 2, 0), os.readlink(\"/proc/self/fd/%d\" % fd), os.get_inheritable(fd))'",
      b"b'hi' /memfd:x (deleted) False\n"),
 ]
-with tempfile.TemporaryDirectory() as work:
+
+
+def write_words(work):
     with open(os.path.join(work, "words"), "w") as f:
         f.write("alpha\nbeta\n")
-    ran = 0
-    for cmd, expected in CASES:
-        native = subprocess.run(["/bin/bash", "-c", cmd], capture_output=True, env=env, cwd=work, timeout=60)
-        if native.stdout != expected:
-            print(f"skip (native run differs here): {cmd!r}: {native.stdout!r}")
-            continue
-        trace = os.path.join(work, "t.ucir")
-        rec = subprocess.run([ttd, "record", "-q", "-o", trace, "--", "/bin/bash", "-c", cmd],
-                             capture_output=True, env=env, cwd=work, timeout=300)
-        assert rec.returncode == native.returncode, (cmd, rec.returncode, rec.stderr)
-        assert rec.stdout == native.stdout, (cmd, rec.stdout, native.stdout, rec.stderr)
-        assert b"unsupported" not in rec.stderr, (cmd, rec.stderr)
-        ran += 1
-    if ran == 0:
-        print("skip: no case prints here what it prints on Debian")
-        sys.exit(77)
-    print(f"ok: {ran} of {len(CASES)} shell commands print and exit as natively")
+
+
+compare_with_native(ttd, CASES, write_words)

@@ -12,16 +12,15 @@ host where one differs skips rather than compares against a wrong
 expectation."""
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
+
+from shell_lines import compare_with_native
 
 ttd = sys.argv[1]
 for tool in ("/bin/bash", "/bin/kill", "/usr/bin/perl"):
     if not os.path.exists(tool) or not shutil.which("ps"):
         print("skip: no", tool, "or ps")
         sys.exit(77)
-env = {"LC_ALL": "C", "PATH": "/usr/bin:/bin"}
 CASES = [
     # sh runs natively in a child bash forked: its parent is the shell.
     ("test \"$(sh -c 'echo $PPID')\" = $$ && echo child-sees-parent", b"child-sees-parent\n"),
@@ -38,21 +37,4 @@ CASES = [
     # bash execs perl (recorded): its parent is the process that ran it.
     ("perl -e 'print kill(0, getppid()) ? \"parent-alive\\n\" : \"none\\n\"'", b"parent-alive\n"),
 ]
-with tempfile.TemporaryDirectory() as work:
-    ran = 0
-    for cmd, expected in CASES:
-        native = subprocess.run(["/bin/bash", "-c", cmd], capture_output=True, env=env, cwd=work, timeout=60)
-        if native.stdout != expected:
-            print(f"skip (native run differs here): {cmd!r}: {native.stdout!r}")
-            continue
-        trace = os.path.join(work, "t.ucir")
-        rec = subprocess.run([ttd, "record", "-q", "-o", trace, "--", "/bin/bash", "-c", cmd],
-                             capture_output=True, env=env, cwd=work, timeout=300)
-        assert rec.returncode == native.returncode, (cmd, rec.returncode, rec.stderr)
-        assert rec.stdout == native.stdout, (cmd, rec.stdout, native.stdout, rec.stderr)
-        assert b"unsupported" not in rec.stderr, (cmd, rec.stderr)
-        ran += 1
-    if ran == 0:
-        print("skip: no case prints here what it prints on Debian")
-        sys.exit(77)
-    print(f"ok: {ran} of {len(CASES)} shell commands print and exit as natively")
+compare_with_native(ttd, CASES)
