@@ -6,7 +6,8 @@ $$ from another program, /proc/$$ and ps -p $$ reach the recorded
 process. Every line differed while the program saw pid 4242 (still what
 `--pid 4242` gives): programs the shell ran natively found no process
 4242, or on a host with one, another process; the program's parent was
-pid 1 and its process group and session its own.
+pid 1 and its process group and session its own. And a select with a
+timeout on a child's pipe, which timed out at once.
 Every command runs natively first and must print what the list says, so a
 host where one differs skips rather than compares against a wrong
 expectation."""
@@ -36,5 +37,10 @@ CASES = [
      " test \"$ppid $pgrp $sid\" = \"$(ps -o ppid=,pgid=,sid= -p $$ | xargs)\" && echo stat-is-ps", b"stat-is-ps\n"),
     # bash execs perl (recorded): its parent is the process that ran it.
     ("perl -e 'print kill(0, getppid()) ? \"parent-alive\\n\" : \"none\\n\"'", b"parent-alive\n"),
+    # A select with a timeout on a child's pipe waits for the child (it
+    # timed out at once until 2026-11-29: virtual time).
+    ("python3 -c 'import subprocess, select\n"
+     "p = subprocess.Popen([\"sh\", \"-c\", \"sleep 0.2; echo hi\"], stdout=subprocess.PIPE)\n"
+     "print(select.select([p.stdout], [], [], 30)[0] != [])'", b"True\n"),
 ]
 compare_with_native(ttd, CASES)

@@ -212,12 +212,17 @@ std::optional<uint64_t> GuestThreads::first_timeout() const {
   return first;
 }
 
-std::optional<uint32_t> GuestThreads::pick_next() {
+std::optional<uint32_t> GuestThreads::pick_runnable() const {
   const size_t n = threads_.size();
   for (size_t k = 1; k <= n; ++k) {
     const size_t i = (current_ + k) % n;
     if (threads_[i].state == GuestThread::State::Runnable) return uint32_t(i + 1);
   }
+  return std::nullopt;
+}
+
+std::optional<uint32_t> GuestThreads::pick_next() {
+  if (const auto runnable = pick_runnable()) return runnable;
   GuestThread* oldest = nullptr;
   for (GuestThread& t : threads_) {
     const bool waits = t.state == GuestThread::State::FutexWait || t.state == GuestThread::State::PiWait ||

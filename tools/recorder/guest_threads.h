@@ -152,6 +152,8 @@ class GuestThreads {
   // out (-ETIMEDOUT) and is chosen.
   // nullopt: every live thread waits without a timeout (deadlock).
   std::optional<uint32_t> pick_next();
+  // The same without timing anyone out: nullopt when none can run.
+  std::optional<uint32_t> pick_runnable() const;
   // Whether a thread other than the current one could run now.
   bool other_runnable() const;
   // The step at which the first timed wait would end: a poll, select or

@@ -98,7 +98,9 @@ class LinuxKernel {
   // wait for on the host (no children, or no thread waits on a pipe).
   // `steps` (steps so far) is when the wait starts; the wait lasts at most
   // until the next timer is due (host_wait_clock.h), which then fires.
-  bool wait_for_host_io(uint64_t steps);
+  // `within`: at most that many virtual nanoseconds (the first timed
+  // poll's end); false if they passed with nothing ready.
+  bool wait_for_host_io(uint64_t steps, std::optional<uint64_t> within = std::nullopt);
   // Every thread is parked, no timer can end a wait, and one waits for a
   // signal (pause, sigsuspend, sigwait with no timeout) or a signal from
   // outside would run a handler (outside_signal_handled: a SIGTERM handler

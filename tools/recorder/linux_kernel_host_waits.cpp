@@ -90,17 +90,21 @@ bool LinuxKernel::wait_for_outside_signal(uint64_t steps) {
   return true;
 }
 
-bool LinuxKernel::wait_for_host_io(uint64_t steps) {
-  if (!has_children_) return false;
+bool LinuxKernel::wait_for_host_io(uint64_t steps, std::optional<uint64_t> within) {
+  if (!has_children_ || within == uint64_t(0)) return false;
   catch_up_clock(steps);
   std::vector<pollfd> p;
   for (const IoWatch& w : threads_.host_watches()) p.push_back(pollfd{w.host_fd, w.events, 0});
   const size_t io = p.size();
   add_sigchld_watches(p);  // a child's exit that sends a handled SIGCHLD (linux_kernel_signals.cpp)
   if (p.empty()) return false;
+  const uint64_t start = now_;
   for (;;) {
     bool timer_fired = false;
-    const int r = host_poll(p, std::nullopt, timer_fired);
+    std::optional<uint64_t> left = within;
+    if (within) left = *within > now_ - start ? *within - (now_ - start) : 0;
+    const int r = host_poll(p, left, timer_fired);
+    if (r == 0 && !timer_fired) return false;  // the timed wait's end came first
     if (r < 0 && errno == EINTR) {
       if (raise_host_signals()) interrupt_parked();  // a signal from outside wakes a waiting thread
       if (any_runnable()) return true;

@@ -111,11 +111,20 @@ std::optional<uint64_t> RecordingSession::switch_threads() {
     if (const auto first = threads.first_timeout())
       kernel_.fire_timers(clock_steps(), true, *first);
   kernel_.poll_outside_io(clock_steps());  // sockets a peer elsewhere made ready (linux_kernel_socket_waits.cpp)
-  auto next = threads.pick_next();
-  // Another process (a fork's child) may still make a waited-for pipe
-  // ready: wait for it on the host (until the next timer is due) rather
-  // than call it a deadlock.
-  while (!next && kernel_.wait_for_host_io(clock_steps())) next = threads.pick_next();
+  // Another process (a fork's child) may still make a waited-for pipe,
+  // pidfd or outside descriptor ready: wait for it on the host, until the
+  // next timer is due or the first timed poll would end, rather than time
+  // that poll out at once (until 2026-11-29 a poll with a timeout on a
+  // child's pipe returned 0 at once) or call it a deadlock. A timed futex
+  // wait still ends first (virtual time: first_timeout() is 0 for it).
+  auto next = threads.pick_runnable();
+  while (!next) {
+    std::optional<uint64_t> within;
+    if (const auto first = threads.first_timeout()) within = *first > clock_steps() ? *first - clock_steps() : 0;
+    if (!kernel_.wait_for_host_io(clock_steps(), within)) break;
+    next = threads.pick_runnable();
+  }
+  if (!next) next = threads.pick_next();  // a timed wait ends
   // Only a timer can still end the wait: it expires now (virtual time).
   if (!next && kernel_.fire_timers(clock_steps(), true)) next = threads.pick_next();
   // A daemon in pause() or sigwait() for its SIGTERM: the recording waits
