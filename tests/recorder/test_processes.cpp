@@ -36,7 +36,7 @@ TEST_CASE("processes: fork, vfork+execve, system, popen, kill+waitid, a crashing
     if (prog.empty()) continue;
     const std::string host = test::program_path("x86_64-dyn", "processes");
     for (const char* mode : {"fork", "vfork", "system", "popen", "kill", "crash", "thread-wait", "pidfd"}) {
-      INFO(variant << " " << mode);
+      INFO(std::string(variant) << " " << mode);
       // AArch64's native output is the x86-64 build's (same libc family).
       const std::string native_prog = variant[0] == 'a' ? host : prog;
       if (native_prog.empty()) continue;
