@@ -35,7 +35,7 @@ TEST_CASE("processes: fork, vfork+execve, system, popen, kill+waitid, a crashing
     const std::string prog = test::program_path(variant, "processes");
     if (prog.empty()) continue;
     const std::string host = test::program_path("x86_64-dyn", "processes");
-    for (const char* mode : {"fork", "vfork", "system", "popen", "kill", "crash", "thread-wait", "pidfd"}) {
+    for (const char* mode : {"fork", "vfork", "system", "popen", "kill", "crash", "thread-wait", "pidfd", "child-waits"}) {
       INFO(std::string(variant) << " " << mode);
       // AArch64's native output is the x86-64 build's (same libc family).
       const std::string native_prog = variant[0] == 'a' ? host : prog;
@@ -65,6 +65,8 @@ TEST_CASE("processes: what Linux answers, whatever the recorder does") {
   CHECK(test::run_native({prog, "popen"}).out == "popen line: y\npopen line: x\npclose: exited 0\n");
   CHECK(test::run_native({prog, "crash"}).out == "crashing child: killed by signal 11\n");
   CHECK(test::run_native({prog, "thread-wait"}).out == "child got go\nchild released by a thread: exited 5\n");
+  CHECK(test::run_native({prog, "child-waits"}).out ==
+        "pausing child with a timer: killed by signal 14\nsleeping children wrote: fs\n");
   CHECK(test::run_native({prog, "pidfd"}).out ==
         "pidfd of itself: yes, ready while it runs: 0\npidfd_send_signal to itself: 0, handler ran: 1\n"
         "sigqueue to itself: 0, code -1 value 42\n"

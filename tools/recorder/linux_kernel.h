@@ -101,6 +101,11 @@ class LinuxKernel {
   // `within`: at most that many virtual nanoseconds (the first timed
   // poll's end); false if they passed with nothing ready.
   bool wait_for_host_io(uint64_t steps, std::optional<uint64_t> within = std::nullopt);
+  // An unrecorded child whose only thread waits (RecordingSession::
+  // wait_in_child): sleeps on the host until the next timer or sleep end
+  // is due, or `within` ns pass, as other processes would see it take
+  // that long; true if that woke the thread (or a signal came).
+  bool wait_in_real_time(uint64_t steps, std::optional<uint64_t> within);
   // Every thread is parked, no timer can end a wait, and one waits for a
   // signal (pause, sigsuspend, sigwait with no timeout) or a signal from
   // outside would run a handler (outside_signal_handled: a SIGTERM handler

@@ -121,4 +121,13 @@ bool LinuxKernel::wait_for_host_io(uint64_t steps, std::optional<uint64_t> withi
   return true;
 }
 
+bool LinuxKernel::wait_in_real_time(uint64_t steps, std::optional<uint64_t> within) {
+  catch_up_clock(steps);
+  if (timer_due_ == kNoTimer && !within) return false;
+  std::vector<pollfd> none;
+  bool timer_fired = false;
+  if (host_poll(none, within, timer_fired) < 0 && errno == EINTR && raise_host_signals()) interrupt_parked();
+  return any_runnable();
+}
+
 }  // namespace ttd::rec

@@ -50,6 +50,15 @@ bool LinuxKernel::blocks(uint64_t number, const uint64_t a[6], uint64_t steps) {
   effects_.clear();
   steps += clock_ahead_;  // the virtual clock: a wait's start and timeout are on it
   const Sys sys = arch_.syscalls().lookup(number).sys;
+  // A fork's child has one thread and is not recorded: its pipe, socket
+  // and futex calls block on the host or answer at once as before; only a
+  // wait for a signal or for time parks (RecordingSession::wait_in_child).
+  // (AArch64's pause() is a ppoll of no descriptor.)
+  const bool no_fds = ((sys == Sys::Poll || sys == Sys::Ppoll) && a[1] == 0) ||
+                      ((sys == Sys::Select || sys == Sys::Pselect6) && a[0] == 0);
+  if (unrecorded_child_ && sys != Sys::RtSigsuspend && sys != Sys::Pause && sys != Sys::RtSigtimedwait &&
+      sys != Sys::Nanosleep && sys != Sys::ClockNanosleep && !no_fds)
+    return false;
   // Woken by a signal: the call answers EINTR (linux_kernel_signals.cpp).
   if (signals_.interrupted(threads_.current().number) && sys != Sys::RtSigtimedwait) return false;
   switch (sys) {

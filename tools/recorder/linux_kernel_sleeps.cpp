@@ -47,7 +47,10 @@ int64_t LinuxKernel::sleep_end(uint64_t clock, uint64_t flags, uint64_t req, uin
 
 bool LinuxKernel::sleep_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
   GuestThread& t = threads_.current();
-  if (t.wake_result || threads_.live() < 2) return false;
+  // One thread of the recorded process: the clock jumps to the end (the
+  // call answers at once). A fork's child is not recorded: it sleeps on
+  // the host (RecordingSession::wait_in_child), in real time.
+  if (t.wake_result || (threads_.live() < 2 && !unrecorded_child_)) return false;
   const SleepArgs s = sleep_args(sys, a);
   const uint64_t now = std::max(now_, steps);
   uint64_t until = 0;

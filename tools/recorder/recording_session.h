@@ -132,6 +132,10 @@ class RecordingSession {
   void end_for_exec(uint64_t number, const uint64_t args[6], ExecTarget target);
   void become_recorded_child(const NewProcessChild& c, uint64_t next_pc);
   void child_syscall();
+  // A call the kernel parked (pause, sigsuspend, a sleep, a timed futex
+  // wait): the child has one thread, so it waits here as switch_threads
+  // would have the recorded process wait. False: nothing can end it.
+  bool wait_in_child();
   [[noreturn]] void end_child();
 
   uc_engine* uc_;

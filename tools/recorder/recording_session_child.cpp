@@ -27,6 +27,21 @@ void RecordingSession::become_child(const NewProcessChild& c, uint64_t next_pc) 
   request_switch(next_pc);
 }
 
+bool RecordingSession::wait_in_child() {
+  GuestThreads& threads = kernel_.threads();
+  for (;;) {
+    if (threads.pick_runnable()) return true;
+    // In real time: nothing is recorded here, and other processes see how
+    // long the child takes (a watchdog child that sleeps, then signals).
+    // A timer or sleep end due first fires; then a timed wait ends.
+    std::optional<uint64_t> within;
+    if (const auto first = threads.first_timeout()) within = *first > clock_steps() ? *first - clock_steps() : 0;
+    if (kernel_.wait_in_real_time(clock_steps(), within)) continue;
+    if (threads.pick_runnable() || threads.pick_next()) return true;
+    if (!kernel_.wait_for_outside_signal(clock_steps())) return false;
+  }
+}
+
 void RecordingSession::drop_recording_hooks() {
   for (uc_hook h : recording_hooks_) uc_hook_del(uc_, h);
   recording_hooks_.clear();
@@ -44,9 +59,16 @@ void RecordingSession::child_syscall() {
   uint64_t number = 0, args[6] = {};
   uc_reg_read(uc_, abi.number, &number);
   for (int i = 0; i < 6; ++i) uc_reg_read(uc_, abi.args[i], &args[i]);
-  // No other thread runs here, so nothing parks: blocking calls block on
-  // the host (pipes), or fail as they would without a waker.
-  SyscallOutcome out = kernel_.call(number, args, res_.steps);
+  // No other thread runs here: pipe and socket calls block on the host;
+  // a call that parks (pause, sigsuspend, sleeps, timed waits) waits here
+  // for its timer, timeout or a signal from outside, then runs. (Until
+  // 2026-11-29 nothing parked here: pause returned -EINTR at once and a
+  // sleep did not sleep, so a child's alarm() never killed it.)
+  if (kernel_.blocks(number, args, clock_steps()) && !wait_in_child()) {
+    res_.deadlock = kernel_.threads().describe_blocked();
+    end_child();
+  }
+  SyscallOutcome out = kernel_.call(number, args, clock_steps());
   if (out.exited || out.thread_exited) {
     res_.exit_code = out.exit_code;
     res_.signal = out.signal;

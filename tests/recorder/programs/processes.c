@@ -28,6 +28,9 @@
    pidfd:  pidfd_open of itself (not ready while it runs; pidfd_send_signal
            runs its handler), sigqueue to itself, and pidfd_open of two children: poll and waitid(P_PIDFD)
            for one that exits 7, pidfd_send_signal SIGTERM to one that waits.
+   child-waits: a child that sets a 0.2 s ITIMER_REAL and calls pause()
+           dies of SIGALRM; of two children that sleep 0.3 s and 0.05 s
+           before writing to a pipe, the shorter sleeper writes first.
    clone-vm: clone(CLONE_VM) without CLONE_VFORK, a child that would share
            the parent's memory while both run (refused: -ENOSYS). Not for
            running natively. */
@@ -41,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sys/time.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -98,9 +102,8 @@ static void pidfds(void) {
   int w = waitid(P_PIDFD, fd, &si, WEXITED);
   printf("exiting child: ready %d (POLLIN %d), waitid %d, pid same %d, code %d status %d\n", ready,
          (pf.revents & POLLIN) != 0, w, si.si_pid == c, si.si_code, si.si_status);
-  /* The child waits in a read of a pipe nobody writes (not in pause():
-     an unrecorded child's pause() returns at once, docs/recording.md,
-     "Processes"; found 2026-11-29, not fixed). */
+  /* The child waits in a read of a pipe nobody writes (pause() is
+     child-waits' case). */
   int never[2];
   if (pipe(never)) return;
   c = fork();
@@ -301,6 +304,37 @@ int main(int argc, char** argv) {
     int st = 0;
     waitpid(c, &st, 0);
     printf("parent prints\n");
+  } else if (!strcmp(mode, "child-waits")) {
+    fflush(stdout);
+    pid_t c = fork();
+    if (c == 0) {
+      struct itimerval it = {{0, 0}, {0, 200000}};
+      setitimer(ITIMER_REAL, &it, NULL);
+      pause();
+      _exit(6);
+    }
+    int st = 0;
+    pid_t w = waitpid(c, &st, 0);
+    report("pausing child with a timer", w, st);
+    int p[2];
+    if (pipe(p)) return 1;
+    pid_t slow = fork();
+    if (slow == 0) {
+      usleep(300000);
+      if (write(p[1], "s", 1) != 1) _exit(1);
+      _exit(0);
+    }
+    pid_t fast = fork();
+    if (fast == 0) {
+      usleep(50000);
+      if (write(p[1], "f", 1) != 1) _exit(1);
+      _exit(0);
+    }
+    char first = 0, second = 0;
+    if (read(p[0], &first, 1) != 1 || read(p[0], &second, 1) != 1) return 1;
+    waitpid(slow, &st, 0);
+    waitpid(fast, &st, 0);
+    printf("sleeping children wrote: %c%c\n", first, second);
   } else if (!strcmp(mode, "pidfd")) {
     pidfds();
   } else if (!strcmp(mode, "exec")) {
