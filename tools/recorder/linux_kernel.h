@@ -104,7 +104,7 @@ class LinuxKernel {
   // An unrecorded child whose only thread waits (RecordingSession::
   // wait_in_child): sleeps on the host until the next timer or sleep end
   // is due, or `within` ns pass, as other processes would see it take
-  // that long; true if that woke the thread (or a signal came).
+  // that long; true if a timer fired or the thread can run.
   bool wait_in_real_time(uint64_t steps, std::optional<uint64_t> within);
   // Every thread is parked, no timer can end a wait, and one waits for a
   // signal (pause, sigsuspend, sigwait with no timeout) or a signal from

@@ -127,7 +127,8 @@ bool LinuxKernel::wait_in_real_time(uint64_t steps, std::optional<uint64_t> with
   std::vector<pollfd> none;
   bool timer_fired = false;
   if (host_poll(none, within, timer_fired) < 0 && errno == EINTR && raise_host_signals()) interrupt_parked();
-  return any_runnable();
+  // A timer that woke nobody (an ignored SIGALRM): the next one is waited for.
+  return timer_fired || any_runnable();
 }
 
 }  // namespace ttd::rec
