@@ -19,6 +19,7 @@
 #include <cerrno>
 #include <string>
 
+#include "tools/recorder/host_file_reads.h"
 #include "tools/recorder/linux_kernel.h"
 
 namespace ttd::rec {
@@ -28,15 +29,7 @@ namespace {
 // The file's bytes at `offset`, a page of them (zeros past its end).
 bool read_file_page(int fd, uint64_t offset, std::vector<uint8_t>& out) {
   std::fill(out.begin(), out.end(), 0);
-  size_t got = 0;
-  while (got < out.size()) {
-    const ssize_t n = ::pread(fd, out.data() + got, out.size() - got, off_t(offset + got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return false;
-    if (n == 0) break;
-    got += size_t(n);
-  }
-  return true;
+  return pread_until_end(fd, out, offset) >= 0;
 }
 
 }  // namespace

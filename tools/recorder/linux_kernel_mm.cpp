@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "tools/recorder/host_file_reads.h"
 #include "tools/recorder/linux_abi_constants.h"
 #include "tools/recorder/linux_kernel.h"
 
@@ -90,15 +91,9 @@ int64_t LinuxKernel::sys_mmap(const uint64_t a[6]) {
     mapped_read_begins(*file);  // the program's stores through another shared mapping of it
     uint64_t in_file = uint64_t(st.st_size) > a[5] ? uint64_t(st.st_size) - a[5] : 0;
     contents.resize(std::min(len, in_file));
-    size_t got = 0;
-    while (got < contents.size()) {
-      ssize_t n = ::pread(file->host, contents.data() + got, contents.size() - got, off_t(a[5] + got));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return -errno;
-      if (n == 0) break;
-      got += size_t(n);
-    }
-    contents.resize(got);
+    const int64_t got = pread_until_end(file->host, contents, a[5]);
+    if (got < 0) return got;
+    contents.resize(size_t(got));
   }
   // A shared file mapping this one replaces is written back first (Linux
   // unmaps it).
