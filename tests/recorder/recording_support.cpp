@@ -62,6 +62,34 @@ RecordSummary check_records_like_native(RecordOptions o, const std::string& nati
   return *sum;
 }
 
+void check_mode_like_native(const char* program, const char* mode, std::initializer_list<const char*> variants,
+                            const std::string& arg, std::vector<int> inherit_fds) {
+  const std::string glibc_prog = program_path("x86_64-dyn", program);
+  if (glibc_prog.empty()) return;
+  auto argv = [&](const std::string& prog) {
+    std::vector<std::string> v{prog, mode};
+    if (!arg.empty()) v.push_back(arg);
+    return v;
+  };
+  const NativeRun glibc_native = run_native(argv(glibc_prog));
+  REQUIRE(glibc_native.status == 0);
+  int ran = 0;
+  for (const char* variant : variants) {
+    const std::string prog = program_path(variant, program);
+    if (prog.empty()) continue;
+    INFO(program << " " << variant << " " << mode);
+    const std::string native = variant[0] == 'a' ? glibc_native.out : run_native(argv(prog)).out;
+    const std::string out = temp_trace(std::string(program) + "-" + variant + "-" + mode);
+    RecordOptions o = capture_options(argv(prog), out);
+    o.env = {"LC_ALL=C"};
+    o.inherit_fds = inherit_fds;
+    check_records_like_native(o, native);
+    std::filesystem::remove(out);
+    ++ran;
+  }
+  CHECK(ran > 0);
+}
+
 HostStdoutRun record_with_host_stdout(RecordOptions o, bool capture_recorded) {
   o.capture_output = capture_recorded;
   const std::string path = temp_trace("host-stdout");

@@ -5,6 +5,7 @@
 // whole of the recorder tests' support; include this header for all three.
 #pragma once
 #include <filesystem>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,15 @@ void check_records_identically(RecordOptions o, const std::string& first, const 
 // (check_clean), exited 0 without a deadlock and wrote `native` to stdout.
 // Returns the summary for the case's own checks (REQUIREs the recording).
 RecordSummary check_records_like_native(RecordOptions o, const std::string& native);
+
+// One mode of a test program (programs/PROGRAM.c, built per variant):
+// each variant's recording (capture_options of `PROGRAM MODE [ARG]`,
+// LC_ALL=C, `inherit_fds` passed on) prints what its native run prints;
+// AArch64 variants are compared with x86-64-dyn's native run (glibc
+// prints the same). Checks that at least one variant exists, and nothing
+// when x86-64-dyn's program was not built.
+void check_mode_like_native(const char* program, const char* mode, std::initializer_list<const char*> variants,
+                            const std::string& arg = "", std::vector<int> inherit_fds = {});
 
 // Records with `o` (capture_output off, unless `capture_recorded`) while
 // the test's own stdout goes to a file: what a program's children print

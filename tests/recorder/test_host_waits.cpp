@@ -30,42 +30,13 @@ namespace {
 
 const char* const kVariants[] = {"x86_64", "x86_64-glibc", "x86_64-dyn", "x86_64-nopie", "aarch64", "aarch64-dyn"};
 
-void records_like_native(const char* mode, std::initializer_list<const char*> variants, const std::string& arg = "",
-                         std::vector<int> inherit_fds = {}) {
-  const std::string glibc_prog = test::program_path("x86_64-dyn", "host_waits");
-  if (glibc_prog.empty()) return;
-  auto argv = [&](const std::string& prog) {
-    std::vector<std::string> v{prog, mode};
-    if (!arg.empty()) v.push_back(arg);
-    return v;
-  };
-  const test::NativeRun glibc_native = test::run_native(argv(glibc_prog));
-  REQUIRE(glibc_native.status == 0);
-  int ran = 0;
-  for (const char* variant : variants) {
-    const std::string prog = test::program_path(variant, "host_waits");
-    if (prog.empty()) continue;
-    INFO(variant << " " << mode);
-    // AArch64 glibc prints what x86-64 glibc prints.
-    const std::string native = variant[0] == 'a' ? glibc_native.out : test::run_native(argv(prog)).out;
-    const std::string out = test::temp_trace(std::string("host-waits-") + variant + "-" + mode);
-    RecordOptions o = test::capture_options(argv(prog), out);
-    o.env = {"LC_ALL=C"};
-    o.inherit_fds = inherit_fds;
-    test::check_records_like_native(o, native);
-    fs::remove(out);
-    ++ran;
-  }
-  CHECK(ran > 0);
-}
-
 }  // namespace
 
 TEST_CASE("host waits: an alarm interrupts a wait4 for an unrecorded child, as natively") {
   const std::string prog = test::program_path("x86_64-dyn", "host_waits");
   if (prog.empty()) return;
   CHECK(test::run_native({prog, "wait4"}).out == "wait4: -1 EINTR, alarms 1\nchild killed by signal 9\n");
-  records_like_native("wait4", {"x86_64", "x86_64-dyn", "aarch64"});
+  test::check_mode_like_native("host_waits", "wait4", {"x86_64", "x86_64-dyn", "aarch64"});
 }
 
 TEST_CASE("host waits: with SA_RESTART the wait4 goes on after the alarm's handler") {
@@ -73,14 +44,14 @@ TEST_CASE("host waits: with SA_RESTART the wait4 goes on after the alarm's handl
   if (prog.empty()) return;
   CHECK(test::run_native({prog, "restart"}).out ==
         "wait4 restarted: returned the child 1, alarms 1\nchild killed by signal 15\n");
-  records_like_native("restart", {"x86_64", "x86_64-dyn"});
+  test::check_mode_like_native("host_waits", "restart", {"x86_64", "x86_64-dyn"});
 }
 
 TEST_CASE("host waits: an alarm interrupts a read of a pipe an unrecorded child writes late") {
   const std::string prog = test::program_path("x86_64-dyn", "host_waits");
   if (prog.empty()) return;
   CHECK(test::run_native({prog, "pipe"}).out == "read: -1 EINTR, alarms 1\nchild killed by signal 9\n");
-  records_like_native("pipe", {"x86_64", "x86_64-dyn", "aarch64"});
+  test::check_mode_like_native("host_waits", "pipe", {"x86_64", "x86_64-dyn", "aarch64"});
 }
 
 TEST_CASE("host waits: an alarm interrupts a read of a socket whose peer elsewhere never writes") {
@@ -99,7 +70,7 @@ TEST_CASE("host waits: an alarm interrupts a read of a socket whose peer elsewhe
   REQUIRE(::getsockname(l, reinterpret_cast<sockaddr*>(&a), &len) == 0);
   const std::string port = std::to_string(ntohs(a.sin_port));
   CHECK(test::run_native({prog, "socket", port}).out == "read: -1 EINTR, alarms 1\n");
-  records_like_native("socket", {"x86_64", "x86_64-dyn", "aarch64"}, port);
+  test::check_mode_like_native("host_waits", "socket", {"x86_64", "x86_64-dyn", "aarch64"}, port);
   ::close(l);
 }
 
@@ -115,25 +86,25 @@ TEST_CASE("host waits: an alarm interrupts a blocking read of an inherited pipe 
   REQUIRE(fd >= 100);
   const std::string n = std::to_string(fd);
   CHECK(test::run_native({prog, "fdread", n}).out == "read: -1 EINTR, alarms 1\n");
-  records_like_native("fdread", {"x86_64", "x86_64-dyn", "aarch64"}, n, {fd});
+  test::check_mode_like_native("host_waits", "fdread", {"x86_64", "x86_64-dyn", "aarch64"}, n, {fd});
   ::close(fd);
   ::close(p[0]);
   ::close(p[1]);
 }
 
 TEST_CASE("host waits: the clocks move on by a host wait's wall time") {
-  records_like_native("timed", {"x86_64", "x86_64-dyn", "aarch64"});
+  test::check_mode_like_native("host_waits", "timed", {"x86_64", "x86_64-dyn", "aarch64"});
 }
 
 TEST_CASE("clocks: clock_gettime and clock_getres take the ids Linux takes") {
   const std::string prog = test::program_path("x86_64-dyn", "host_waits");
   if (prog.empty()) return;
   CHECK(test::run_native({prog, "clocks"}).out.find("clock_gettime: 0 1 2 3 4 5 6 7") == 0);
-  records_like_native("clocks", {"x86_64", "x86_64-glibc", "x86_64-dyn", "x86_64-nopie", "aarch64", "aarch64-dyn"});
+  test::check_mode_like_native("host_waits", "clocks", {"x86_64", "x86_64-glibc", "x86_64-dyn", "x86_64-nopie", "aarch64", "aarch64-dyn"});
 }
 
 TEST_CASE("itimer: a periodic ITIMER_REAL expires 5 times in 5 periods of the clock") {
-  records_like_native("itimer", {"x86_64", "x86_64-glibc", "x86_64-dyn", "x86_64-nopie", "aarch64", "aarch64-dyn"});
+  test::check_mode_like_native("host_waits", "itimer", {"x86_64", "x86_64-glibc", "x86_64-dyn", "x86_64-nopie", "aarch64", "aarch64-dyn"});
 }
 
 TEST_CASE("host waits: Debian's `timeout 1 sleep 5` kills sleep after 1 s and exits 124, as natively") {

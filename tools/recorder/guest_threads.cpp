@@ -46,6 +46,7 @@ GuestThread& GuestThreads::park(GuestThread::State state, bool timed) {
   t.wait_order = next_wait_order_++;
   t.wake_result.reset();
   t.requeue_pi_target = 0;
+  t.wait_end.reset();
   return t;
 }
 
@@ -205,7 +206,9 @@ std::optional<uint64_t> GuestThreads::first_timeout() const {
   for (const GuestThread& t : threads_) {
     if (!t.timed || t.state == GuestThread::State::Runnable || t.state == GuestThread::State::Exited) continue;
     uint64_t end = 0;
-    if (t.state == GuestThread::State::PollWait && t.waiting_since && t.poll_timeout != ~uint64_t(0))
+    if (t.wait_end)
+      end = *t.wait_end;
+    else if (t.state == GuestThread::State::PollWait && t.waiting_since && t.poll_timeout != ~uint64_t(0))
       end = *t.waiting_since + t.poll_timeout;
     if (!first || end < *first) first = end;
   }

@@ -39,7 +39,11 @@ struct GuestThread {
   State state = State::Runnable;
   uint64_t futex_addr = 0;   // FutexWait, PiWait: the word waited on
   uint32_t futex_bitset = 0; // ... and the FUTEX_WAIT_BITSET mask (all ones for FUTEX_WAIT)
-  bool timed = false;        // ... with a timeout (it expires only when nothing else can run)
+  bool timed = false;        // FutexWait, PiWait, PollWait: with a timeout
+  // ... which ends when the virtual clock reaches this (ns), a due time
+  // like a sleep's end (guest_sleeps.cpp); nullopt: not kept, the wait
+  // times out when nothing else can run (pick_next).
+  std::optional<uint64_t> wait_end;
   uint64_t wait_order = 0;   // FIFO position among waiters
   // IoWait: a read from an empty pipe or a write to a full one (one
   // entry); PollWait: the pipes of the poll set (none if it has none).
@@ -93,14 +97,15 @@ class GuestThreads {
   bool any_io_waiter() const;
   // A parked thread watches a descriptor another process may make ready.
   bool any_outside_waiter() const;
-  // Sleeps (guest_sleeps.cpp). sleep() parks the current thread until the
-  // virtual clock reads `until`; first_sleep_end() is the earliest such
-  // end (nullopt: nobody sleeps), a due time like a timer's;
-  // wake_sleepers() makes those whose end is <= `now` runnable with result
-  // 0 and says if there was one.
+  // Sleeps and timed waits (guest_sleeps.cpp). sleep() parks the current
+  // thread until the virtual clock reads `until`; first_wake_time() is the
+  // earliest sleep end or timed wait's wait_end (nullopt: none), a due
+  // time like a timer's; wake_due() makes the sleepers whose end is <=
+  // `now` runnable with result 0, the timed waiters with -ETIMEDOUT, and
+  // says if there was one.
   void sleep(uint64_t until);
-  std::optional<uint64_t> first_sleep_end() const;
-  bool wake_sleepers(uint64_t now);
+  std::optional<uint64_t> first_wake_time() const;
+  bool wake_due(uint64_t now);
   // A thread in pause, sigsuspend or sigwait without a timeout: a wait
   // that only a signal ends.
   bool any_signal_waiter() const;
@@ -156,11 +161,11 @@ class GuestThreads {
   std::optional<uint32_t> pick_runnable() const;
   // Whether a thread other than the current one could run now.
   bool other_runnable() const;
-  // The step at which the first timed wait would end: a poll, select or
-  // epoll wait's start plus its timeout, 0 for a futex or PI wait (its
-  // timeout is not kept: it ends first, as pick_next() has it); nullopt
-  // when no thread waits with a timeout. A timer due before it fires
-  // first (RecordingSession::switch_threads).
+  // The virtual clock's ns at which the first timed wait would end: its
+  // wait_end, or a poll, select or epoll wait's start plus its timeout, 0
+  // for a wait whose end is not kept (it ends first, as pick_next() has
+  // it); nullopt when no thread waits with a timeout. A timer due before
+  // it fires first (RecordingSession::switch_threads).
   std::optional<uint64_t> first_timeout() const;
   void make_current(uint32_t number) { current_ = number - 1; }
   // "thread 1 (tid 4242): futex wait on 0x...; thread 2 (tid 4243): read

@@ -212,6 +212,12 @@ class LinuxKernel {
   void mapped_write_ends(MappedFileWrite& w, int64_t written);
   void mapped_read_begins(const GuestFd& f);
   bool futex_blocks(const uint64_t a[6]);
+  // A futex call's timeout as the virtual clock's ns its wait ends at
+  // (nullopt: none, or a call without one); -errno for a bad timespec.
+  int64_t futex_timeout_end(const uint64_t a[6], std::optional<uint64_t>& end);
+  // The current thread, just parked in a timed wait, times out when the
+  // virtual clock reaches `end` (GuestThread::wait_end); nullopt: no end.
+  void end_wait_at(std::optional<uint64_t> end);
   bool io_blocks(bool write, int fd, uint64_t buf, uint64_t count, bool vectored);
   // linux_kernel_outside_fds.cpp: descriptors another process makes
   // ready (the host's stdin, a terminal, a FIFO, an inherited pipe or

@@ -16,6 +16,7 @@
 #include <poll.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -203,7 +204,9 @@ bool LinuxKernel::epoll_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
       [&](const GuestEpoll::Key& key) { return epoll_probe_item(*req.set, key, &watches); }, req.max, false);
   if (!ready.empty()) return false;
   threads_.wait_poll(req.call, std::move(watches), req.timeout_ns.has_value(), steps);
-  threads_.current().poll_timeout = req.timeout_ns.value_or(~uint64_t(0));
+  t.poll_timeout = req.timeout_ns.value_or(~uint64_t(0));
+  // From the first wait's start (a wait woken to look again keeps it).
+  if (req.timeout_ns) end_wait_at(*t.waiting_since + std::min(*req.timeout_ns, ~*t.waiting_since));
   return true;
 }
 

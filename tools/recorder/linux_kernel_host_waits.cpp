@@ -38,6 +38,7 @@ void LinuxKernel::note_host_wait(uint64_t since) {
 }
 
 int LinuxKernel::host_poll(std::vector<pollfd>& p, std::optional<uint64_t> own_ns, bool& timer_fired) {
+  update_timer_due();  // not the end of a wait that ended otherwise (guest_sleeps.cpp)
   const uint64_t start = now_;
   const HostWaitBound b = host_wait_bound(start, timer_due_, own_ns);
   const timespec ts = to_timespec(b.ns.value_or(0));

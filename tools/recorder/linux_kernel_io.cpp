@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -44,20 +45,29 @@ ssize_t pipe_transfer(bool write, int host, void* data, size_t len) {
   return n;
 }
 
+// FUTEX_WAIT or FUTEX_WAIT_BITSET (whatever the private and clock flags).
+bool is_plain_futex_wait(uint64_t op) {
+  const uint64_t cmd = op & 127;
+  return cmd == 0 || cmd == 9;
+}
+
 }  // namespace
 
 bool LinuxKernel::blocks(uint64_t number, const uint64_t a[6], uint64_t steps) {
   effects_.clear();
   steps += clock_ahead_;  // the virtual clock: a wait's start and timeout are on it
+  now_ = std::max(now_, steps);
   const Sys sys = arch_.syscalls().lookup(number).sys;
   // A fork's child has one thread and is not recorded: its pipe, socket
-  // and futex calls block on the host or answer at once as before; only a
-  // wait for a signal or for time parks (RecordingSession::wait_in_child).
-  // (AArch64's pause() is a ppoll of no descriptor.)
+  // and untimed futex calls block on the host or answer at once as
+  // before; only a wait for a signal or for time parks
+  // (RecordingSession::wait_in_child). (AArch64's pause() is a ppoll of
+  // no descriptor.)
   const bool no_fds = ((sys == Sys::Poll || sys == Sys::Ppoll) && a[1] == 0) ||
                       ((sys == Sys::Select || sys == Sys::Pselect6) && a[0] == 0);
+  const bool timed_futex_wait = sys == Sys::Futex && a[3] != 0 && is_plain_futex_wait(a[1]);
   if (unrecorded_child_ && sys != Sys::RtSigsuspend && sys != Sys::Pause && sys != Sys::RtSigtimedwait &&
-      sys != Sys::Nanosleep && sys != Sys::ClockNanosleep && !no_fds)
+      sys != Sys::Nanosleep && sys != Sys::ClockNanosleep && !no_fds && !timed_futex_wait)
     return false;
   // Woken by a signal: the call answers EINTR (linux_kernel_signals.cpp).
   if (signals_.interrupted(threads_.current().number) && sys != Sys::RtSigtimedwait) return false;

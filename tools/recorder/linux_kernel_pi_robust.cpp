@@ -33,10 +33,13 @@ bool LinuxKernel::pi_lock_blocks(const uint64_t a[6]) {
   std::memcpy(&word, b, 4);
   const uint64_t owner = word & kFutexTidMask;
   if (owner == 0 || owner == t.tid || !threads_.by_tid(owner)) return false;  // taken, EDEADLK or ESRCH
+  std::optional<uint64_t> end;
+  if (futex_timeout_end(a, end) != 0) return false;  // call() reports the bad timeout
   // The first waiter sets FUTEX_WAITERS before it sleeps, so the owner's
   // unlock comes to the kernel; this write is the one effect of parking.
   if (!(word & kFutexWaiters) && !put_u32s(a[0], {word | kFutexWaiters})) return false;  // EFAULT
-  threads_.wait_pi(a[0], owner, a[3] != 0);
+  threads_.wait_pi(a[0], owner, end.has_value());
+  end_wait_at(end);
   return true;
 }
 

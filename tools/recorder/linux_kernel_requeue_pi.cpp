@@ -24,8 +24,11 @@ bool LinuxKernel::wait_requeue_pi_blocks(const uint64_t a[6]) {
   uint32_t word;
   std::memcpy(&word, b, 4);
   if (word != uint32_t(a[2])) return false;  // call() says EAGAIN
-  threads_.wait(a[0], ~0u, a[3] != 0);
+  std::optional<uint64_t> end;
+  if (futex_timeout_end(a, end) != 0) return false;  // call() reports the bad timeout
+  threads_.wait(a[0], ~0u, end.has_value());
   threads_.current().requeue_pi_target = a[4];
+  end_wait_at(end);  // kept when FUTEX_CMP_REQUEUE_PI moves it to the lock
   return true;
 }
 
@@ -36,6 +39,8 @@ int64_t LinuxKernel::sys_wait_requeue_pi(const uint64_t a[6]) {
     t.wake_result.reset();
     return r;
   }
+  std::optional<uint64_t> end;
+  if (const int64_t e = futex_timeout_end(a, end)) return e;
   if (a[0] == a[4] || (a[0] & 3) || (a[4] & 3)) return -EINVAL;
   uint8_t b[4];
   if (!copy_from_user(a[0], b)) return -EFAULT;

@@ -204,13 +204,18 @@ bool LinuxKernel::sigtimedwait_blocks(const uint64_t a[6]) {
   if (a[3] != 8 || !copy_from_user(a[0], b)) return false;
   std::memcpy(&set, b, 8);
   if (signals_.pending(t.number) & set) return false;
+  std::optional<uint64_t> end;
   if (a[2]) {
     uint64_t ts[2] = {};
     if (!copy_from_user(a[2], {reinterpret_cast<uint8_t*>(ts), 16})) return false;
     if (ts[0] == 0 && ts[1] == 0) return false;  // a poll: EAGAIN now
+    uint64_t until = 0;
+    if (sleep_end(kClockMonotonic, 0, a[2], now_, until) != 0) return false;
+    end = until;
   }
   signals_.set_wait_set(t.number, set);
-  threads_.wait(0, 0, a[2] != 0);
+  threads_.wait(0, 0, end.has_value());
+  end_wait_at(end);
   return true;
 }
 

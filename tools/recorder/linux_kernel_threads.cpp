@@ -29,6 +29,7 @@ enum FutexCmd : uint32_t {
   kFutexWaitRequeuePi = 11, kFutexCmpRequeuePi = 12, kFutexLockPi2 = 13,
 };
 constexpr uint32_t kFutexCmdMask = 127;  // without FUTEX_PRIVATE_FLAG (128) and FUTEX_CLOCK_REALTIME (256)
+constexpr uint32_t kFutexClockRealtime = 256;
 
 bool is_wait(uint32_t cmd) { return cmd == kFutexWait || cmd == kFutexWaitBitset; }
 
@@ -42,18 +43,45 @@ bool LinuxKernel::has_requeue_pi_waiter(uint64_t addr) {
   return false;
 }
 
+int64_t LinuxKernel::futex_timeout_end(const uint64_t a[6], std::optional<uint64_t>& end) {
+  end.reset();
+  const uint32_t op = uint32_t(a[1]), cmd = op & kFutexCmdMask;
+  const bool has_timeout = cmd == kFutexWait || cmd == kFutexWaitBitset || cmd == kFutexLockPi ||
+                           cmd == kFutexLockPi2 || cmd == kFutexWaitRequeuePi;
+  if (!has_timeout || a[3] == 0) return 0;
+  // Linux (futex_init_timeout): FUTEX_WAIT's is relative; the others' are
+  // absolute on CLOCK_MONOTONIC, or CLOCK_REALTIME with
+  // FUTEX_CLOCK_REALTIME and always for FUTEX_LOCK_PI.
+  const bool realtime = cmd == kFutexLockPi || (op & kFutexClockRealtime);
+  uint64_t until = 0;
+  if (const int64_t e = sleep_end(realtime ? kClockRealtime : kClockMonotonic, cmd == kFutexWait ? 0 : kTimerAbstime,
+                                  a[3], now_, until))
+    return e;
+  end = until;
+  return 0;
+}
+
+void LinuxKernel::end_wait_at(std::optional<uint64_t> end) {
+  if (!end) return;
+  threads_.current().wait_end = end;  // an end already past times out at the next look
+  update_timer_due();
+}
+
 bool LinuxKernel::futex_blocks(const uint64_t a[6]) {
   const uint32_t cmd = uint32_t(a[1]) & kFutexCmdMask;
   if (cmd == kFutexLockPi || cmd == kFutexLockPi2) return pi_lock_blocks(a);
   if (cmd == kFutexWaitRequeuePi) return wait_requeue_pi_blocks(a);
   if (!is_wait(cmd) || threads_.current().wake_result) return false;
+  std::optional<uint64_t> end;
+  if (futex_timeout_end(a, end) != 0) return false;  // call() reports the bad timeout
   const uint32_t bitset = cmd == kFutexWaitBitset ? uint32_t(a[5]) : ~0u;
   uint8_t word[4];
   if (bitset == 0 || (a[0] & 3) || !copy_from_user(a[0], word)) return false;  // call() reports the error
   uint32_t value;
   std::memcpy(&value, word, 4);
   if (value != uint32_t(a[2])) return false;  // call() says EAGAIN
-  threads_.wait(a[0], bitset, a[3] != 0);
+  threads_.wait(a[0], bitset, end.has_value());
+  end_wait_at(end);
   return true;
 }
 
@@ -77,6 +105,8 @@ int64_t LinuxKernel::sys_futex(const uint64_t a[6]) {
         t.wake_result.reset();
         return r;
       }
+      std::optional<uint64_t> end;
+      if (const int64_t e = futex_timeout_end(a, end)) return e;  // Linux checks it first
       if (cmd == kFutexWaitBitset && uint32_t(a[5]) == 0) return -EINVAL;
       if (addr & 3) return -EINVAL;
       if (!read_word(addr, word)) return -EFAULT;

@@ -92,8 +92,8 @@ void LinuxKernel::update_timer_due() {
   std::erase_if(timerfds_, [](const std::weak_ptr<GuestTimerfd>& w) { return w.expired(); });
   for (const auto& w : timerfds_)
     if (auto t = w.lock()) timer_due_ = std::min(timer_due_, t->due());
-  // A parked sleep's end is due like a timer (linux_kernel_sleeps.cpp).
-  if (const auto end = threads_.first_sleep_end()) timer_due_ = std::min(timer_due_, *end);
+  // A parked sleep's or timed wait's end is due like a timer (guest_sleeps.cpp).
+  if (const auto end = threads_.first_wake_time()) timer_due_ = std::min(timer_due_, *end);
   sync_timer_due_step();
 }
 
@@ -118,6 +118,10 @@ bool LinuxKernel::fire_timers(uint64_t steps, bool skip_ahead, uint64_t until) {
   steps += clock_ahead_;  // the virtual clock
   now_ = std::max(now_, steps);
   if (!skip_ahead) return (timer_due_ != ~uint64_t(0) || cpu_timer_due_ != ~uint64_t(0)) && fire_due(steps);
+  // A wait that ended otherwise (a futex wake, a ready pipe, a signal)
+  // leaves its end in timer_due_ until the next update: the clock must not
+  // jump to it.
+  update_timer_due();
   if (timer_due_ == ~uint64_t(0)) return false;
   // Every thread waits: the timers fire in expiry order until one wakes a
   // thread (a timerfd nobody reads, a signal every thread blocks do not).
@@ -146,7 +150,7 @@ bool LinuxKernel::fire_due(uint64_t steps) {
   }
   fired |= fire_posix_timers(steps);
   const bool ticked = fire_timerfds(steps);
-  const bool slept = threads_.wake_sleepers(steps);  // parked sleeps that reached their end
+  const bool slept = threads_.wake_due(steps);  // parked sleeps and timed waits that reached their end
   update_timer_due();
   if (fired) interrupt_parked();
   if (ticked) wake_io_waiters();

@@ -107,16 +107,18 @@ std::optional<uint64_t> RecordingSession::switch_threads() {
   const bool gone = threads.current().state == GuestThread::State::Exited;
   // No thread can run and a timer expires before the first timed wait
   // would end: the timer goes first (virtual time), as it would natively.
+  // The wait's own end is not jumped to here: a host wait below may
+  // still end it first.
   if (threads.current().state != GuestThread::State::Runnable && !threads.other_runnable())
-    if (const auto first = threads.first_timeout())
-      kernel_.fire_timers(clock_steps(), true, *first);
+    if (const auto first = threads.first_timeout(); first && *first > 0)
+      kernel_.fire_timers(clock_steps(), true, *first - 1);
   kernel_.poll_outside_io(clock_steps());  // sockets a peer elsewhere made ready (linux_kernel_socket_waits.cpp)
   // Another process (a fork's child) may still make a waited-for pipe,
   // pidfd or outside descriptor ready: wait for it on the host, until the
   // next timer is due or the first timed poll would end, rather than time
   // that poll out at once (until 2026-11-29 a poll with a timeout on a
   // child's pipe returned 0 at once) or call it a deadlock. A timed futex
-  // wait still ends first (virtual time: first_timeout() is 0 for it).
+  // wait's end bounds the host wait as a timer does (guest_sleeps.cpp).
   auto next = threads.pick_runnable();
   while (!next) {
     std::optional<uint64_t> within;
@@ -124,9 +126,10 @@ std::optional<uint64_t> RecordingSession::switch_threads() {
     if (!kernel_.wait_for_host_io(clock_steps(), within)) break;
     next = threads.pick_runnable();
   }
-  if (!next) next = threads.pick_next();  // a timed wait ends
-  // Only a timer can still end the wait: it expires now (virtual time).
+  // Only a timer or a timed wait's end can still end the wait: the clock
+  // jumps to the earliest (virtual time), which fires.
   if (!next && kernel_.fire_timers(clock_steps(), true)) next = threads.pick_next();
+  if (!next) next = threads.pick_next();  // a timed wait whose end is not kept ends
   // A daemon in pause() or sigwait() for its SIGTERM: the recording waits
   // with it, as the process would natively.
   while (!next && kernel_.wait_for_outside_signal(clock_steps())) next = threads.pick_next();
