@@ -42,6 +42,10 @@ TEST_CASE("timed waits: a fork's unrecorded child waits in real time") {
   test::check_mode_like_native("timed_waits", "child", {"x86_64-dyn"});
 }
 
+TEST_CASE("timed waits: sleeps between polls of a running child take real time, as the child does") {
+  test::check_mode_like_native("timed_waits", "poll-child", {"x86_64", "x86_64-dyn", "aarch64"});
+}
+
 TEST_CASE("GuestThreads: a timed wait with an end is due like a sleep; without one it is not") {
   GuestThreads threads(100);
   threads.add();

@@ -98,7 +98,11 @@ bool LinuxKernel::wait_for_host_io(uint64_t steps, std::optional<uint64_t> withi
   for (const IoWatch& w : threads_.host_watches()) p.push_back(pollfd{w.host_fd, w.events, 0});
   const size_t io = p.size();
   add_sigchld_watches(p);  // a child's exit that sends a handled SIGCHLD (linux_kernel_signals.cpp)
-  if (p.empty()) return false;
+  // Nothing to watch, but children run: time passes for them as it does
+  // for us, so the wait for the next due time (a sleep's end, a timed
+  // wait's, a timer) is in real time too.
+  update_timer_due();
+  if (p.empty() && (children_.empty() || (timer_due_ == kNoTimer && !within))) return false;
   const uint64_t start = now_;
   for (;;) {
     bool timer_fired = false;

@@ -49,8 +49,12 @@ bool LinuxKernel::sleep_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
   GuestThread& t = threads_.current();
   // One thread of the recorded process: the clock jumps to the end (the
   // call answers at once). A fork's child is not recorded: it sleeps on
-  // the host (RecordingSession::wait_in_child), in real time.
-  if (t.wake_result || (threads_.live() < 2 && !unrecorded_child_)) return false;
+  // the host (RecordingSession::wait_in_child), in real time; so does a
+  // process whose children run (LinuxKernel::wait_for_host_io): they go
+  // on in real time meanwhile (Python's subprocess.run(timeout=5) polls
+  // its child between sleeps; until 2026-11-29 those took no time and it
+  // timed out after 5 virtual seconds while `sleep 0.2` still ran).
+  if (t.wake_result || (threads_.live() < 2 && !unrecorded_child_ && children_.empty())) return false;
   const SleepArgs s = sleep_args(sys, a);
   const uint64_t now = std::max(now_, steps);
   uint64_t until = 0;

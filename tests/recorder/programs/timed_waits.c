@@ -169,6 +169,29 @@ static void child_wait(void) {
   report("parent's wait for the child", 0, 0, t0, 300);
 }
 
+// Python's subprocess.run(timeout=5): waitpid(WNOHANG) between short
+// sleeps until the deadline. The child runs in real time, so the parent's
+// sleeps must too (until 2026-11-29 they took no time: the deadline passed
+// while the child still slept).
+static void poll_child(void) {
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    struct timespec ts = {0, 200 * 1000000};
+    nanosleep(&ts, 0);
+    _exit(3);
+  }
+  const long long deadline = now_ms(CLOCK_MONOTONIC) + 5000;
+  int st = 0, reaped = 0;
+  while (!reaped && now_ms(CLOCK_MONOTONIC) < deadline) {
+    reaped = waitpid(pid, &st, WNOHANG) == pid;
+    struct timespec ts = {0, 10 * 1000000};
+    if (!reaped) nanosleep(&ts, 0);
+  }
+  if (!reaped) waitpid(pid, &st, 0);
+  printf("child reaped before the deadline: %d, status %d\n", reaped, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   setvbuf(stdout, 0, _IOLBF, 0);
@@ -177,6 +200,7 @@ int main(int argc, char** argv) {
   else if (!strcmp(mode, "cond")) cond_wait();
   else if (!strcmp(mode, "pi")) pi_wait();
   else if (!strcmp(mode, "child")) child_wait();
+  else if (!strcmp(mode, "poll-child")) poll_child();
   else return 2;
   return 0;
 }
