@@ -8,26 +8,15 @@
 // trace cannot be changed. Names resolve through an EvalScope, so the same evaluator
 // serves every frame and the variables view.
 #pragma once
-#include <cstdint>
-#include <optional>
-#include <string>
+#include <cstddef>
 #include <string_view>
-#include <vector>
 
+#include "dap/model/eval_scope.h"
 #include "dap/model/typed_value.h"
+#include "dap/model/value_access.h"  // load_bytes, member_of, ...: callers of the evaluator use them too
 #include "state/error.h"
 
 namespace ttd::dap {
-
-class EvalScope {
- public:
-  virtual ~EvalScope() = default;
-  virtual std::optional<TypedValue> variable(const std::string& name) = 0;
-  virtual std::optional<TypedValue> reg(const std::string& name) = 0;
-  // Reads target memory; known[i] = 1 when byte i is known.
-  virtual void read(uint64_t addr, uint8_t* dst, uint8_t* known, size_t len) = 0;
-  virtual uint8_t ptr_size() const = 0;
-};
 
 // Limits that keep hostile input from exhausting the stack or the CPU:
 // longer or deeper expressions are refused with an error, not evaluated.
@@ -42,12 +31,5 @@ Result<TypedValue> evaluate_expression(std::string_view text, EvalScope& scope);
 // evaluating it (names need not exist): a breakpoint condition is checked
 // when it is set, before any scope it will be evaluated in exists.
 Status check_expression_syntax(std::string_view text);
-
-// The value's bytes (read from memory when it lives there), at most max.
-void load_bytes(const TypedValue& v, EvalScope& scope, std::vector<uint8_t>& bytes, std::vector<uint8_t>& known,
-                size_t max = 1 << 16);
-Result<TypedValue> member_of(const TypedValue& v, const std::string& name, EvalScope& scope);
-Result<TypedValue> element_of(const TypedValue& v, int64_t index, EvalScope& scope);
-Result<TypedValue> dereference(const TypedValue& v, EvalScope& scope);
 
 }  // namespace ttd::dap
