@@ -111,10 +111,10 @@ void IndexBuilder::steps(const fmt::StepBatch& b) {
       switch (e->kind) {
         case fmt::BatchEffectKind::RegValue:
           if (e->reg < nregs) [[likely]]
-            I.reg_value(tidx, e->reg, e->value, e->size);
+            I.record_reg_value(tidx, e->reg, e->value, e->size);
           break;
-        case fmt::BatchEffectKind::MemRead: I.mem_read(b.pid, e->addr, e->size, {}); break;
-        case fmt::BatchEffectKind::MemWrite: I.mem_write(b.pid, e->addr, {b.bytes_of(*e), e->size}); break;
+        case fmt::BatchEffectKind::MemRead: I.record_mem_read(b.pid, e->addr, e->size, {}); break;
+        case fmt::BatchEffectKind::MemWrite: I.record_mem_write(b.pid, e->addr, {b.bytes_of(*e), e->size}); break;
       }
     }
   }
@@ -127,144 +127,74 @@ void IndexBuilder::step_general(const fmt::StepInfo& s) {
   uint32_t tidx = I.thread_index(s.tid, s.pid);
   if (I.until_chunk == 0) {
     I.close_chunk();
-    I.flush_pcs();
-    I.live_call([&](auto& a) { a.position(tidx, s.pc); });
+    I.position_at_chunk_start(tidx, s.pc);
     if (I.deferred) I.send_job(true);
     I.open_chunk();
     I.until_chunk = I.chunk_steps;
   }
-  --I.until_chunk;
-  ThreadInfo& ti = I.meta.threads[tidx];
-  if (ti.steps == 0) ti.first_eid = I.steps;
-  ti.last_eid = I.steps;
-  ++ti.steps;
-  I.cur_tidx = tidx;
-  I.cur_tid = s.tid;
-  I.cur_pc = s.pc;
-  I.cur_size = s.size;
-  I.cur_pid = I.slots[tidx].pid;
-  if (I.lazy[tidx].stepped) {  // StateApplier::begin_step, deferred
-    I.lazy[tidx] = {s.pc, true, true};
-  } else {
-    I.live_call([&](auto& a) { a.begin_step(tidx, s.pc, s.size); });
-    I.lazy[tidx] = {s.pc, false, true};
-  }
-  I.enc->begin_step(tidx, I.cur_pid, s.pc, s.size, s.kind);
-  I.summary->pc(s.pc);
-  I.summary->thread(tidx);
-  I.in_step = true;
-  ++I.steps;
+  I.start_step(tidx, I.slots[tidx].pid, s);
 }
 
-void IndexBuilder::attr(std::string_view key, const fmt::AttrValue& v) {
-  auto& I = *impl_;
-  if (!I.in_step) return;
-  if (const auto* text = std::get_if<std::string>(&v); text && !is_valid_utf8(*text)) {
-    I.enc->attr(I.attr_id(key), fmt::AttrValue(text_from_trace(*text)));
-    return;
-  }
-  I.enc->attr(I.attr_id(key), v);
-}
+void IndexBuilder::attr(std::string_view key, const fmt::AttrValue& v) { impl_->record_attr(key, v); }
 
 fmt::TraceSink::AttrKey IndexBuilder::attr_key(std::string_view key) { return impl_->attr_id(key); }
 
-void IndexBuilder::attr_u64(AttrKey key, uint64_t v) {
-  auto& I = *impl_;
-  if (I.in_step) I.enc->attr_u64(key, v);
-}
+void IndexBuilder::attr_u64(AttrKey key, uint64_t v) { impl_->record_attr_u64(key, v); }
 
 void IndexBuilder::attr_u64s(const AttrKey* keys, const uint64_t* values, size_t n) {
-  auto& I = *impl_;
-  if (I.in_step) I.enc->attr_u64s(keys, values, n);
+  impl_->record_attr_u64s(keys, values, n);
 }
 
 void IndexBuilder::reg(uint64_t tid, uint16_t reg, std::span<const uint8_t> value) {
   auto& I = *impl_;
   if (reg >= I.arch->regs.size()) return;
-  uint32_t tidx = I.thread_index(tid, I.in_step ? I.cur_pid : 1);
-  if (I.in_step) {
-    I.enc->reg(tidx, reg, value);
-    I.summary->reg(reg);
-  }
-  if (reg == I.arch->pc_index) I.flush_pc(tidx);
-  I.live_call([&](auto& a) { a.reg(tidx, reg, value.data(), uint32_t(value.size())); });
+  I.record_reg(I.thread_index(tid, I.in_step ? I.cur_pid : 1), reg, value);
 }
 
 void IndexBuilder::reg_value(uint64_t tid, uint16_t reg, uint64_t value, uint32_t bytes) {
   auto& I = *impl_;
   if (reg >= I.arch->regs.size()) return;
-  I.reg_value(I.thread_index(tid, I.in_step ? I.cur_pid : 1), reg, value, bytes);
+  I.record_reg_value(I.thread_index(tid, I.in_step ? I.cur_pid : 1), reg, value, bytes);
 }
 
 void IndexBuilder::reg_unknown(uint64_t tid, uint16_t reg) {
   auto& I = *impl_;
   if (reg >= I.arch->regs.size()) return;
-  uint32_t tidx = I.thread_index(tid, I.in_step ? I.cur_pid : 1);
-  if (I.in_step) {
-    I.enc->reg_unknown(tidx, reg);
-    I.summary->reg(reg);
-  }
-  if (reg == I.arch->pc_index) I.flush_pc(tidx);
-  I.live_call([&](auto& a) { a.reg_unknown(tidx, reg); });
+  I.record_reg_unknown(I.thread_index(tid, I.in_step ? I.cur_pid : 1), reg);
 }
 
 void IndexBuilder::mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t> bytes) {
-  impl_->mem_write(pid, addr, bytes);
+  impl_->record_mem_write(pid, addr, bytes);
 }
 
 void IndexBuilder::mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::span<const uint8_t> bytes) {
-  impl_->mem_read(pid, addr, size, bytes);
+  impl_->record_mem_read(pid, addr, size, bytes);
 }
 
 void IndexBuilder::mem_unknown(uint64_t pid, uint64_t addr, uint64_t size) {
-  auto& I = *impl_;
-  if (I.in_step) {
-    I.enc->mem_unknown(pid, addr, size);
-    I.summary->write(addr, size);
-  }
-  I.live_call([&](auto& a) { a.mem_unknown(pid, addr, size); });
+  impl_->record_mem_unknown(pid, addr, size);
 }
 
 void IndexBuilder::mem_map(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot, std::string_view raw_name) {
-  auto& I = *impl_;
-  std::string escaped;
-  std::string_view name = raw_name;
-  if (!is_valid_utf8(raw_name)) name = escaped = text_from_trace(raw_name);
-  if (I.in_step) {
-    I.enc->mem_map(pid, addr, size, prot, name);
-    I.summary->write(addr, size);
-  }
-  I.live_call([&](auto& a) { a.mem_map(pid, addr, size, prot, name); });
+  impl_->record_mem_map(pid, addr, size, prot, raw_name);
 }
 
-void IndexBuilder::mem_unmap(uint64_t pid, uint64_t addr, uint64_t size) {
-  auto& I = *impl_;
-  if (I.in_step) {
-    I.enc->mem_unmap(pid, addr, size);
-    I.summary->write(addr, size);
-  }
-  I.live_call([&](auto& a) { a.mem_unmap(pid, addr, size); });
-}
+void IndexBuilder::mem_unmap(uint64_t pid, uint64_t addr, uint64_t size) { impl_->record_mem_unmap(pid, addr, size); }
 
 void IndexBuilder::mem_protect(uint64_t pid, uint64_t addr, uint64_t size, uint8_t prot) {
-  auto& I = *impl_;
-  if (I.in_step) I.enc->mem_protect(pid, addr, size, prot);
-  I.live_call([&](auto& a) { a.mem_protect(pid, addr, size, prot); });
+  impl_->record_mem_protect(pid, addr, size, prot);
 }
 
 void IndexBuilder::thread_begin(uint64_t tid, uint64_t pid) {
   auto& I = *impl_;
-  uint32_t tidx = I.thread_index(tid, pid);
-  if (I.in_step) I.enc->thread_begin(tidx);
-  I.live_call([&](auto& a) { a.thread_begin(tidx); });
+  I.record_thread_begin(I.thread_index(tid, pid));
 }
 
 void IndexBuilder::thread_end(uint64_t tid) {
   auto& I = *impl_;
   auto it = I.tidx_of.find(tid);
   if (it == I.tidx_of.end()) return;
-  if (I.in_step) I.enc->thread_end(it->second);
-  I.live_call([&](auto& a) { a.thread_end(it->second); });
+  I.record_thread_end(it->second);
 }
 
 void IndexBuilder::end() {

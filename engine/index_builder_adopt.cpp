@@ -26,8 +26,7 @@ void IndexBuilder::adopt_chunk(EncodedChunk&& c) {
   if (I.chunks.empty()) {
     // The trace's first chunk: its keyframe is taken here, with the pc of
     // its first step (and the replay thread may start).
-    I.flush_pcs();
-    I.live_call([&](auto& a) { a.position(c.first_tidx, c.first_pc); });
+    I.position_at_chunk_start(c.first_tidx, c.first_pc);
   } else if (I.deferred) {
     I.send_job(true);  // the chunk before, with its effects up to this chunk's start
   }
@@ -50,7 +49,7 @@ void IndexBuilder::adopt_chunk(EncodedChunk&& c) {
   I.chunk.steps = c.steps;
   I.chunks.push_back(I.chunk);
   I.chunk_open = false;
-  I.steps += c.steps;
+  I.next_eid += c.steps;
   for (size_t t = 0; t < c.threads.size() && t < I.meta.threads.size(); ++t) {
     const EncodedChunk::ThreadSteps& d = c.threads[t];
     if (d.steps == 0) continue;

@@ -21,7 +21,7 @@ Result<std::unique_ptr<IndexFile>> IndexBuilder::finish(std::chrono::steady_cloc
   I.stop_replay();
   // A spill that failed left pages unknown: the index would be wrong.
   if (!I.page_lists.error().empty() && I.write_error.empty()) I.write_error = I.page_lists.error();
-  I.meta.step_count = I.steps;
+  I.meta.step_count = I.next_eid;
   I.meta.unique_pages = I.pages.tickets().size();
   I.flush_summaries();
   I.summary_filters.finish(*I.blobs);

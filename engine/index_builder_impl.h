@@ -15,6 +15,7 @@
 #include "engine/blob_writer.h"
 #include "engine/build_effect_log.h"
 #include "engine/chunk_replay_thread.h"
+#include "engine/chunk_step_recorder.h"
 #include "engine/chunk_summary_builder.h"
 #include "engine/summary_filter_writer.h"
 #include "engine/dedup_store.h"
@@ -25,11 +26,16 @@
 #include "engine/page_version_store.h"
 #include "engine/state_apply.h"
 #include "engine/step_codec.h"
+#include "state/byte_order.h"  // store_le64
 #include "state/host_cpus.h"
 
 namespace ttd {
 
-struct IndexBuilder::Impl {
+// The steps and effects go through ChunkStepRecorder (shared with
+// SegmentEncoder); the rest is the chunks, the blobs and the replay thread.
+struct IndexBuilder::Impl : ChunkStepRecorder<IndexBuilder::Impl> {
+  Impl() : ChunkStepRecorder(std::make_unique<ChunkSummaryBuilder>()) {}
+
   std::string path, tmp_path;
   int tmp_fd = -1;  // the temporary file, locked until the index is adopted or removed
   SourceStamp stamp;
@@ -41,13 +47,11 @@ struct IndexBuilder::Impl {
   bool finished = false;
 
   IndexMeta meta;
-  const ArchDesc* arch = nullptr;
   MachineState live;
   std::vector<ThreadSlot> slots;
   std::unordered_map<uint64_t, uint32_t> tidx_of;
-  // In place rather than behind pointers: both are used on every effect.
+  // In place rather than behind a pointer: used on every effect.
   std::optional<StateApplier> applier;
-  std::optional<StepEncoder> enc;
 
   // Two-thread build (docs/design.md, "Build threads"): from the first
   // chunk's end on, the live state, keyframes, pages, summaries and every
@@ -71,33 +75,32 @@ struct IndexBuilder::Impl {
     else
       f(*applier);
   }
-
-  bool in_step = false;
-  uint64_t steps = 0;
-  uint64_t cur_tid = ~0ull;  // of the open step
-  uint32_t cur_tidx = 0;
-  // Steps of the open step's thread since its ThreadInfo was last brought
-  // up to date (a run of one thread counts them here, not in meta.threads).
-  uint64_t run_steps = 0;
-  void commit_run() {
-    if (run_steps == 0) return;
-    ThreadInfo& ti = meta.threads[cur_tidx];
-    ti.steps += run_steps;
-    ti.last_eid = steps - 1;
-    run_steps = 0;
+  // StateApplier::reg_value and mem_read, made at once or recorded as the
+  // calls that do the same.
+  [[gnu::always_inline]] void live_reg_value(uint32_t tidx, uint16_t reg, uint64_t value, uint32_t bytes) {
+    if (deferred) {
+      uint8_t le[8];
+      store_le64(le, value);
+      effects.reg(tidx, reg, le, bytes);
+    } else {
+      applier->reg_value(tidx, reg, value, bytes);
+    }
   }
-  uint64_t cur_pc = 0;
-  uint32_t cur_size = 0;
-  uint64_t cur_pid = 0;
+  [[gnu::always_inline]] void live_mem_read(uint64_t pid, uint64_t addr, uint32_t size, const uint8_t* value) {
+    if (!deferred)
+      applier->mem_read(pid, addr, size, value);
+    else if (value)
+      effects.mem_write(pid, addr, value, size);  // what the applier does with a read's value
+  }
+  // For ChunkStepRecorder: a thread's step counts are the index's.
+  ThreadInfo& thread_steps(uint32_t tidx) { return meta.threads[tidx]; }
 
   bool chunk_open = false;
-  uint32_t until_chunk = 0;           // steps left before the next chunk starts
   ChunkBlobs chunk;
   uint64_t chunk_first_eid = 0;
-  // Behind a pointer: on two CPUs a closed chunk's collector goes to the
-  // replay thread whole (its sorting is a tenth of the reader thread's
-  // work) and a spent one comes back.
-  std::unique_ptr<ChunkSummaryBuilder> summary = std::make_unique<ChunkSummaryBuilder>();
+  // `summary` (ChunkStepRecorder's) is behind a pointer: on two CPUs a
+  // closed chunk's collector goes to the replay thread whole (its sorting
+  // is a tenth of the reader thread's work) and a spent one comes back.
   std::vector<ChunkBlobs> chunks;
   // Summaries are encoded as chunks close and written a group at a time,
   // so the builder does not hold them all.
@@ -132,24 +135,6 @@ struct IndexBuilder::Impl {
   uint64_t last_tid = ~0ull;
   uint32_t last_tidx = 0;
 
-  // Each step sets its thread's pc twice (its address, then the address
-  // after it); the live state only needs it at keyframes and before an
-  // effect on the pc itself, so the value waits here until then.
-  struct LazyPc {
-    uint64_t pc = 0;
-    bool due = false;      // pc not yet in the live state
-    bool stepped = false;  // a step of the thread has created it in the live state
-  };
-  std::vector<LazyPc> lazy;  // by thread index
-  void flush_pc(uint32_t tidx) {
-    if (!lazy[tidx].due) return;
-    lazy[tidx].due = false;
-    live_call([&](auto& a) { a.position(tidx, lazy[tidx].pc); });
-  }
-  void flush_pcs() {
-    for (uint32_t t = 0; t < lazy.size(); ++t) flush_pc(t);
-  }
-
   // Steps mostly come in runs of one thread: that answer is inline.
   uint32_t thread_index(uint64_t tid, uint64_t pid) {
     if (tid == last_tid) [[likely]]
@@ -178,7 +163,7 @@ struct IndexBuilder::Impl {
       if (chunks.empty()) maybe_start_replay();
     }
     chunk = ChunkBlobs{};
-    chunk_first_eid = steps;
+    chunk_first_eid = next_eid;
     enc->reset();
     chunk_open = true;
   }
@@ -243,7 +228,7 @@ struct IndexBuilder::Impl {
     if (!chunk_open) return;
     enc->end_step();
     ByteBlock stream = enc->out().take(blobs->spare(enc->out().capacity()));
-    chunk.steps = uint32_t(steps - chunk_first_eid);
+    chunk.steps = uint32_t(next_eid - chunk_first_eid);
     if (deferred) {
       job.stream = std::move(stream);
       job.summary = std::move(summary);
@@ -271,73 +256,6 @@ struct IndexBuilder::Impl {
     summaries_in_group = 0;
     summary_filters.end_summary_group(*blobs);
   }
-
-  // The common step (the TraceSink call's and a batch's): the thread of
-  // the step before, inside a chunk. What IndexBuilder::step's general
-  // path does, less what cannot change: the thread's index, process and
-  // chunk thread list, and its lazy pc already counts as stepped
-  // (finish_step's pc is overwritten by this step's at once). False: the
-  // general path must take the step.
-  [[gnu::always_inline]] bool continue_run(uint64_t tid, uint64_t pc, uint32_t size, fmt::StepKind kind) {
-    if (!(in_step && tid == cur_tid && until_chunk != 0)) [[unlikely]]
-      return false;
-    --until_chunk;
-    LazyPc& lz = lazy[cur_tidx];
-    lz.pc = pc;
-    lz.due = true;
-    ++run_steps;
-    cur_pc = pc;
-    cur_size = size;
-    enc->begin_step(cur_tidx, cur_pid, pc, size, kind);
-    summary->pc(pc);
-    ++steps;
-    return true;
-  }
-
-  // The effects' work, shared by the TraceSink calls and a batch's
-  // effects; the thread index is the caller's.
-  [[gnu::always_inline]] void reg_value(uint32_t tidx, uint16_t reg, uint64_t value, uint32_t bytes) {
-    // reg() without the bytes: the encoder and the register file take the
-    // integer as it is.
-    if (in_step) {
-      enc->reg_value(tidx, reg, value, bytes);
-      summary->reg(reg);
-    }
-    if (reg == arch->pc_index) flush_pc(tidx);
-    if (deferred) {
-      uint8_t le[8];
-      store_le64(le, value);
-      effects.reg(tidx, reg, le, bytes);
-    } else {
-      applier->reg_value(tidx, reg, value, bytes);
-    }
-  }
-  [[gnu::always_inline]] void mem_write(uint64_t pid, uint64_t addr, std::span<const uint8_t> bytes) {
-    if (in_step) {
-      enc->mem_write(pid, addr, bytes);
-      summary->write(addr, bytes.size());
-    }
-    live_call([&](auto& a) { a.mem_write(pid, addr, bytes.data(), bytes.size()); });
-  }
-  [[gnu::always_inline]] void mem_read(uint64_t pid, uint64_t addr, uint32_t size, std::span<const uint8_t> bytes) {
-    if (in_step) {
-      enc->mem_read(pid, addr, size, bytes);
-      summary->read(addr, size);
-    }
-    const uint8_t* value = bytes.size() == size && size ? bytes.data() : nullptr;
-    if (!deferred)
-      applier->mem_read(pid, addr, size, value);
-    else if (value)
-      effects.mem_write(pid, addr, value, size);  // what the applier does with a read's value
-  }
-
-  // What StateApplier::end_step does, deferred.
-  void finish_step() {
-    if (!in_step) return;
-    if (cur_size) lazy[cur_tidx] = {cur_pc + cur_size, true, true};
-    in_step = false;
-  }
-
 };
 
 }  // namespace ttd

@@ -11,7 +11,8 @@
 // before it is small: the thread table (fixed here: a thread not known at
 // the segment's start is an error, the build then runs in order), whether
 // each thread has stepped, and the attribute keys used so far. The encoder
-// restarts at every chunk.
+// restarts at every chunk. Steps and effects go through ChunkStepRecorder,
+// as IndexBuilder's do; here every call on the live state is recorded.
 #pragma once
 #include <memory>
 #include <optional>
@@ -21,10 +22,12 @@
 #include "engine/attr_key_table.h"
 #include "engine/build_effect_log.h"
 #include "engine/byte_codec.h"
+#include "engine/chunk_step_recorder.h"
 #include "engine/chunk_summary_builder.h"
 #include "engine/state_apply.h"
 #include "engine/step_codec.h"
 #include "formats/common/trace_segments.h"
+#include "state/byte_order.h"  // store_le64
 
 namespace ttd {
 
@@ -43,7 +46,7 @@ struct EncodedChunk {
   std::vector<ThreadSteps> threads;  // by thread index
 };
 
-class SegmentEncoder final : public fmt::TraceSink {
+class SegmentEncoder final : public fmt::TraceSink, private ChunkStepRecorder<SegmentEncoder> {
  public:
   // `slots`: the index's threads at the segment's start; `stepped`: whether
   // they have stepped before it (so their pcs are live already).
@@ -53,29 +56,14 @@ class SegmentEncoder final : public fmt::TraceSink {
   void begin(const fmt::TraceInfo&) override {}
   void step(const fmt::StepInfo& s) override {
     // The common step, as IndexBuilder::step's.
-    if (in_step_ && s.tid == cur_tid_ && until_chunk_ != 0) [[likely]] {
-      --until_chunk_;
-      Lazy& lz = lazy_[cur_tidx_];
-      lz.pc = s.pc;
-      lz.due = true;
-      ++run_steps_;
-      cur_pc_ = s.pc;
-      cur_size_ = s.size;
-      enc_.begin_step(cur_tidx_, cur_pid_, s.pc, s.size, s.kind);
-      summary_->pc(s.pc);
-      ++eid_;
+    if (continue_run(s.tid, s.pc, s.size, s.kind)) [[likely]]
       return;
-    }
     step_slow(s);
   }
   void attr(std::string_view key, const fmt::AttrValue& v) override;
   AttrKey attr_key(std::string_view key) override { return attr_keys_.id(key); }
-  void attr_u64(AttrKey key, uint64_t v) override {
-    if (in_step_) enc_.attr_u64(key, v);
-  }
-  void attr_u64s(const AttrKey* keys, const uint64_t* values, size_t n) override {
-    if (in_step_) enc_.attr_u64s(keys, values, n);
-  }
+  void attr_u64(AttrKey key, uint64_t v) override { record_attr_u64(key, v); }
+  void attr_u64s(const AttrKey* keys, const uint64_t* values, size_t n) override { record_attr_u64s(keys, values, n); }
   void reg(uint64_t tid, uint16_t reg, std::span<const uint8_t> value) override;
   void reg_value(uint64_t tid, uint16_t reg, uint64_t value, uint32_t bytes) override;
   void reg_unknown(uint64_t tid, uint16_t reg) override;
@@ -98,50 +86,45 @@ class SegmentEncoder final : public fmt::TraceSink {
   const std::vector<std::string>& attr_keys() const { return keys_; }
 
  private:
+  friend struct ChunkStepRecorder<SegmentEncoder>;
   enum class Phase { Lead, Active, Done };
-  struct Lazy {  // IndexBuilder::Impl::LazyPc
-    uint64_t pc = 0;
-    bool due = false, stepped = false;
-  };
+  // For ChunkStepRecorder: every call on the live state goes to the log;
+  // the step counts are the open chunk's.
+  template <class F>
+  [[gnu::always_inline]] void live_call(F&& f) {
+    f(log_);
+  }
+  void live_reg_value(uint32_t tidx, uint16_t reg, uint64_t value, uint32_t bytes) {
+    uint8_t le[8];
+    store_le64(le, value);
+    log_.reg(tidx, reg, le, bytes);
+  }
+  void live_mem_read(uint64_t pid, uint64_t addr, uint32_t size, const uint8_t* value) {
+    if (value) log_.mem_write(pid, addr, value, size);  // what the applier does with a read's value
+  }
+  EncodedChunk::ThreadSteps& thread_steps(uint32_t tidx) { return chunk_.threads[tidx]; }
+  uint32_t attr_id(std::string_view key) { return attr_keys_.id(key); }
+
   void step_slow(const fmt::StepInfo& s);
   // The thread's index, or nullopt (and Done with an error) for a thread
   // the segment does not know.
   std::optional<uint32_t> thread_index(uint64_t tid);
   bool active() const { return phase_ == Phase::Active; }
-  void commit_run();
-  void finish_step();
-  void flush_pc(uint32_t tidx) {
-    if (!lazy_[tidx].due) return;
-    lazy_[tidx].due = false;
-    log_.position(tidx, lazy_[tidx].pc);
-  }
-  void flush_pcs() {
-    for (uint32_t t = 0; t < lazy_.size(); ++t) flush_pc(t);
-  }
   void open_chunk(uint32_t tidx, uint64_t pc);
   void close_chunk();
 
-  const ArchDesc& arch_;
   const uint32_t chunk_steps_;
   const fmt::SegmentStart start_;
   std::vector<ThreadSlot> slots_;
-  std::vector<Lazy> lazy_;
   std::vector<std::string> keys_;
   AttrKeyTable attr_keys_{keys_};
-  StepEncoder enc_;
   BuildEffectLog log_;
-  std::unique_ptr<ChunkSummaryBuilder> summary_;
   std::vector<EncodedChunk> chunks_;
   EncodedChunk chunk_;  // the open chunk's fields other than its blobs
   std::string error_;
 
   Phase phase_ = Phase::Lead;
-  uint64_t eid_;  // of the next step()
-  bool in_step_ = false, chunk_open_ = false;
-  uint32_t until_chunk_ = 0;
-  uint64_t cur_tid_ = ~0ull, cur_pid_ = 0, cur_pc_ = 0;
-  uint32_t cur_tidx_ = 0, cur_size_ = 0;
-  uint64_t run_steps_ = 0;
+  bool chunk_open_ = false;
   uint64_t last_tid_ = ~0ull;
   uint32_t last_tidx_ = 0;
 };
