@@ -46,6 +46,10 @@ TEST_CASE("timed waits: sleeps between polls of a running child take real time, 
   test::check_mode_like_native("timed_waits", "poll-child", {"x86_64", "x86_64-dyn", "aarch64"});
 }
 
+TEST_CASE("timed waits: a fork's unrecorded child's select and epoll_wait wait on the host for its parent's writes") {
+  test::check_mode_like_native("timed_waits", "child-select", {"x86_64", "x86_64-dyn", "aarch64"});
+}
+
 TEST_CASE("GuestThreads: a timed wait with an end is due like a sleep; without one it is not") {
   GuestThreads threads(100);
   threads.add();

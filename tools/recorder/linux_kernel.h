@@ -369,6 +369,13 @@ class LinuxKernel {
   // the read as for a forwarded signal) or a signal came from outside,
   // else 0 and the read goes on.
   int64_t wait_host_readable(int host);
+  // A fork's unrecorded child whose poll/select/epoll_wait found nothing
+  // ready: waits on the host for the watches' descriptors, at most
+  // `timeout` (nullopt: no end), in real time, the timers firing on the
+  // way. `rescan` counts what is ready after the host says something is.
+  // That count, 0 at the timeout, -EINTR for a signal the thread takes.
+  int64_t child_wait_for_fds(const std::vector<IoWatch>& watches, std::optional<uint64_t> timeout,
+                             const std::function<int64_t()>& rescan);
   bool timer_ended_host_call_ = false;
   // A host call that blocked `since` (steady_ns()) moves the clock on.
   void note_host_wait(uint64_t since);

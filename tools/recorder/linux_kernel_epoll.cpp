@@ -212,13 +212,28 @@ bool LinuxKernel::epoll_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
 
 int64_t LinuxKernel::sys_epoll_wait(Sys sys, const uint64_t a[6]) {
   GuestThread& t = threads_.current();
+  const bool timed_out = t.wake_result.has_value();
   t.wake_result.reset();  // a timeout: what is ready now (usually nothing) is the answer
   t.waiting_since.reset();
   EpollRequest req;
   if (int64_t e = epoll_request(sys, a, req); e < 0) return e;
-  const auto ready =
+  auto ready =
       req.set->collect([&](const GuestEpoll::Key& key) { return epoll_probe_item(*req.set, key, nullptr); }, req.max,
                        true);
+  // A fork's unrecorded child (one thread) waits on the host for the
+  // set's descriptors until its timeout, in real time (until 2026-11-29
+  // it answered 0 at once).
+  if (ready.empty() && unrecorded_child_ && !timed_out && req.timeout_ns != uint64_t(0)) {
+    std::vector<IoWatch> watches;
+    req.set->collect([&](const GuestEpoll::Key& key) { return epoll_probe_item(*req.set, key, &watches); }, req.max,
+                     false);
+    const int64_t r = child_wait_for_fds(watches, req.timeout_ns, [&] {
+      ready = req.set->collect([&](const GuestEpoll::Key& key) { return epoll_probe_item(*req.set, key, nullptr); },
+                               req.max, true);
+      return int64_t(ready.size());
+    });
+    if (r < 0) return r;
+  }
   if (ready.empty()) return 0;
   const size_t size = event_size(arch_.id());
   std::vector<uint8_t> raw(ready.size() * size, 0);

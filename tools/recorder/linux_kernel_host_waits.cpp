@@ -64,6 +64,27 @@ int64_t LinuxKernel::wait_host_readable(int host) {
   return timer_fired || (r < 0 && errno == EINTR) ? -EINTR : 0;
 }
 
+int64_t LinuxKernel::child_wait_for_fds(const std::vector<IoWatch>& watches, std::optional<uint64_t> timeout,
+                                        const std::function<int64_t()>& rescan) {
+  std::vector<pollfd> p;
+  for (const IoWatch& w : watches)
+    if (w.host_fd >= 0) p.push_back(pollfd{w.host_fd, w.events, 0});
+  const uint64_t start = now_;
+  const uint32_t me = threads_.current().number;
+  for (;;) {
+    std::optional<uint64_t> left = timeout;
+    if (left) left = *left > now_ - start ? *left - (now_ - start) : 0;
+    bool timer_fired = false;
+    const int r = host_poll(p, left, timer_fired);
+    if (r < 0 && errno == EINTR) raise_host_signals();
+    else if (r < 0) return -errno;
+    if (signals_.deliverable(me) & ~ignored_set()) return -EINTR;  // a handler runs, or the process ends
+    if (r == 0 && !timer_fired) return 0;  // the timeout
+    if (r > 0)
+      if (const int64_t ready = rescan(); ready != 0) return ready;
+  }
+}
+
 bool LinuxKernel::outside_signal_handled() {
   // Only a signal sent from outside can still change anything; one that
   // runs a handler in a thread not blocking it may end the wait (a

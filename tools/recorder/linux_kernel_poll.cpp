@@ -216,6 +216,15 @@ int64_t LinuxKernel::sys_poll(Sys sys, const uint64_t a[6], uint64_t steps) {
     return ret;
   }
   if (ret < 0) return ret;
+  // A fork's unrecorded child (one thread) waits on the host until its
+  // timeout, in real time (until 2026-11-29 it answered 0 at once: bash's
+  // `read -t 1` in a pipeline's subshell gave up before the data came).
+  if (ret == 0 && unrecorded_child_ && !timed_out && req.timeout_ns != uint64_t(0)) {
+    std::vector<IoWatch> watches;
+    if (ret = poll_scan(req, &watches); ret == 0)
+      ret = child_wait_for_fds(watches, req.timeout_ns, [&] { return poll_scan(req, nullptr); });
+    if (ret < 0) return ret;
+  }
   if (!req.select) {
     // The whole array back, only revents changed (one memory write).
     std::vector<uint8_t> raw(req.items.size() * 8);

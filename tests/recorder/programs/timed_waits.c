@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -192,6 +194,47 @@ static void poll_child(void) {
   printf("child reaped before the deadline: %d, status %d\n", reaped, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
 
+// A fork's child waits in select and epoll_wait (timeout 2 s) for what
+// its parent writes after 0.2 s (until 2026-11-29 both answered 0 at once
+// in the child: bash's `read -t` in a pipeline's subshell gave up). The
+// exit status says what it saw.
+static void child_select(void) {
+  int p[2];
+  if (pipe(p) != 0) return;
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    fd_set in;
+    FD_ZERO(&in);
+    FD_SET(p[0], &in);
+    struct timeval tv = {2, 0};
+    const int sel = select(p[0] + 1, &in, 0, 0, &tv);
+    char c;
+    if (sel == 1 && read(p[0], &c, 1) != 1) _exit(9);
+    const int ep = epoll_create1(0);
+    struct epoll_event ev = {EPOLLIN, {0}}, got;
+    epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev);
+    const int n = epoll_wait(ep, &got, 1, 2000);
+    _exit((sel == 1) + 2 * (n == 1));
+  }
+  // 0.2 s of real time in the parent, whatever its own sleeps take: a
+  // second child that sleeps, waited for.
+  for (const char* c = "ab"; *c; ++c) {
+    pid_t delay = fork();
+    if (delay == 0) {
+      struct timespec ts = {0, 200 * 1000000};
+      nanosleep(&ts, 0);
+      _exit(0);
+    }
+    waitpid(delay, 0, 0);
+    if (write(p[1], c, 1) != 1) return;
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  const int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  printf("child's select saw the write: %d, its epoll_wait: %d\n", code >= 0 && (code & 1), code >= 0 && (code & 2) != 0);
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   setvbuf(stdout, 0, _IOLBF, 0);
@@ -201,6 +244,7 @@ int main(int argc, char** argv) {
   else if (!strcmp(mode, "pi")) pi_wait();
   else if (!strcmp(mode, "child")) child_wait();
   else if (!strcmp(mode, "poll-child")) poll_child();
+  else if (!strcmp(mode, "child-select")) child_select();
   else return 2;
   return 0;
 }
