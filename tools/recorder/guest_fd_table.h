@@ -29,7 +29,7 @@ struct GuestFd {
   bool cloexec = false;
   bool pipe = false;   // Host: an end of a pipe the guest made (pipe2), so reads and writes can wait for a thread
   uint64_t pipe_id = 0; // a pipe or socket: which one (both ends and their dups share it), to count its changes
-  // Host: a socket (linux_kernel_sockets.cpp). Its reads, writes, accept
+  // Host: a socket (socket_calls.cpp). Its reads, writes, accept
   // and connect wait as a pipe's do; `socket_outside` says its readiness
   // comes from outside the process (all but socketpair's), so the
   // recorder may wait on the host for it.

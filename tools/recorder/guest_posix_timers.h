@@ -3,7 +3,7 @@
 // process or to one thread, or nothing) and the overrun count Linux keeps
 // (an expiry while the timer's signal is still queued is counted, not
 // queued again; si_overrun and timer_getoverrun report it).
-// Signals are raised by LinuxKernel (linux_kernel_posix_timers.cpp); this
+// Signals are raised by ProcessTimers (process_timers_posix.cpp); this
 // table is the bookkeeping only.
 #pragma once
 #include <cstdint>

@@ -179,7 +179,7 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::Listxattr: r = sys_xattr(XattrCall::List, a[0], 0, a[1], a[2]); break;
     case Sys::Llistxattr: r = sys_xattr(XattrCall::LList, a[0], 0, a[1], a[2]); break;
     case Sys::Flistxattr: r = sys_xattr(XattrCall::FList, a[0], 0, a[1], a[2]); break;
-    // Host sockets (linux_kernel_sockets.cpp).
+    // Host sockets (socket_calls.h).
     case Sys::Socket:
     case Sys::Socketpair:
     case Sys::Bind:
@@ -197,7 +197,7 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::Sendmsg:
     case Sys::Recvmsg:
     case Sys::Sendmmsg:
-    case Sys::Recvmmsg: r = sys_socket_call(e.sys, a, out); break;
+    case Sys::Recvmmsg: r = sockets_.call(e.sys, a, out); break;
     // No protection keys: what Linux 6.1 answers on a CPU without PKU
     // (EINVAL; the man page says ENOSPC). V8 asks, and does without.
     case Sys::PkeyAlloc: r = -EINVAL; break;
@@ -232,17 +232,18 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
       break;
     case Sys::RtSigtimedwait: r = sys_rt_sigtimedwait(a); break;
     case Sys::Pause: r = -EINTR; break;  // blocks() parked it until a signal came
-    case Sys::Alarm: r = sys_alarm(a[0], steps); break;
-    case Sys::Setitimer: r = sys_setitimer(a[0], a[1], a[2], steps); break;
-    case Sys::Getitimer: r = sys_setitimer(a[0], 0, a[1], steps); break;
-    case Sys::TimerCreate: r = sys_timer_create(a[0], a[1], a[2]); break;
-    case Sys::TimerSettime: r = sys_timer_settime(a[0], a[1], a[2], a[3], steps); break;
-    case Sys::TimerGettime: r = sys_timer_gettime(a[0], a[1], steps); break;
-    case Sys::TimerGetoverrun: r = sys_timer_getoverrun(a[0]); break;
-    case Sys::TimerDelete: r = sys_timer_delete(a[0]); break;
-    case Sys::TimerfdCreate: r = sys_timerfd_create(a[0], a[1]); break;
-    case Sys::TimerfdSettime: r = sys_timerfd_settime(fd(0), a[1], a[2], a[3], steps); break;
-    case Sys::TimerfdGettime: r = sys_timerfd_gettime(fd(0), a[1], steps); break;
+    // Interval timers, POSIX timers, timerfds (process_timers.h).
+    case Sys::Alarm:
+    case Sys::Setitimer:
+    case Sys::Getitimer:
+    case Sys::TimerCreate:
+    case Sys::TimerSettime:
+    case Sys::TimerGettime:
+    case Sys::TimerGetoverrun:
+    case Sys::TimerDelete:
+    case Sys::TimerfdCreate:
+    case Sys::TimerfdSettime:
+    case Sys::TimerfdGettime: r = timers_.call(e.sys, a, steps); break;
     case Sys::Brk: r = sys_brk(a[0]); break;
     case Sys::Mmap: r = sys_mmap(a); break;
     case Sys::Mremap: r = sys_mremap(a[0], a[1], a[2], a[3], a[4]); break;
@@ -255,8 +256,9 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
       threads_.current().clear_child_tid = a[0];
       r = int64_t(threads_.current().tid);
       break;
-    case Sys::SetRobustList: r = sys_set_robust_list(a[0], a[1]); break;
-    case Sys::GetRobustList: r = sys_get_robust_list(a[0], a[1], a[2]); break;
+    case Sys::SetRobustList:
+    case Sys::GetRobustList:
+    case Sys::Futex: r = futexes_.call(e.sys, a); break;  // futex_calls.h
     case Sys::Poll:
     case Sys::Ppoll:
     case Sys::Select:
@@ -271,7 +273,6 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::EpollPwait2: r = sys_epoll_wait(e.sys, a); break;
     // glibc registers rseq when the kernel has it; ENOSYS makes it do without.
     case Sys::Rseq: r = -ENOSYS; break;
-    case Sys::Futex: r = sys_futex(a); break;
     // x86-64: clone(flags, stack, parent_tid, child_tid, tls); the generic
     // table (AArch64): clone(flags, stack, parent_tid, tls, child_tid).
     case Sys::Clone:

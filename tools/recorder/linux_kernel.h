@@ -23,22 +23,22 @@
 #include <string_view>
 #include <vector>
 
+#include "tools/recorder/futex_calls.h"
 #include "tools/recorder/guest_arch.h"
 #include "tools/recorder/guest_execve.h"
 #include "tools/recorder/guest_fd_table.h"
 #include "tools/recorder/guest_memory.h"
-#include "tools/recorder/guest_posix_timers.h"
 #include "tools/recorder/guest_proc_files.h"
 #include "tools/recorder/guest_proc_status.h"
 #include "tools/recorder/guest_signals.h"
-#include "tools/recorder/guest_sockets.h"
 #include "tools/recorder/guest_threads.h"
-#include "tools/recorder/guest_timerfd.h"
 #include "tools/recorder/mapped_file_ranges.h"
 #include "tools/recorder/process_config.h"
+#include "tools/recorder/process_timers.h"
 #include "tools/recorder/step_timer.h"
 #include "tools/recorder/syscall_outcome.h"
 #include "tools/recorder/shared_file_mappings.h"
+#include "tools/recorder/socket_calls.h"
 #include "tools/recorder/vfork_shared_memory.h"
 
 namespace ttd::rec {
@@ -159,7 +159,7 @@ class LinuxKernel {
   // clock is ahead of the steps by clock_ahead()): the step at which the
   // next one expires (~0: none armed). The steps given to the kernel are
   // the chain's (RecordingSession::clock_steps).
-  uint64_t timer_due() const { return timer_due_step_; }
+  uint64_t timer_due() const { return timers_.due_step(); }
   uint64_t clock_ahead() const { return clock_ahead_; }
   // Raises the signals of the timers due at `steps` and counts timerfd
   // expirations; with `skip_ahead` (every thread waits, and sleeping takes
@@ -176,6 +176,12 @@ class LinuxKernel {
   uint64_t signals_from_outside() const { return from_outside_; }
 
  private:
+  // Syscall families in classes of their own, which reach guest memory,
+  // the descriptors, threads and signals through this kernel.
+  friend class FutexCalls;
+  friend class ProcessTimers;
+  friend class SocketCalls;
+
   // Memory access on behalf of the guest: false = EFAULT.
   bool copy_to_user(uint64_t addr, std::span<const uint8_t> bytes);
   bool copy_from_user(uint64_t addr, std::span<uint8_t> out);
@@ -211,10 +217,6 @@ class LinuxKernel {
   std::optional<MappedFileWrite> mapped_write_begins(const GuestFd& f, std::optional<uint64_t> at, uint64_t len);
   void mapped_write_ends(MappedFileWrite& w, int64_t written);
   void mapped_read_begins(const GuestFd& f);
-  bool futex_blocks(const uint64_t a[6]);
-  // A futex call's timeout as the virtual clock's ns its wait ends at
-  // (nullopt: none, or a call without one); -errno for a bad timespec.
-  int64_t futex_timeout_end(const uint64_t a[6], std::optional<uint64_t>& end);
   // The current thread, just parked in a timed wait, times out when the
   // virtual clock reaches `end` (GuestThread::wait_end); nullopt: no end.
   void end_wait_at(std::optional<uint64_t> end);
@@ -319,14 +321,11 @@ class LinuxKernel {
   bool sigsuspend_blocks(const uint64_t a[6]);
   bool sigtimedwait_blocks(const uint64_t a[6]);
   bool pause_blocks();
-  // linux_kernel_timers.cpp: ITIMER_REAL, _VIRTUAL, _PROF (SIGALRM,
-  // SIGVTALRM, SIGPROF), all on the step clock.
-  int64_t sys_alarm(uint64_t seconds, uint64_t steps);
-  int64_t sys_setitimer(uint64_t which, uint64_t value, uint64_t old, uint64_t steps);
-  // nanosleep / clock_nanosleep (`flags` TIMER_ABSTIME) of a thread
-  // alone (sleep_blocks parks one of several): the clock moves
-  // on by the time asked; a timer due before then whose signal the thread
-  // takes ends the sleep there with EINTR (what is left in `rem`).
+  // linux_kernel_timers.cpp: nanosleep / clock_nanosleep (`flags`
+  // TIMER_ABSTIME) of a thread alone (sleep_blocks parks one of several):
+  // the clock moves on by the time asked; a timer due before then whose
+  // signal the thread takes ends the sleep there with EINTR (what is left
+  // in `rem`).
   int64_t sys_clock_nanosleep(uint64_t clock, uint64_t flags, uint64_t req, uint64_t rem, uint64_t steps);
   // linux_kernel_sleeps.cpp. The virtual clock's ns at which a sleep that
   // starts at `now` ends: 0, or -errno for the guest (bad clock, request).
@@ -341,15 +340,11 @@ class LinuxKernel {
   // A parked sleep a signal ended (call() answers EINTR): the time left
   // goes to `rem` (relative sleeps), as Linux writes it.
   void end_interrupted_sleep(Sys sys, const uint64_t a[6], SyscallOutcome& out);
+  // ProcessTimers::update_due with the clock and the threads' wake times.
   void update_timer_due();
-  void sync_timer_due_step();  // timer_due_step_ from timer_due_, cpu_timer_due_ and clock_ahead_
   // The process's CPU time as the recorder counts it: the steps, without
   // the clock's jumps (CLOCK_PROCESS_CPUTIME_ID reads the same).
   uint64_t cpu_clock() const { return now_ > clock_ahead_ ? now_ - clock_ahead_ : 0; }
-  // A timer is due at the clock's last reading (now_).
-  bool timers_due() const { return now_ >= timer_due_ || cpu_clock() >= cpu_timer_due_; }
-  // A fork's child has none of its parent's interval or POSIX timers.
-  void forget_timers_for_fork();
   // linux_kernel_host_waits.cpp: the virtual clock moves to `now` (never
   // back) after a host wait or to a timer's due time when every thread waits.
   void advance_clock_to(uint64_t now);
@@ -383,27 +378,8 @@ class LinuxKernel {
   // Whether clock id `clock` is one this host's Linux answers (the _ALARM
   // clocks need an RTC): 0 or -EINVAL.
   static int64_t check_clock(uint64_t clock);
-  // linux_kernel_posix_timers.cpp: timer_create ... timer_delete; the
-  // signals of the timers due at `steps` (true if one was raised).
-  int64_t sys_timer_create(uint64_t clock, uint64_t sevp, uint64_t id_out);
-  int64_t sys_timer_settime(uint64_t id, uint64_t flags, uint64_t new_value, uint64_t old_value, uint64_t steps);
-  int64_t sys_timer_gettime(uint64_t id, uint64_t out, uint64_t steps);
-  int64_t sys_timer_getoverrun(uint64_t id);
-  int64_t sys_timer_delete(uint64_t id);
-  bool fire_posix_timers(uint64_t steps);
-  // A queued timer signal that is no longer pending was delivered: its
-  // overrun becomes timer_getoverrun's.
-  void sync_posix_timer(GuestPosixTimer& t);
-  // struct itimerspec in guest memory: 0, -EFAULT or -EINVAL.
-  int64_t read_itimerspec(uint64_t addr, TimerSpecNs& out);
-  bool put_itimerspec(uint64_t addr, uint64_t interval, uint64_t value);
+  // The guest's clocks: CLOCK_REALTIME at step 0 is the recording's epoch.
   StepClock step_clock() const;
-  // linux_kernel_timerfd.cpp: timerfd_create, _settime, _gettime; the
-  // expirations due at `steps` counted (true if one was).
-  int64_t sys_timerfd_create(uint64_t clock, uint64_t flags);
-  int64_t sys_timerfd_settime(int fd, uint64_t flags, uint64_t new_value, uint64_t old_value, uint64_t steps);
-  int64_t sys_timerfd_gettime(int fd, uint64_t out, uint64_t steps);
-  bool fire_timerfds(uint64_t steps);
   // Raises or counts what is due at `steps` (itimers, POSIX timers,
   // timerfds); true if a signal was raised or a timerfd ticked.
   bool fire_due(uint64_t steps);
@@ -457,50 +433,7 @@ class LinuxKernel {
   void note_pipe_change(const GuestFd& f) {
     if (f.pipe_id) ++pipe_changes_[f.pipe_id];
   }
-  // linux_kernel_sockets.cpp, linux_kernel_socket_messages.cpp: sockets
-  // on the host (docs/recording.md, "Sockets").
-  int64_t sys_socket_call(Sys sys, const uint64_t a[6], SyscallOutcome& out);
-  bool socket_blocks(Sys sys, const uint64_t a[6]);
-  int64_t sys_socket(uint64_t domain, uint64_t type, uint64_t protocol, std::optional<uint64_t> pair);
-  int64_t sys_bind_connect(bool connect, int fd, uint64_t addr, uint64_t len);
-  int64_t sys_accept(int fd, uint64_t addr, uint64_t len_ptr, uint64_t flags);
-  int64_t sys_sockopt(bool set, int fd, const uint64_t a[6]);
-  int64_t sys_sock_name(bool peer, int fd, uint64_t addr, uint64_t len_ptr);
-  int64_t sys_sendmsg(int fd, uint64_t msg, uint64_t flags, SyscallOutcome& out);
-  int64_t sys_recvmsg(int fd, uint64_t msg, uint64_t flags);
-  int64_t sys_send_recv(bool send, const uint64_t a[6], SyscallOutcome& out);  // sendto, recvfrom
-  int64_t sys_mmsg(bool send, const uint64_t a[6], SyscallOutcome& out);
-  // A descriptor received in SCM_RIGHTS, owned from now: its guest fd.
-  int install_received_fd(int host, bool cloexec);
-  bool socket_waits(const GuestFd& f, uint64_t flags) const;
-  // The guest's send/receive flags for the host call on `f`: with
-  // MSG_DONTWAIT on a recorded process's socket, whose thread was parked
-  // instead if the call would block (park_on_socket).
-  int host_msg_flags(const GuestFd& f, uint64_t flags) const;
-  // A send's host result as the guest's: EPIPE also sends SIGPIPE unless
-  // MSG_NOSIGNAL (the host call never does), bytes sent are a change the
-  // peer's waiters see.
-  int64_t send_result(const GuestFd& f, ssize_t n, uint64_t flags, SyscallOutcome& out);
-  // The thread waits until `f` is ready for `events` (true), unless it is
-  // already or the guest asked not to wait.
-  bool park_on_socket(int fd, const GuestFd& f, short events, uint64_t flags);
-  GuestConnects connects_;
   // linux_kernel_threads.cpp.
-  int64_t sys_futex(const uint64_t a[6]);
-  bool pi_lock_blocks(const uint64_t a[6]);
-  int64_t sys_futex_pi(uint32_t cmd, uint64_t addr);
-  // linux_kernel_requeue_pi.cpp: FUTEX_WAIT_REQUEUE_PI, FUTEX_CMP_REQUEUE_PI.
-  bool wait_requeue_pi_blocks(const uint64_t a[6]);
-  bool has_requeue_pi_waiter(uint64_t addr);
-  int64_t sys_wait_requeue_pi(const uint64_t a[6]);
-  int64_t sys_cmp_requeue_pi(const uint64_t a[6]);
-  int64_t sys_set_robust_list(uint64_t head, uint64_t len);
-  int64_t sys_get_robust_list(uint64_t tid, uint64_t head_ptr, uint64_t len_ptr);
-  // A dying thread's robust futexes get FUTEX_OWNER_DIED and a wake, the
-  // PI locks it holds with waiters go to their next owner (effects).
-  void release_robust_list(GuestThread& t);
-  bool robust_futex_death(uint64_t addr, uint64_t tid, bool pi, bool pending);
-  void hand_over_pi_locks(uint64_t dead_tid);
   int64_t sys_clone(uint64_t flags, uint64_t stack, uint64_t parent_tid, uint64_t child_tid, uint64_t tls,
                     SyscallOutcome& out);
   int64_t sys_clone3(uint64_t args, uint64_t size, SyscallOutcome& out);
@@ -572,18 +505,11 @@ class LinuxKernel {
   uint64_t last_number_ = 0, last_args_[6] = {};
   FaultTrap fault_trap_;          // for the frame of the fault being delivered
   bool frame_failed_ = false;
-  // ITIMER_REAL, _VIRTUAL, _PROF: periodic ones move on by whole
-  // intervals, as Linux's hrtimer_forward. ITIMER_REAL counts the virtual
-  // clock; _VIRTUAL and _PROF the process's CPU time, which is the steps
-  // (cpu_clock(): no jumps, no host waits).
-  StepTimer timers_[3];
-  uint64_t timer_due_ = ~uint64_t(0);       // virtual clock ns (timers that count waiting)
-  uint64_t cpu_timer_due_ = ~uint64_t(0);   // steps: the earliest of ITIMER_VIRTUAL and _PROF
-  uint64_t timer_due_step_ = ~uint64_t(0);  // the earlier of both as steps (timer_due())
-  uint64_t clock_ahead_ = 0;                // virtual clock minus steps: the host waits
-  GuestPosixTimers posix_timers_;
-  std::vector<std::weak_ptr<GuestTimerfd>> timerfds_;  // every timerfd made, while one of its fds is open
+  uint64_t clock_ahead_ = 0;        // virtual clock minus steps: the host waits
   uint64_t now_ = 0;                // the virtual clock at the last call
+  ProcessTimers timers_{*this};     // alarm, setitimer, POSIX timers, timerfds and their due times
+  SocketCalls sockets_{*this};      // the socket syscalls on host sockets
+  FutexCalls futexes_{*this};       // futex, robust lists, PI locks
   std::map<uint64_t, std::vector<uint8_t>> sigactions_;  // raw struct sigaction per signal
   uint64_t from_outside_ = 0;       // raise_host_signals so far
   uint64_t random_state_ = 0x9e3779b97f4a7c15ull;

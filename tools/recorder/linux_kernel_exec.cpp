@@ -74,7 +74,7 @@ std::unique_ptr<ExecCarry> LinuxKernel::hand_over_for_exec() {
   c->random_state = random_state_;
   c->rlimits = rlimits_;
   c->clock_ahead = clock_ahead_;
-  std::copy(std::begin(timers_), std::end(timers_), std::begin(c->itimers));
+  timers_.save_itimers(c->itimers);
   // A vfork parent waits until its child execs: that is now.
   return_vfork_memory(true);
   return c;
@@ -99,7 +99,7 @@ void LinuxKernel::inherit(std::unique_ptr<ExecCarry> c) {
   random_state_ = c->random_state;
   rlimits_ = c->rlimits;  // (the descriptor table carried its bound)
   clock_ahead_ = c->clock_ahead;
-  std::copy(std::begin(c->itimers), std::end(c->itimers), std::begin(timers_));
+  timers_.restore_itimers(c->itimers);
   update_timer_due();
   show_name_on_host();
 }

@@ -30,23 +30,23 @@ void LinuxKernel::advance_clock_to(uint64_t now) {
   if (now <= now_) return;
   clock_ahead_ += now - now_;
   now_ = now;
-  sync_timer_due_step();
+  timers_.sync_due_step(clock_ahead_);
 }
 
 void LinuxKernel::note_host_wait(uint64_t since) {
-  advance_clock_to(clock_after_host_wait(now_, timer_due_, steady_ns() - since, false));
+  advance_clock_to(clock_after_host_wait(now_, timers_.due(), steady_ns() - since, false));
 }
 
 int LinuxKernel::host_poll(std::vector<pollfd>& p, std::optional<uint64_t> own_ns, bool& timer_fired) {
   update_timer_due();  // not the end of a wait that ended otherwise (guest_sleeps.cpp)
   const uint64_t start = now_;
-  const HostWaitBound b = host_wait_bound(start, timer_due_, own_ns);
+  const HostWaitBound b = host_wait_bound(start, timers_.due(), own_ns);
   const timespec ts = to_timespec(b.ns.value_or(0));
   const uint64_t since = steady_ns();
   const int r = ::ppoll(p.data(), p.size(), b.ns ? &ts : nullptr, nullptr);
   const int err = errno;
   timer_fired = r == 0 && b.timer;
-  advance_clock_to(clock_after_host_wait(start, timer_due_, steady_ns() - since, timer_fired));
+  advance_clock_to(clock_after_host_wait(start, timers_.due(), steady_ns() - since, timer_fired));
   if (timer_fired) fire_due(now_);
   errno = err;
   return r;
@@ -123,7 +123,7 @@ bool LinuxKernel::wait_for_host_io(uint64_t steps, std::optional<uint64_t> withi
   // for us, so the wait for the next due time (a sleep's end, a timed
   // wait's, a timer) is in real time too.
   update_timer_due();
-  if (p.empty() && (children_.empty() || (timer_due_ == kNoTimer && !within))) return false;
+  if (p.empty() && (children_.empty() || (timers_.due() == kNoTimer && !within))) return false;
   const uint64_t start = now_;
   for (;;) {
     bool timer_fired = false;
@@ -149,7 +149,7 @@ bool LinuxKernel::wait_for_host_io(uint64_t steps, std::optional<uint64_t> withi
 
 bool LinuxKernel::wait_in_real_time(uint64_t steps, std::optional<uint64_t> within) {
   catch_up_clock(steps);
-  if (timer_due_ == kNoTimer && !within) return false;
+  if (timers_.due() == kNoTimer && !within) return false;
   std::vector<pollfd> none;
   bool timer_fired = false;
   if (host_poll(none, within, timer_fired) < 0 && errno == EINTR && raise_host_signals()) interrupt_parked();

@@ -75,7 +75,7 @@ bool LinuxKernel::blocks(uint64_t number, const uint64_t a[6], uint64_t steps) {
     case Sys::RtSigsuspend: return sigsuspend_blocks(a);
     case Sys::Pause: return pause_blocks();
     case Sys::RtSigtimedwait: return sigtimedwait_blocks(a);
-    case Sys::Futex: return futex_blocks(a);
+    case Sys::Futex: return futexes_.blocks(a);
     case Sys::Nanosleep:
     case Sys::ClockNanosleep: return sleep_blocks(sys, a, steps);
     case Sys::Poll:
@@ -99,7 +99,7 @@ bool LinuxKernel::blocks(uint64_t number, const uint64_t a[6], uint64_t steps) {
     case Sys::Sendmsg:
     case Sys::Recvmsg:
     case Sys::Sendmmsg:
-    case Sys::Recvmmsg: return socket_blocks(sys, a);
+    case Sys::Recvmmsg: return sockets_.blocks(sys, a);
     default: return false;
   }
 }
@@ -108,11 +108,11 @@ bool LinuxKernel::io_blocks(bool write, int fd, uint64_t buf, uint64_t count, bo
   const GuestFd* f = fds_.get(fd);
   // (readv/writev of an eventfd do not wait: the first part answers.)
   if (f && f->kind == GuestFd::Kind::Eventfd && !vectored) return eventfd_blocks(write, fd, *f, buf, count);
-  // A timerfd's read waits for its counter of expirations (linux_kernel_timerfd.cpp).
+  // A timerfd's read waits for its counter of expirations (process_timers_timerfd.cpp).
   if (f && f->kind == GuestFd::Kind::Timerfd && !vectored) return !write && eventfd_blocks(false, fd, *f, buf, count);
   // Pipes the guest made: their other end is the guest's too, so whether
   // they are ready depends on its threads alone (deterministic). Sockets
-  // wait the same way (linux_kernel_sockets.cpp), and so do descriptors
+  // wait the same way (socket_calls.cpp), and so do descriptors
   // another process makes ready (the host's stdin, a FIFO, a terminal:
   // linux_kernel_outside_fds.cpp). Files are always ready.
   if (!f || count == 0) return false;

@@ -105,7 +105,7 @@ int64_t LinuxKernel::sys_new_process(uint64_t flags, uint64_t stack, uint64_t pa
     cfg_.capture_output = false;
     reset_host_signals();
     forget_host_signals();  // pending signals are the parent's, not a fork's
-    forget_timers_for_fork();
+    timers_.forget_for_fork();
     for (const auto& [sibling, pidfd] : children_) ::close(pidfd);  // the parent's children are not ours
     children_.clear();
     pid_ = uint64_t(::getpid());

@@ -318,7 +318,7 @@ void LinuxKernel::settle_signals(SyscallOutcome& out) {
   if (out.exited || out.thread_exited) return;
   raise_host_signals();
   if (!children_.empty()) send_sigchld();
-  if (timers_due()) fire_due(now_);
+  if (timers_.due_at(now_, cpu_clock())) fire_due(now_);
   if (!signals_.any_pending()) return;
   const uint32_t me = threads_.current().number;
   // Ignored signals are dropped; one whose default action kills ends the

@@ -39,7 +39,7 @@ enum class Sys : uint8_t {
   Prctl, Sysinfo, Getresuid, Getresgid, SchedGetaffinity,
   // File-system information (linux_kernel_fsinfo.cpp).
   Statfs, Fstatfs, Getxattr, Lgetxattr, Fgetxattr, Listxattr, Llistxattr, Flistxattr,
-  // Sockets, on the host (linux_kernel_sockets.cpp).
+  // Sockets, on the host (socket_calls.h).
   Socket, Getsockname, Getpeername, Socketpair, Bind, Listen, Accept, Accept4, Connect, Shutdown,
   Setsockopt, Getsockopt, Sendto, Recvfrom, Sendmsg, Recvmsg, Sendmmsg, Recvmmsg,
   // Process groups and sessions (linux_kernel_process.cpp); pidfds (linux_kernel_pidfd.cpp).
@@ -57,8 +57,8 @@ enum class Sys : uint8_t {
   // Threads (linux_kernel_threads.cpp); new processes, exec in a fork's
   // child and waiting for children (linux_kernel_process.cpp).
   Clone, Clone3, Fork, Vfork, Execve, Execveat, Wait4, Waitid,
-  // POSIX timers and timerfds on the step clock (linux_kernel_posix_timers.cpp,
-  // linux_kernel_timerfd.cpp).
+  // POSIX timers and timerfds on the step clock (process_timers_posix.cpp,
+  // process_timers_timerfd.cpp).
   TimerCreate, TimerSettime, TimerGettime, TimerGetoverrun, TimerDelete, TimerfdCreate, TimerfdSettime,
   TimerfdGettime,
 };

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "tools/recorder/linux_abi_constants.h"
+#include "tools/recorder/futex_calls.h"
 #include "tools/recorder/linux_kernel.h"
 
 namespace ttd::rec {
@@ -24,27 +25,27 @@ constexpr unsigned kRobustListLimit = 2048;
 
 }  // namespace
 
-bool LinuxKernel::pi_lock_blocks(const uint64_t a[6]) {
-  GuestThread& t = threads_.current();
+bool FutexCalls::pi_lock_blocks(const uint64_t a[6]) {
+  GuestThread& t = k_.threads_.current();
   if (t.wake_result) return false;  // handed the lock, or timed out: call() answers
   uint8_t b[4];
-  if ((a[0] & 3) || !copy_from_user(a[0], b)) return false;
+  if ((a[0] & 3) || !k_.copy_from_user(a[0], b)) return false;
   uint32_t word;
   std::memcpy(&word, b, 4);
   const uint64_t owner = word & kFutexTidMask;
-  if (owner == 0 || owner == t.tid || !threads_.by_tid(owner)) return false;  // taken, EDEADLK or ESRCH
+  if (owner == 0 || owner == t.tid || !k_.threads_.by_tid(owner)) return false;  // taken, EDEADLK or ESRCH
   std::optional<uint64_t> end;
-  if (futex_timeout_end(a, end) != 0) return false;  // call() reports the bad timeout
+  if (timeout_end(a, end) != 0) return false;  // call() reports the bad timeout
   // The first waiter sets FUTEX_WAITERS before it sleeps, so the owner's
   // unlock comes to the kernel; this write is the one effect of parking.
-  if (!(word & kFutexWaiters) && !put_u32s(a[0], {word | kFutexWaiters})) return false;  // EFAULT
-  threads_.wait_pi(a[0], owner, end.has_value());
-  end_wait_at(end);
+  if (!(word & kFutexWaiters) && !k_.put_u32s(a[0], {word | kFutexWaiters})) return false;  // EFAULT
+  k_.threads_.wait_pi(a[0], owner, end.has_value());
+  k_.end_wait_at(end);
   return true;
 }
 
-int64_t LinuxKernel::sys_futex_pi(uint32_t cmd, uint64_t addr) {
-  GuestThread& t = threads_.current();
+int64_t FutexCalls::sys_futex_pi(uint32_t cmd, uint64_t addr) {
+  GuestThread& t = k_.threads_.current();
   if ((cmd == kLockPi || cmd == kLockPi2) && t.wake_result) {
     // Back from waiting: handed the lock (0, the word already says so) or timed out.
     const int64_t r = *t.wake_result;
@@ -53,54 +54,54 @@ int64_t LinuxKernel::sys_futex_pi(uint32_t cmd, uint64_t addr) {
   }
   if (addr & 3) return -EINVAL;
   uint8_t b[4];
-  if (!copy_from_user(addr, b)) return -EFAULT;
+  if (!k_.copy_from_user(addr, b)) return -EFAULT;
   uint32_t word;
   std::memcpy(&word, b, 4);
   const uint64_t owner = word & kFutexTidMask;
   if (cmd == kUnlockPi) {
     if (owner != t.tid) return -EPERM;
-    if (GuestThread* next = threads_.first_pi_waiter(addr)) {
+    if (GuestThread* next = k_.threads_.first_pi_waiter(addr)) {
       // The longest waiter owns it now; FUTEX_WAITERS stays set so its
       // unlock comes here too.
-      if (!put_u32s(addr, {kFutexWaiters | uint32_t(next->tid)})) return -EFAULT;
-      threads_.hand_pi(addr, *next);
+      if (!k_.put_u32s(addr, {kFutexWaiters | uint32_t(next->tid)})) return -EFAULT;
+      k_.threads_.hand_pi(addr, *next);
       return 0;
     }
-    return put_u32s(addr, {0}) ? 0 : -EFAULT;
+    return k_.put_u32s(addr, {0}) ? 0 : -EFAULT;
   }
   if (owner == t.tid) return -EDEADLK;
   if (owner == 0) {
     // Free, or its owner died (FUTEX_OWNER_DIED is kept, so the C library
     // can report EOWNERDEAD).
-    return put_u32s(addr, {(word & kFutexOwnerDied) | uint32_t(t.tid)}) ? 0 : -EFAULT;
+    return k_.put_u32s(addr, {(word & kFutexOwnerDied) | uint32_t(t.tid)}) ? 0 : -EFAULT;
   }
-  if (!threads_.by_tid(owner)) return -ESRCH;
+  if (!k_.threads_.by_tid(owner)) return -ESRCH;
   // Held by another thread. A trylock leaves FUTEX_WAITERS set, as
   // Linux's does; a lock gets here only when blocks() could not set it.
-  if (!(word & kFutexWaiters) && !put_u32s(addr, {word | kFutexWaiters})) return -EFAULT;
+  if (!(word & kFutexWaiters) && !k_.put_u32s(addr, {word | kFutexWaiters})) return -EFAULT;
   return cmd == kTrylockPi ? -EAGAIN : -EFAULT;
 }
 
-int64_t LinuxKernel::sys_set_robust_list(uint64_t head, uint64_t len) {
+int64_t FutexCalls::sys_set_robust_list(uint64_t head, uint64_t len) {
   if (len != kRobustHeadSize) return -EINVAL;
-  threads_.current().robust_head = head;
+  k_.threads_.current().robust_head = head;
   return 0;
 }
 
-int64_t LinuxKernel::sys_get_robust_list(uint64_t tid, uint64_t head_ptr, uint64_t len_ptr) {
-  const GuestThread* t = tid == 0 ? &threads_.current() : threads_.by_tid(tid);
+int64_t FutexCalls::sys_get_robust_list(uint64_t tid, uint64_t head_ptr, uint64_t len_ptr) {
+  const GuestThread* t = tid == 0 ? &k_.threads_.current() : k_.threads_.by_tid(tid);
   if (!t) return -ESRCH;
-  if (!put_u64s(len_ptr, {kRobustHeadSize})) return -EFAULT;
-  return put_u64s(head_ptr, {t->robust_head}) ? 0 : -EFAULT;
+  if (!k_.put_u64s(len_ptr, {kRobustHeadSize})) return -EFAULT;
+  return k_.put_u64s(head_ptr, {t->robust_head}) ? 0 : -EFAULT;
 }
 
-void LinuxKernel::release_robust_list(GuestThread& t) {
+void FutexCalls::release_robust_list(GuestThread& t) {
   const uint64_t head = t.robust_head;
   if (!head) return;
   // Each pointer's bit 0 says the lock it leads to is a PI one.
   auto fetch = [&](uint64_t at, uint64_t& entry, bool& pi) {
     uint8_t b[8];
-    if (!copy_from_user(at, b)) return false;
+    if (!k_.copy_from_user(at, b)) return false;
     std::memcpy(&entry, b, 8);
     pi = entry & 1;
     entry &= ~uint64_t(1);
@@ -109,7 +110,7 @@ void LinuxKernel::release_robust_list(GuestThread& t) {
   uint64_t entry = 0, pending = 0, offset_raw = 0;
   bool pi = false, pending_pi = false;
   uint8_t b[8];
-  if (!fetch(head, entry, pi) || !copy_from_user(head + 8, b) || !fetch(head + 16, pending, pending_pi)) return;
+  if (!fetch(head, entry, pi) || !k_.copy_from_user(head + 8, b) || !fetch(head + 16, pending, pending_pi)) return;
   std::memcpy(&offset_raw, b, 8);  // futex_offset: signed, from an entry to its lock word
   for (unsigned left = kRobustListLimit; entry != head && left; --left) {
     uint64_t next = 0;
@@ -125,34 +126,35 @@ void LinuxKernel::release_robust_list(GuestThread& t) {
 }
 
 // Linux's handle_futex_death: false stops the walk (a fault).
-bool LinuxKernel::robust_futex_death(uint64_t addr, uint64_t tid, bool pi, bool pending) {
+bool FutexCalls::robust_futex_death(uint64_t addr, uint64_t tid, bool pi, bool pending) {
   uint8_t b[4];
-  if ((addr & 3) || !copy_from_user(addr, b)) return false;
+  if ((addr & 3) || !k_.copy_from_user(addr, b)) return false;
   uint32_t word;
   std::memcpy(&word, b, 4);
   if (pending && !pi && word == 0) {
     // Died between taking and listing an uncontended lock: a waiter may
     // have missed the wake the unlock would have given.
-    threads_.wake(addr, 1);
+    k_.threads_.wake(addr, 1);
     return true;
   }
   if ((word & kFutexTidMask) != tid) return true;  // not held by the dead thread
-  if (!put_u32s(addr, {(word & kFutexWaiters) | kFutexOwnerDied})) return false;
+  if (!k_.put_u32s(addr, {(word & kFutexWaiters) | kFutexOwnerDied})) return false;
   // PI locks go to their next owner in hand_over_pi_locks().
-  if (!pi && (word & kFutexWaiters)) threads_.wake(addr, 1);
+  if (!pi && (word & kFutexWaiters)) k_.threads_.wake(addr, 1);
   return true;
 }
 
-void LinuxKernel::hand_over_pi_locks(uint64_t dead_tid) {
-  for (uint64_t addr : threads_.pi_locks_held_by(dead_tid)) {
-    GuestThread* next = threads_.first_pi_waiter(addr);
+void FutexCalls::hand_over_pi_locks(uint64_t dead_tid) {
+  for (uint64_t addr : k_.threads_.pi_locks_held_by(dead_tid)) {
+    GuestThread* next = k_.threads_.first_pi_waiter(addr);
     uint8_t b[4];
-    if (!next || !copy_from_user(addr, b)) continue;
+    if (!next || !k_.copy_from_user(addr, b)) continue;
     uint32_t word;
     std::memcpy(&word, b, 4);
     // As the kernel's fix-up when the waiter takes the lock: its tid, the
     // waiters bit, and FUTEX_OWNER_DIED if the robust walk set it.
-    if (put_u32s(addr, {(word & kFutexOwnerDied) | kFutexWaiters | uint32_t(next->tid)})) threads_.hand_pi(addr, *next);
+    if (k_.put_u32s(addr, {(word & kFutexOwnerDied) | kFutexWaiters | uint32_t(next->tid)}))
+      k_.threads_.hand_pi(addr, *next);
   }
 }
 

@@ -12,6 +12,7 @@
 
 #include "tools/recorder/linux_abi_constants.h"
 #include "tools/recorder/linux_kernel.h"
+#include "tools/recorder/socket_calls.h"
 
 namespace ttd::rec {
 
@@ -27,7 +28,7 @@ struct IoPart {
 
 }  // namespace
 
-int LinuxKernel::install_received_fd(int host, bool cloexec) {
+int SocketCalls::install_received_fd(int host, bool cloexec) {
   struct stat st {};
   GuestFd g;
   g.kind = GuestFd::Kind::Host;
@@ -36,13 +37,13 @@ int LinuxKernel::install_received_fd(int host, bool cloexec) {
   g.path = "[received]";
   if (::fstat(host, &st) == 0 && S_ISSOCK(st.st_mode)) {
     g.socket = g.socket_outside = true;
-    g.pipe_id = next_pipe_id_++;
+    g.pipe_id = k_.next_pipe_id_++;
   } else if (S_ISFIFO(st.st_mode)) {
     // A pipe end: read and written as the program's own pipes are.
     g.pipe = true;
-    g.pipe_id = next_pipe_id_++;
+    g.pipe_id = k_.next_pipe_id_++;
   }
-  return fds_.add(std::move(g));  // closes `host` when the table is full
+  return k_.fds_.add(std::move(g));  // closes `host` when the table is full
 }
 
 namespace {
@@ -77,31 +78,31 @@ int64_t read_msghdr(Copy&& copy_from_user, uint64_t msg, GuestMsghdr& m, std::ve
 
 }  // namespace
 
-int64_t LinuxKernel::sys_sendmsg(int fd, uint64_t msg, uint64_t flags, SyscallOutcome& out) {
-  const GuestFd* f = fds_.get(fd);
-  auto copy_in = [this](uint64_t addr, std::span<uint8_t> b) { return copy_from_user(addr, b); };
+int64_t SocketCalls::sys_sendmsg(int fd, uint64_t msg, uint64_t flags, SyscallOutcome& out) {
+  const GuestFd* f = k_.fds_.get(fd);
+  auto copy_in = [this](uint64_t addr, std::span<uint8_t> b) { return k_.copy_from_user(addr, b); };
   GuestMsghdr m;
   std::vector<IoPart> parts;
   uint64_t total = 0;
   if (int64_t e = read_msghdr(copy_in, msg, m, parts, total); e < 0) return e;
   std::vector<uint8_t> data(total);
   for (uint64_t at = 0; const IoPart& p : parts) {
-    if (!copy_from_user(p.base, {data.data() + at, p.len})) return -EFAULT;
+    if (!k_.copy_from_user(p.base, {data.data() + at, p.len})) return -EFAULT;
     at += p.len;
   }
   if (m.name && (int32_t(m.namelen) < 0 || m.namelen > sizeof(sockaddr_storage))) return -EINVAL;
   std::vector<uint8_t> name(m.name ? m.namelen : 0);
-  if (!copy_from_user(m.name, name)) return -EFAULT;
+  if (!k_.copy_from_user(m.name, name)) return -EFAULT;
   if (m.controllen > kMaxControl) return -ENOBUFS;
   std::vector<uint8_t> control(m.control ? m.controllen : 0), host_control;
-  if (!copy_from_user(m.control, control)) return -EFAULT;
+  if (!k_.copy_from_user(m.control, control)) return -EFAULT;
   auto host_of = [this](int guest) {
-    const GuestFd* g = fds_.get(guest);
+    const GuestFd* g = k_.fds_.get(guest);
     // Eventfds, epoll sets and the emulated streams live in the recorder:
     // no host descriptor to pass (docs/recording.md, "Sockets").
     return g && g->kind == GuestFd::Kind::Host ? g->host : -1;
   };
-  if (int64_t e = control_to_host(control, host_of, pid_t(pid_), host_control); e < 0) return e;
+  if (int64_t e = control_to_host(control, host_of, pid_t(k_.pid_), host_control); e < 0) return e;
   iovec one{data.data(), data.size()};
   msghdr hm{};
   hm.msg_name = name.empty() ? nullptr : name.data();
@@ -113,9 +114,9 @@ int64_t LinuxKernel::sys_sendmsg(int fd, uint64_t msg, uint64_t flags, SyscallOu
   return send_result(*f, ::sendmsg(f->host, &hm, host_msg_flags(*f, flags) | MSG_NOSIGNAL), flags, out);
 }
 
-int64_t LinuxKernel::sys_recvmsg(int fd, uint64_t msg, uint64_t flags) {
-  const GuestFd* f = fds_.get(fd);
-  auto copy_in = [this](uint64_t addr, std::span<uint8_t> b) { return copy_from_user(addr, b); };
+int64_t SocketCalls::sys_recvmsg(int fd, uint64_t msg, uint64_t flags) {
+  const GuestFd* f = k_.fds_.get(fd);
+  auto copy_in = [this](uint64_t addr, std::span<uint8_t> b) { return k_.copy_from_user(addr, b); };
   GuestMsghdr m;
   std::vector<IoPart> parts;
   uint64_t total = 0;
@@ -135,7 +136,7 @@ int64_t LinuxKernel::sys_recvmsg(int fd, uint64_t msg, uint64_t flags) {
   // inherited by what it runs.
   const ssize_t n = ::recvmsg(f->host, &hm, host_msg_flags(*f, flags | MSG_CMSG_CLOEXEC));
   if (n < 0) return -errno;
-  if (n > 0) note_pipe_change(*f);
+  if (n > 0) k_.note_pipe_change(*f);
   control.resize(hm.msg_controllen);
   const bool cloexec = flags & MSG_CMSG_CLOEXEC;
   if (control_from_host(control, [&](int host) { return install_received_fd(host, cloexec); }) > 0)
@@ -146,17 +147,19 @@ int64_t LinuxKernel::sys_recvmsg(int fd, uint64_t msg, uint64_t flags) {
   for (uint64_t at = 0; const IoPart& p : parts) {
     if (left == 0) break;
     const uint64_t k = std::min(left, p.len);
-    if (!copy_to_user(p.base, {data.data() + at, k})) return -EFAULT;
+    if (!k_.copy_to_user(p.base, {data.data() + at, k})) return -EFAULT;
     at += k;
     left -= k;
   }
   if (m.name) {
-    if (!copy_to_user(m.name, {reinterpret_cast<const uint8_t*>(&ss), std::min<size_t>(m.namelen, hm.msg_namelen)}) ||
-        !put_u32s(msg + GuestMsghdr::kNamelenAt, {uint32_t(hm.msg_namelen)}))
+    const size_t name_len = std::min<size_t>(m.namelen, hm.msg_namelen);
+    if (!k_.copy_to_user(m.name, {reinterpret_cast<const uint8_t*>(&ss), name_len}) ||
+        !k_.put_u32s(msg + GuestMsghdr::kNamelenAt, {uint32_t(hm.msg_namelen)}))
       return -EFAULT;
   }
-  if (!copy_to_user(m.control, control) || !put_u64s(msg + GuestMsghdr::kControllenAt, {control.size()}) ||
-      !put_u32s(msg + GuestMsghdr::kFlagsAt, {uint32_t((hm.msg_flags & ~MSG_CMSG_CLOEXEC) | (flags & MSG_CMSG_CLOEXEC))}))
+  const uint32_t msg_flags = uint32_t((hm.msg_flags & ~MSG_CMSG_CLOEXEC) | (flags & MSG_CMSG_CLOEXEC));
+  if (!k_.copy_to_user(m.control, control) || !k_.put_u64s(msg + GuestMsghdr::kControllenAt, {control.size()}) ||
+      !k_.put_u32s(msg + GuestMsghdr::kFlagsAt, {msg_flags}))
     return -EFAULT;
   return n;
 }
@@ -165,7 +168,7 @@ int64_t LinuxKernel::sys_recvmsg(int fd, uint64_t msg, uint64_t flags) {
 // (LinuxKernel::blocks), the others take what is ready at once, so
 // recvmmsg without MSG_WAITFORONE returns fewer messages than Linux's may,
 // and its timeout is not used (docs/recording.md, "Sockets").
-int64_t LinuxKernel::sys_mmsg(bool send, const uint64_t a[6], SyscallOutcome& out) {
+int64_t SocketCalls::sys_mmsg(bool send, const uint64_t a[6], SyscallOutcome& out) {
   const int fd = int(int32_t(a[0]));
   const uint64_t vlen = std::min<uint64_t>(uint32_t(a[2]), kMaxIov);
   uint64_t flags = a[3];
@@ -174,7 +177,7 @@ int64_t LinuxKernel::sys_mmsg(bool send, const uint64_t a[6], SyscallOutcome& ou
     const uint64_t hdr = a[1] + kMmsgSize * i;
     const int64_t r = send ? sys_sendmsg(fd, hdr, flags, out) : sys_recvmsg(fd, hdr, flags);
     if (r < 0) return done ? done : r;  // Linux keeps the error for the next call
-    if (!put_u32s(hdr + GuestMsghdr::kSize, {uint32_t(r)})) return done ? done : -EFAULT;
+    if (!k_.put_u32s(hdr + GuestMsghdr::kSize, {uint32_t(r)})) return done ? done : -EFAULT;
     ++done;
     if (!send) flags |= MSG_DONTWAIT;  // after the first message nothing waits here
   }

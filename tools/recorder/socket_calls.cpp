@@ -22,6 +22,7 @@
 #include "tools/recorder/host_fd_ready.h"
 #include "tools/recorder/linux_abi_constants.h"
 #include "tools/recorder/linux_kernel.h"
+#include "tools/recorder/socket_calls.h"
 
 namespace ttd::rec {
 
@@ -58,9 +59,9 @@ bool relative_unix_path(const std::vector<uint8_t>& sa) {
 
 }  // namespace
 
-int64_t LinuxKernel::sys_socket_call(Sys sys, const uint64_t a[6], SyscallOutcome& out) {
+int64_t SocketCalls::call(Sys sys, const uint64_t a[6], SyscallOutcome& out) {
   const int fd = int(int32_t(a[0]));
-  const GuestFd* f = fds_.get(fd);
+  const GuestFd* f = k_.fds_.get(fd);
   const bool is_fd_call = sys != Sys::Socket && sys != Sys::Socketpair;
   if (is_fd_call && !f) return -EBADF;
   if (is_fd_call && f->kind != GuestFd::Kind::Host) return -ENOTSOCK;  // emulated streams, eventfds, epoll sets
@@ -74,7 +75,7 @@ int64_t LinuxKernel::sys_socket_call(Sys sys, const uint64_t a[6], SyscallOutcom
     case Sys::Accept4: return sys_accept(fd, a[1], a[2], a[3]);
     case Sys::Shutdown:
       if (::shutdown(f->host, int(a[1])) < 0) return -errno;
-      note_pipe_change(*f);  // the peer sees end of file (edge-triggered epoll)
+      k_.note_pipe_change(*f);  // the peer sees end of file (edge-triggered epoll)
       return 0;
     case Sys::Getsockname: return sys_sock_name(false, fd, a[1], a[2]);
     case Sys::Getpeername: return sys_sock_name(true, fd, a[1], a[2]);
@@ -90,35 +91,35 @@ int64_t LinuxKernel::sys_socket_call(Sys sys, const uint64_t a[6], SyscallOutcom
   }
 }
 
-bool LinuxKernel::socket_waits(const GuestFd& f, uint64_t flags) const {
-  if (!f.socket || unrecorded_child_ || (flags & MSG_DONTWAIT)) return false;
+bool SocketCalls::socket_waits(const GuestFd& f, uint64_t flags) const {
+  if (!f.socket || k_.unrecorded_child_ || (flags & MSG_DONTWAIT)) return false;
   const int fl = ::fcntl(f.host, F_GETFL);
   return fl >= 0 && !(fl & O_NONBLOCK);
 }
 
-int LinuxKernel::host_msg_flags(const GuestFd& f, uint64_t flags) const {
-  return int(flags) | (f.socket && !unrecorded_child_ ? MSG_DONTWAIT : 0);
+int SocketCalls::host_msg_flags(const GuestFd& f, uint64_t flags) const {
+  return int(flags) | (f.socket && !k_.unrecorded_child_ ? MSG_DONTWAIT : 0);
 }
 
-int64_t LinuxKernel::send_result(const GuestFd& f, ssize_t n, uint64_t flags, SyscallOutcome& out) {
+int64_t SocketCalls::send_result(const GuestFd& f, ssize_t n, uint64_t flags, SyscallOutcome& out) {
   if (n < 0) {
     const int64_t e = -errno;
-    if (e == -EPIPE && !(flags & MSG_NOSIGNAL)) signal_self(13 /*SIGPIPE*/, out);
+    if (e == -EPIPE && !(flags & MSG_NOSIGNAL)) k_.signal_self(13 /*SIGPIPE*/, out);
     return e;
   }
-  note_pipe_change(f);
+  k_.note_pipe_change(f);
   return n;
 }
 
-bool LinuxKernel::park_on_socket(int fd, const GuestFd& f, short events, uint64_t flags) {
+bool SocketCalls::park_on_socket(int fd, const GuestFd& f, short events, uint64_t flags) {
   if (!socket_waits(f, flags) || host_ready(f.host, events)) return false;
-  threads_.wait_io(IoWatch{fd, f.host, events, nullptr, f.socket_outside});
+  k_.threads_.wait_io(IoWatch{fd, f.host, events, nullptr, f.socket_outside});
   return true;
 }
 
-bool LinuxKernel::socket_blocks(Sys sys, const uint64_t a[6]) {
+bool SocketCalls::blocks(Sys sys, const uint64_t a[6]) {
   const int fd = int(int32_t(a[0]));
-  const GuestFd* f = fds_.get(fd);
+  const GuestFd* f = k_.fds_.get(fd);
   if (!f || f->kind != GuestFd::Kind::Host || !f->socket) return false;
   switch (sys) {
     case Sys::Accept:
@@ -140,14 +141,14 @@ bool LinuxKernel::socket_blocks(Sys sys, const uint64_t a[6]) {
         return false;
       }
       connects_.started(f->file);
-      threads_.wait_io(IoWatch{fd, f->host, POLLOUT, nullptr, f->socket_outside});
+      k_.threads_.wait_io(IoWatch{fd, f->host, POLLOUT, nullptr, f->socket_outside});
       return true;
     }
     default: return false;
   }
 }
 
-int64_t LinuxKernel::sys_socket(uint64_t domain, uint64_t type, uint64_t protocol, std::optional<uint64_t> pair) {
+int64_t SocketCalls::sys_socket(uint64_t domain, uint64_t type, uint64_t protocol, std::optional<uint64_t> pair) {
   // Netlink, packet and the rest are not offered: as a kernel built
   // without them (glibc, iproute2 and Python do without).
   if (domain != AF_UNIX && domain != AF_INET && domain != AF_INET6) return -EAFNOSUPPORT;
@@ -163,30 +164,30 @@ int64_t LinuxKernel::sys_socket(uint64_t domain, uint64_t type, uint64_t protoco
   g.path = "[socket]";
   g.socket = true;
   g.socket_outside = !pair;  // both ends of a pair are the program's
-  g.pipe_id = next_pipe_id_++;
+  g.pipe_id = k_.next_pipe_id_++;
   GuestFd second = g;
   g.host = host[0];
-  const int first = fds_.add(std::move(g));
+  const int first = k_.fds_.add(std::move(g));
   if (!pair || first < 0) {
     if (pair) ::close(host[1]);
     return first;
   }
   second.host = host[1];
-  const int other = fds_.add(std::move(second));
+  const int other = k_.fds_.add(std::move(second));
   if (other < 0) {
-    fds_.close(first);
+    k_.fds_.close(first);
     return other;
   }
-  if (!put_u32s(*pair, {uint32_t(first), uint32_t(other)})) {
-    fds_.close(first);
-    fds_.close(other);
+  if (!k_.put_u32s(*pair, {uint32_t(first), uint32_t(other)})) {
+    k_.fds_.close(first);
+    k_.fds_.close(other);
     return -EFAULT;
   }
   return 0;
 }
 
-int64_t LinuxKernel::sys_bind_connect(bool connect, int fd, uint64_t addr, uint64_t len) {
-  const GuestFd* f = fds_.get(fd);
+int64_t SocketCalls::sys_bind_connect(bool connect, int fd, uint64_t addr, uint64_t len) {
+  const GuestFd* f = k_.fds_.get(fd);
   if (connect && connects_.pending(f->file)) {
     // The connect blocks() started: its answer.
     if (auto r = connects_.take(f->file)) return *r;
@@ -198,7 +199,7 @@ int64_t LinuxKernel::sys_bind_connect(bool connect, int fd, uint64_t addr, uint6
   }
   if (int32_t(len) < 0 || len > sizeof(sockaddr_storage)) return -EINVAL;
   std::vector<uint8_t> sa(len);
-  if (!copy_from_user(addr, sa)) return -EFAULT;
+  if (!k_.copy_from_user(addr, sa)) return -EFAULT;
   auto op = [&] {
     const auto* p = reinterpret_cast<const sockaddr*>(sa.data());
     if (!connect) return ::bind(f->host, p, socklen_t(len));
@@ -209,7 +210,7 @@ int64_t LinuxKernel::sys_bind_connect(bool connect, int fd, uint64_t addr, uint6
   int r;
   if (relative_unix_path(sa)) {
     const int here = ::open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    const int cwd = fds_.host_dir(GuestFdTable::kAtFdcwd);
+    const int cwd = k_.fds_.host_dir(GuestFdTable::kAtFdcwd);
     if (here < 0 || cwd < 0 || ::fchdir(cwd) < 0) {
       if (here >= 0) ::close(here);
       return -ENOENT;
@@ -225,13 +226,13 @@ int64_t LinuxKernel::sys_bind_connect(bool connect, int fd, uint64_t addr, uint6
   return r < 0 ? -errno : 0;
 }
 
-int64_t LinuxKernel::sys_accept(int fd, uint64_t addr, uint64_t len_ptr, uint64_t flags) {
+int64_t SocketCalls::sys_accept(int fd, uint64_t addr, uint64_t len_ptr, uint64_t flags) {
   if (flags & ~kSockFlags) return -EINVAL;
-  const GuestFd* f = fds_.get(fd);
+  const GuestFd* f = k_.fds_.get(fd);
   uint32_t guest_len = 0;
   if (addr) {
     uint8_t raw[4];
-    if (!copy_from_user(len_ptr, raw)) return -EFAULT;
+    if (!k_.copy_from_user(len_ptr, raw)) return -EFAULT;
     std::memcpy(&guest_len, raw, 4);
     if (int32_t(guest_len) < 0) return -EINVAL;
   }
@@ -247,23 +248,23 @@ int64_t LinuxKernel::sys_accept(int fd, uint64_t addr, uint64_t len_ptr, uint64_
   g.cloexec = (flags & SOCK_CLOEXEC) != 0;
   g.path = "[socket]";
   g.socket = g.socket_outside = true;
-  g.pipe_id = next_pipe_id_++;
-  const int nfd = fds_.add(std::move(g));
+  g.pipe_id = k_.next_pipe_id_++;
+  const int nfd = k_.fds_.add(std::move(g));
   if (nfd < 0) return nfd;
   if (addr) {
     const size_t n = std::min<size_t>(guest_len, sl);
-    if (!copy_to_user(addr, {reinterpret_cast<const uint8_t*>(&ss), n}) || !put_u32s(len_ptr, {uint32_t(sl)})) {
-      fds_.close(nfd);
+    if (!k_.copy_to_user(addr, {reinterpret_cast<const uint8_t*>(&ss), n}) || !k_.put_u32s(len_ptr, {uint32_t(sl)})) {
+      k_.fds_.close(nfd);
       return -EFAULT;
     }
   }
   return nfd;
 }
 
-int64_t LinuxKernel::sys_sock_name(bool peer, int fd, uint64_t addr, uint64_t len_ptr) {
-  const GuestFd* f = fds_.get(fd);
+int64_t SocketCalls::sys_sock_name(bool peer, int fd, uint64_t addr, uint64_t len_ptr) {
+  const GuestFd* f = k_.fds_.get(fd);
   uint8_t raw[4];
-  if (!copy_from_user(len_ptr, raw)) return -EFAULT;
+  if (!k_.copy_from_user(len_ptr, raw)) return -EFAULT;
   int32_t guest_len;
   std::memcpy(&guest_len, raw, 4);
   if (guest_len < 0) return -EINVAL;
@@ -272,21 +273,21 @@ int64_t LinuxKernel::sys_sock_name(bool peer, int fd, uint64_t addr, uint64_t le
   auto* p = reinterpret_cast<sockaddr*>(&ss);
   if ((peer ? ::getpeername(f->host, p, &sl) : ::getsockname(f->host, p, &sl)) < 0) return -errno;
   const size_t n = std::min<size_t>(size_t(guest_len), sl);
-  if (!copy_to_user(addr, {reinterpret_cast<const uint8_t*>(&ss), n})) return -EFAULT;
-  return put_u32s(len_ptr, {uint32_t(sl)}) ? 0 : -EFAULT;
+  if (!k_.copy_to_user(addr, {reinterpret_cast<const uint8_t*>(&ss), n})) return -EFAULT;
+  return k_.put_u32s(len_ptr, {uint32_t(sl)}) ? 0 : -EFAULT;
 }
 
-int64_t LinuxKernel::sys_sockopt(bool set, int fd, const uint64_t a[6]) {
-  const GuestFd* f = fds_.get(fd);
+int64_t SocketCalls::sys_sockopt(bool set, int fd, const uint64_t a[6]) {
+  const GuestFd* f = k_.fds_.get(fd);
   const int level = int(a[1]), name = int(a[2]);
   if (set) {
     if (int32_t(a[4]) < 0) return -EINVAL;
     std::vector<uint8_t> val(std::min<uint64_t>(a[4], kMaxOptlen));
-    if (!copy_from_user(a[3], val)) return -EFAULT;
+    if (!k_.copy_from_user(a[3], val)) return -EFAULT;
     return ::setsockopt(f->host, level, name, val.data(), socklen_t(val.size())) < 0 ? -errno : 0;
   }
   uint8_t raw[4];
-  if (!copy_from_user(a[4], raw)) return -EFAULT;
+  if (!k_.copy_from_user(a[4], raw)) return -EFAULT;
   int32_t len;
   std::memcpy(&len, raw, 4);
   if (len < 0) return -EINVAL;
@@ -297,23 +298,23 @@ int64_t LinuxKernel::sys_sockopt(bool set, int fd, const uint64_t a[6]) {
   if (level == SOL_SOCKET && name == SO_PEERCRED && l >= sizeof(ucred)) {
     ucred c;
     std::memcpy(&c, val.data(), sizeof c);
-    if (c.pid == ::getpid()) c.pid = pid_t(pid_);
+    if (c.pid == ::getpid()) c.pid = pid_t(k_.pid_);
     std::memcpy(val.data(), &c, sizeof c);
   }
-  if (!copy_to_user(a[3], {val.data(), std::min<size_t>(l, val.size())})) return -EFAULT;
-  return put_u32s(a[4], {uint32_t(l)}) ? 0 : -EFAULT;
+  if (!k_.copy_to_user(a[3], {val.data(), std::min<size_t>(l, val.size())})) return -EFAULT;
+  return k_.put_u32s(a[4], {uint32_t(l)}) ? 0 : -EFAULT;
 }
 
-int64_t LinuxKernel::sys_send_recv(bool send, const uint64_t a[6], SyscallOutcome& out) {
-  const GuestFd* f = fds_.get(int(int32_t(a[0])));
+int64_t SocketCalls::sys_send_recv(bool send, const uint64_t a[6], SyscallOutcome& out) {
+  const GuestFd* f = k_.fds_.get(int(int32_t(a[0])));
   const uint64_t flags = a[3];
   const int host_flags = host_msg_flags(*f, flags) | MSG_NOSIGNAL;
   std::vector<uint8_t> data(std::min(a[2], kMaxIo));
   if (send) {
-    if (!copy_from_user(a[1], data)) return -EFAULT;
+    if (!k_.copy_from_user(a[1], data)) return -EFAULT;
     if (a[4] && (int32_t(a[5]) < 0 || a[5] > sizeof(sockaddr_storage))) return -EINVAL;
     std::vector<uint8_t> name(a[4] ? a[5] : 0);
-    if (!copy_from_user(a[4], name)) return -EFAULT;
+    if (!k_.copy_from_user(a[4], name)) return -EFAULT;
     const ssize_t n = ::sendto(f->host, data.data(), data.size(), host_flags,
                                name.empty() ? nullptr : reinterpret_cast<const sockaddr*>(name.data()),
                                socklen_t(name.size()));
@@ -325,17 +326,17 @@ int64_t LinuxKernel::sys_send_recv(bool send, const uint64_t a[6], SyscallOutcom
       ::recvfrom(f->host, data.data(), data.size(), host_flags & ~MSG_NOSIGNAL,
                  a[4] ? reinterpret_cast<sockaddr*>(&ss) : nullptr, a[4] ? &sl : nullptr);
   if (n < 0) return -errno;
-  if (n > 0) note_pipe_change(*f);
+  if (n > 0) k_.note_pipe_change(*f);
   // With MSG_TRUNC a datagram's whole length is returned, more than was read.
-  if (!copy_to_user(a[1], {data.data(), std::min<size_t>(size_t(n), data.size())})) return -EFAULT;
+  if (!k_.copy_to_user(a[1], {data.data(), std::min<size_t>(size_t(n), data.size())})) return -EFAULT;
   if (a[4] && a[5]) {
     uint8_t raw[4];
-    if (!copy_from_user(a[5], raw)) return -EFAULT;
+    if (!k_.copy_from_user(a[5], raw)) return -EFAULT;
     int32_t guest_len;
     std::memcpy(&guest_len, raw, 4);
     if (guest_len < 0) return -EINVAL;
-    if (!copy_to_user(a[4], {reinterpret_cast<const uint8_t*>(&ss), std::min<size_t>(size_t(guest_len), sl)}) ||
-        !put_u32s(a[5], {uint32_t(sl)}))
+    if (!k_.copy_to_user(a[4], {reinterpret_cast<const uint8_t*>(&ss), std::min<size_t>(size_t(guest_len), sl)}) ||
+        !k_.put_u32s(a[5], {uint32_t(sl)}))
       return -EFAULT;
   }
   return n;

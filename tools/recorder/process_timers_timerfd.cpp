@@ -13,6 +13,7 @@
 #include <cerrno>
 
 #include "tools/recorder/linux_kernel.h"
+#include "tools/recorder/process_timers.h"
 
 namespace ttd::rec {
 
@@ -24,7 +25,7 @@ constexpr uint64_t kTfdTimerAbstime = 1, kTfdTimerCancelOnSet = 2;
 
 }  // namespace
 
-int64_t LinuxKernel::sys_timerfd_create(uint64_t clock, uint64_t flags) {
+int64_t ProcessTimers::timerfd_create(uint64_t clock, uint64_t flags) {
   if (flags & ~(kTfdNonblock | kTfdCloexec)) return -EINVAL;
   const int c = int(int32_t(clock));
   if (c == kClockRealtimeAlarm || c == kClockBoottimeAlarm) {
@@ -39,40 +40,40 @@ int64_t LinuxKernel::sys_timerfd_create(uint64_t clock, uint64_t flags) {
   f.timerfd = std::make_shared<GuestTimerfd>(c, flags & kTfdNonblock);
   f.eventfd = f.timerfd->ticks();
   timerfds_.push_back(f.timerfd);
-  return fds_.add(std::move(f));
+  return k_.fds_.add(std::move(f));
 }
 
-int64_t LinuxKernel::sys_timerfd_gettime(int fd, uint64_t out, uint64_t steps) {
-  const GuestFd* f = fds_.get(fd);
+int64_t ProcessTimers::timerfd_gettime(int fd, uint64_t out, uint64_t now) {
+  const GuestFd* f = k_.fds_.get(fd);
   if (!f) return -EBADF;
   if (f->kind != GuestFd::Kind::Timerfd) return -EINVAL;
   const StepTimer& t = f->timerfd->timer();
-  return put_itimerspec(out, t.interval, t.left(steps)) ? 0 : -EFAULT;
+  return put_itimerspec(out, t.interval, t.left(now)) ? 0 : -EFAULT;
 }
 
-int64_t LinuxKernel::sys_timerfd_settime(int fd, uint64_t flags, uint64_t new_value, uint64_t old_value,
-                                         uint64_t steps) {
+int64_t ProcessTimers::timerfd_settime(int fd, uint64_t flags, uint64_t new_value, uint64_t old_value,
+                                         uint64_t now) {
   if (flags & ~(kTfdTimerAbstime | kTfdTimerCancelOnSet)) return -EINVAL;
-  const GuestFd* f = fds_.get(fd);
+  const GuestFd* f = k_.fds_.get(fd);
   if (!f) return -EBADF;
   if (f->kind != GuestFd::Kind::Timerfd) return -EINVAL;
   TimerSpecNs spec;
   if (int64_t e = read_itimerspec(new_value, spec); e < 0) return e;
   if (old_value)
-    if (int64_t e = sys_timerfd_gettime(fd, old_value, steps); e < 0) return e;
+    if (int64_t e = timerfd_gettime(fd, old_value, now); e < 0) return e;
   GuestTimerfd& t = *f->timerfd;
   uint64_t expiry = 0;
   if (spec.value)
-    expiry = (flags & kTfdTimerAbstime) ? step_clock().step_at(t.clock(), spec.value, steps) : steps + spec.value;
+    expiry = (flags & kTfdTimerAbstime) ? k_.step_clock().step_at(t.clock(), spec.value, now) : now + spec.value;
   t.arm(expiry, spec.interval);
-  update_timer_due();
+  update_due();
   return 0;
 }
 
-bool LinuxKernel::fire_timerfds(uint64_t steps) {
+bool ProcessTimers::expire_timerfds(uint64_t now) {
   bool ticked = false;
   for (const auto& w : timerfds_)
-    if (auto t = w.lock()) ticked |= t->expire(steps);
+    if (auto t = w.lock()) ticked |= t->expire(now);
   return ticked;
 }
 
