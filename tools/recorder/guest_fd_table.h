@@ -37,7 +37,7 @@ struct GuestFd {
   bool socket_outside = false;
   // Host, neither: a FIFO, a terminal or other character device, a socket
   // the program did not make (fstat at add()): another process makes it
-  // ready, so reads, writes and polls ask the host (linux_kernel_outside_fds.cpp).
+  // ready, so reads, writes and polls ask the host (outside_fds.h).
   // Files are always ready.
   bool outside = false;
   bool pidfd = false;         // Host: a pidfd (linux_kernel_pidfd.cpp), which another process's end makes ready

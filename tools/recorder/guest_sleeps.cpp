@@ -3,7 +3,7 @@
 // or sigtimedwait with a timeout, is parked until the virtual clock
 // reaches its end, so the other threads run meanwhile (their steps move
 // the clock), as natively. The end is a due time like a timer's
-// (LinuxKernel::update_timer_due takes the earliest): it fires when the
+// (ProcessTimers::update_due takes the earliest): it fires when the
 // clock passes it, when every thread waits (the clock jumps there) or
 // bounds a host wait (docs/recording.md, "Clocks"). Until 2026-11-29 a
 // timed wait's end was not kept: it timed out only when no thread could

@@ -262,15 +262,15 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
     case Sys::Poll:
     case Sys::Ppoll:
     case Sys::Select:
-    case Sys::Pselect6: r = sys_poll(e.sys, a, steps); break;
+    case Sys::Pselect6: r = polls_.call(e.sys, a, steps); break;  // poll_calls.h
     case Sys::Eventfd: r = sys_eventfd(a[0], 0); break;
     case Sys::Eventfd2: r = sys_eventfd(a[0], a[1]); break;
-    case Sys::EpollCreate: r = sys_epoll_create(false, a[0]); break;
-    case Sys::EpollCreate1: r = sys_epoll_create(true, a[0]); break;
-    case Sys::EpollCtl: r = sys_epoll_ctl(fd(0), int(int32_t(a[1])), fd(2), a[3]); break;
+    case Sys::EpollCreate:
+    case Sys::EpollCreate1:
+    case Sys::EpollCtl:
     case Sys::EpollWait:
     case Sys::EpollPwait:
-    case Sys::EpollPwait2: r = sys_epoll_wait(e.sys, a); break;
+    case Sys::EpollPwait2: r = polls_.call(e.sys, a, steps); break;
     // glibc registers rseq when the kernel has it; ENOSYS makes it do without.
     case Sys::Rseq: r = -ENOSYS; break;
     // x86-64: clone(flags, stack, parent_tid, child_tid, tls); the generic

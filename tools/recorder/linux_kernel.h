@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -28,11 +27,12 @@
 #include "tools/recorder/guest_execve.h"
 #include "tools/recorder/guest_fd_table.h"
 #include "tools/recorder/guest_memory.h"
-#include "tools/recorder/guest_proc_files.h"
-#include "tools/recorder/guest_proc_status.h"
 #include "tools/recorder/guest_signals.h"
 #include "tools/recorder/guest_threads.h"
 #include "tools/recorder/mapped_file_ranges.h"
+#include "tools/recorder/outside_fds.h"
+#include "tools/recorder/poll_calls.h"
+#include "tools/recorder/proc_self_files.h"
 #include "tools/recorder/process_config.h"
 #include "tools/recorder/process_timers.h"
 #include "tools/recorder/step_timer.h"
@@ -179,6 +179,9 @@ class LinuxKernel {
   // Syscall families in classes of their own, which reach guest memory,
   // the descriptors, threads and signals through this kernel.
   friend class FutexCalls;
+  friend class OutsideFds;
+  friend class PollCalls;
+  friend class ProcSelfFiles;
   friend class ProcessTimers;
   friend class SocketCalls;
 
@@ -221,24 +224,6 @@ class LinuxKernel {
   // virtual clock reaches `end` (GuestThread::wait_end); nullopt: no end.
   void end_wait_at(std::optional<uint64_t> end);
   bool io_blocks(bool write, int fd, uint64_t buf, uint64_t count, bool vectored);
-  // linux_kernel_outside_fds.cpp: descriptors another process makes
-  // ready (the host's stdin, a terminal, a FIFO, an inherited pipe or
-  // socket). The host descriptor to poll for `f`, or -1 (a pipe or socket
-  // the program made, a file, an emulated stream).
-  int outside_host_fd(const GuestFd& f) const;
-  // The host's answer for `want` now (poll, timeout 0); a watch to
-  // `watches`, polled at thread switches (poll_outside_io).
-  short poll_outside_fd(int fd, int host, short want, std::vector<IoWatch>* watches);
-  // The host descriptor behind such an `f` when it is not ready for a
-  // write (`write`) or a read now, else -1 (also in a fork's child).
-  int outside_not_ready(bool write, const GuestFd& f) const;
-  // A blocking read (the host's stdin, a terminal, a FIFO, an inherited
-  // pipe) or write (the last two) that is not ready parks the thread
-  // (true) as for a socket whose peer is elsewhere.
-  bool outside_io_blocks(bool write, int fd, const GuestFd& f);
-  // readv / writev: whether the next part would wait on such a
-  // descriptor (the call then returns what it moved, as Linux's).
-  bool iov_part_would_wait(bool write, int fd);
   // Threads waiting on pipes whose descriptor became ready run again.
   void wake_io_waiters();
   int64_t sys_read(int fd, uint64_t buf, uint64_t len);
@@ -251,25 +236,6 @@ class LinuxKernel {
   // linux_kernel_files.cpp: paths and descriptors on the host.
   int64_t sys_openat(int dirfd, uint64_t path, uint64_t flags, uint64_t mode);
   int64_t sys_memfd_create(uint64_t name, uint64_t flags);
-  // openat of the guest's own /proc entry (guest_proc_files.h): nullopt
-  // when `p` names none, so the host opens it.
-  std::optional<int64_t> open_proc_self(const std::string& p, int host_flags);
-  // readlink of the guest's /proc/self/exe or fd/N: the target, or nullopt
-  // when `p` names neither; `err` set (-ENOENT) for a closed descriptor.
-  std::optional<std::string> proc_self_link(const std::string& p, int64_t& err);
-  // The thread a /proc entry is for: the calling one under thread-self,
-  // TID under task/TID/ (null when TID is no live guest thread), else the
-  // main thread.
-  const GuestThread* proc_thread(const ProcSelfPath& what);
-  // What /proc/self/status, stat and statm show (guest_proc_status.h): the
-  // process's (its main thread's signals), or with `per_thread` thread
-  // `t`'s (thread-self, task/TID).
-  ProcStatusInput proc_status_input(const GuestThread& t, bool per_thread);
-  // A guest directory (fd/, task/) backed by the recorder's `host_dir`
-  // (for fstat and fchdir), its entries made by `entries` once the
-  // descriptor's number is known (fd/ lists itself).
-  int64_t open_guest_dir(const char* host_dir, const std::string& p, int host_flags,
-                         const std::function<std::vector<GuestDirEntry>()>& entries);
   int64_t sys_close(int fd);
   int64_t sys_close_range(uint64_t first, uint64_t last, uint64_t flags);
   int64_t sys_pread(bool write, int fd, uint64_t buf, uint64_t len, int64_t offset);
@@ -405,30 +371,10 @@ class LinuxKernel {
   bool sigchld_wanted() const;
   void send_sigchld();
   void add_sigchld_watches(std::vector<struct pollfd>& p) const;
-  // linux_kernel_poll.cpp: poll, ppoll, select, pselect6.
-  struct PollRequest;
-  int64_t poll_request(Sys sys, const uint64_t a[6], PollRequest& req);
-  int64_t poll_scan(PollRequest& req, std::vector<IoWatch>* watches);
-  bool poll_blocks(Sys sys, const uint64_t a[6], uint64_t steps);
-  int64_t sys_poll(Sys sys, const uint64_t a[6], uint64_t steps);
   // linux_kernel_eventfd.cpp: eventfd, eventfd2 and their reads and writes.
   int64_t sys_eventfd(uint64_t initval, uint64_t flags);
   int64_t eventfd_transfer(bool write, const GuestFd& f, uint64_t buf, uint64_t len);
   bool eventfd_blocks(bool write, int fd, const GuestFd& f, uint64_t buf, uint64_t len);
-  // linux_kernel_epoll.cpp.
-  struct EpollRequest;
-  int64_t sys_epoll_create(bool create1, uint64_t arg);
-  int64_t sys_epoll_ctl(int epfd, int op, int fd, uint64_t event);
-  int64_t epoll_request(Sys sys, const uint64_t a[6], EpollRequest& req);
-  // What epoll (and poll, for an eventfd or epoll fd) sees of a
-  // descriptor; adds a watch for `want` to `watches` when a thread could
-  // change it.
-  GuestEpoll::Readiness epoll_probe(int fd, std::vector<IoWatch>* watches, short want);
-  // An item of `set`, by whichever descriptor of its file is open.
-  GuestEpoll::Readiness epoll_probe_item(const GuestEpoll& set, const GuestEpoll::Key& key,
-                                         std::vector<IoWatch>* watches);
-  bool epoll_blocks(Sys sys, const uint64_t a[6], uint64_t steps);
-  int64_t sys_epoll_wait(Sys sys, const uint64_t a[6]);
   // A pipe's reads, writes and closes so far (edge-triggered epoll).
   void note_pipe_change(const GuestFd& f) {
     if (f.pipe_id) ++pipe_changes_[f.pipe_id];
@@ -510,6 +456,9 @@ class LinuxKernel {
   ProcessTimers timers_{*this};     // alarm, setitimer, POSIX timers, timerfds and their due times
   SocketCalls sockets_{*this};      // the socket syscalls on host sockets
   FutexCalls futexes_{*this};       // futex, robust lists, PI locks
+  PollCalls polls_{*this};          // poll, select, epoll
+  ProcSelfFiles proc_self_{*this};  // the guest's own /proc entries
+  OutsideFds outside_{*this};       // descriptors another process makes ready
   std::map<uint64_t, std::vector<uint8_t>> sigactions_;  // raw struct sigaction per signal
   uint64_t from_outside_ = 0;       // raise_host_signals so far
   uint64_t random_state_ = 0x9e3779b97f4a7c15ull;

@@ -23,7 +23,7 @@ int64_t LinuxKernel::exec_recorded(int dirfd, const std::string& path, std::vect
   // The guest's own /proc/self/exe and fd/N are its program and files,
   // not the recorder's (fexecve, programs that run themselves again).
   int64_t link_err = 0;
-  if (auto link = proc_self_link(path, link_err)) {
+  if (auto link = proc_self_.link(path, link_err)) {
     if (link_err < 0) return link_err;
     req.path = *link;
   }

@@ -42,7 +42,7 @@ int64_t LinuxKernel::read_path(uint64_t addr, std::string& out) {
   // /proc/<the guest's pid> is the process's own directory: on the host
   // that pid is another process or none (procps looks itself up so: `ps`
   // failed with "lookup self"). The entries the recorder makes itself
-  // (open_proc_self) take /proc/self as well.
+  // (ProcSelfFiles::open) take /proc/self as well.
   const std::string own = "/proc/" + std::to_string(pid_);
   if (out.compare(0, own.size(), own) == 0 && (out.size() == own.size() || out[own.size()] == '/'))
     out.replace(0, own.size(), "/proc/self");
@@ -69,7 +69,7 @@ int64_t LinuxKernel::sys_openat(int dirfd, uint64_t path, uint64_t flags, uint64
   int dir = fds_.host_dir(dirfd);
   if (dir < 0 && p[0] != '/') return dir;
   int host_flags = host_open_flags(flags);
-  if (auto r = open_proc_self(p, host_flags)) return *r;
+  if (auto r = proc_self_.open(p, host_flags)) return *r;
   // The recorder never execs, but keep its descriptors from leaking anyway;
   // the guest's own close-on-exec bit is kept in the table.
   int h = ::openat(dir < 0 ? AT_FDCWD : dir, p.c_str(), host_flags | O_CLOEXEC, mode_t(mode & ~umask_ & 07777));

@@ -78,17 +78,17 @@ bool LinuxKernel::blocks(uint64_t number, const uint64_t a[6], uint64_t steps) {
     case Sys::Futex: return futexes_.blocks(a);
     case Sys::Nanosleep:
     case Sys::ClockNanosleep: return sleep_blocks(sys, a, steps);
-    case Sys::Poll:
-    case Sys::Ppoll:
-    case Sys::Select:
-    case Sys::Pselect6: return poll_blocks(sys, a, steps);
     case Sys::Read: return io_blocks(false, int(int32_t(a[0])), a[1], a[2], false);
     case Sys::Readv: return io_blocks(false, int(int32_t(a[0])), a[1], a[2], true);
     case Sys::Write: return io_blocks(true, int(int32_t(a[0])), a[1], a[2], false);
     case Sys::Writev: return io_blocks(true, int(int32_t(a[0])), a[1], a[2], true);
+    case Sys::Poll:
+    case Sys::Ppoll:
+    case Sys::Select:
+    case Sys::Pselect6:
     case Sys::EpollWait:
     case Sys::EpollPwait:
-    case Sys::EpollPwait2: return epoll_blocks(sys, a, steps);
+    case Sys::EpollPwait2: return polls_.blocks(sys, a, steps);
     case Sys::Wait4:
     case Sys::Waitid: return wait_blocks(sys, a, steps);
     case Sys::Accept:
@@ -114,10 +114,10 @@ bool LinuxKernel::io_blocks(bool write, int fd, uint64_t buf, uint64_t count, bo
   // they are ready depends on its threads alone (deterministic). Sockets
   // wait the same way (socket_calls.cpp), and so do descriptors
   // another process makes ready (the host's stdin, a FIFO, a terminal:
-  // linux_kernel_outside_fds.cpp). Files are always ready.
+  // outside_fds.h). Files are always ready.
   if (!f || count == 0) return false;
   if (!(f->kind == GuestFd::Kind::Host && (f->pipe || f->socket)))
-    return f->kind == GuestFd::Kind::Host || f->kind == GuestFd::Kind::StdStream ? outside_io_blocks(write, fd, *f)
+    return f->kind == GuestFd::Kind::Host || f->kind == GuestFd::Kind::StdStream ? outside_.io_blocks(write, fd, *f)
                                                                                  : false;
   if (f->socket && unrecorded_child_) return false;  // a fork's child blocks on the host
   const short events = write ? POLLOUT : POLLIN;
@@ -239,7 +239,7 @@ int64_t LinuxKernel::sys_iov(bool write, int fd, uint64_t iov, uint64_t count) {
     if (len == 0) continue;
     // (A descriptor another process fills or drains that is not ready
     // after the first part: what was moved, rather than block the recorder.)
-    if (total && iov_part_would_wait(write, fd)) break;
+    if (total && outside_.iov_part_would_wait(write, fd)) break;
     int64_t n = write ? sys_write(fd, base, len) : sys_read(fd, base, len);
     // (A pipe that is empty or full after the first part gives -EAGAIN:
     // the call returns what it moved, as Linux's does.)
@@ -346,7 +346,7 @@ int64_t LinuxKernel::sys_readlink(int dirfd, uint64_t path, uint64_t buf, uint64
   if (int64_t(size) <= 0) return -EINVAL;
   std::string target;
   int64_t err = 0;
-  if (auto link = proc_self_link(p, err)) {
+  if (auto link = proc_self_.link(p, err)) {
     if (err < 0) return err;
     target = std::move(*link);
   } else {

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -327,6 +328,10 @@ int64_t LinuxKernel::sys_kill(int64_t pid, uint64_t sig, SyscallOutcome& out) {
   // signal (before any fork: no such process).
   if (pid > 0 && (has_children_ || unrecorded_child_)) return ::kill(pid_t(pid), int(sig)) < 0 ? -errno : 0;
   return -ESRCH;
+}
+
+void LinuxKernel::show_name_on_host() const {
+  if (pid_is_host()) ::prctl(PR_SET_NAME, comm_.c_str());
 }
 
 uint64_t LinuxKernel::parent_pid() const {

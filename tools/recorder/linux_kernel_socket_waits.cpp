@@ -8,7 +8,7 @@
 // poll/select/epoll_wait on them asked (real time: the data comes from a
 // real peer), or until the next timer is due (linux_kernel_host_waits.cpp).
 // The same for the host's stdin, a terminal, a FIFO or an inherited pipe
-// (linux_kernel_outside_fds.cpp). Without such a waiter this is a loop over
+// (outside_fds.h). Without such a waiter this is a loop over
 // the threads.
 #include <poll.h>
 

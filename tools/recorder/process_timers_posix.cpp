@@ -152,7 +152,7 @@ int64_t ProcessTimers::timer_gettime(uint64_t id, uint64_t out, uint64_t now) {
 }
 
 int64_t ProcessTimers::timer_settime(uint64_t id, uint64_t flags, uint64_t new_value, uint64_t old_value,
-                                       uint64_t now) {
+                                     uint64_t now) {
   GuestPosixTimer* t = posix_.get(int(int32_t(id)));
   if (!t) return -EINVAL;
   TimerSpecNs spec;

@@ -52,7 +52,7 @@ int64_t ProcessTimers::timerfd_gettime(int fd, uint64_t out, uint64_t now) {
 }
 
 int64_t ProcessTimers::timerfd_settime(int fd, uint64_t flags, uint64_t new_value, uint64_t old_value,
-                                         uint64_t now) {
+                                       uint64_t now) {
   if (flags & ~(kTfdTimerAbstime | kTfdTimerCancelOnSet)) return -EINVAL;
   const GuestFd* f = k_.fds_.get(fd);
   if (!f) return -EBADF;

@@ -30,10 +30,10 @@ enum class Sys : uint8_t {
   Open, Openat, MemfdCreate, Stat, Lstat, Statx, Access, Faccessat, Faccessat2,
   Pread64, Pwrite64, Getdents64, Getcwd, Chdir, Fchdir, Fcntl,
   Dup, Dup2, Dup3, Pipe, Pipe2, Fadvise64, Unlink, Unlinkat, Umask,
-  // Waiting for descriptors (linux_kernel_poll.cpp).
+  // Waiting for descriptors (poll_calls.cpp).
   Poll, Ppoll, Select, Pselect6,
   // eventfd and epoll, kept by the recorder (linux_kernel_eventfd.cpp,
-  // linux_kernel_epoll.cpp).
+  // poll_calls_epoll.cpp).
   Eventfd, Eventfd2, EpollCreate, EpollCreate1, EpollCtl, EpollWait, EpollPwait, EpollPwait2,
   // More process calls.
   Prctl, Sysinfo, Getresuid, Getresgid, SchedGetaffinity,

@@ -2,7 +2,7 @@
 // with the determinism rules of the pipe and futex waits
 // (docs/recording.md, "Threads"):
 //   - an eventfd or epoll set is asked of the recorder's own state
-//     (linux_kernel_epoll.cpp);
+//     (poll_calls_epoll.cpp);
 //   - a pipe the program made, or a socket, is asked with the host's poll (its other end
 //     is the program's too, so its readiness depends on the program's
 //     threads alone); regular files, directories and block devices are
@@ -28,6 +28,7 @@
 
 #include "tools/recorder/linux_abi_constants.h"
 #include "tools/recorder/linux_kernel.h"
+#include "tools/recorder/poll_calls.h"
 
 namespace ttd::rec {
 
@@ -48,7 +49,37 @@ bool read_u64(std::span<const uint8_t> b, size_t at, uint64_t& v) {
 
 }  // namespace
 
-struct LinuxKernel::PollRequest {
+int64_t PollCalls::call(Sys sys, const uint64_t a[6], uint64_t steps) {
+  const auto fd = [&](int i) { return int(int32_t(a[i])); };
+  switch (sys) {
+    case Sys::Poll:
+    case Sys::Ppoll:
+    case Sys::Select:
+    case Sys::Pselect6: return sys_poll(sys, a, steps);
+    case Sys::EpollCreate: return sys_epoll_create(false, a[0]);
+    case Sys::EpollCreate1: return sys_epoll_create(true, a[0]);
+    case Sys::EpollCtl: return sys_epoll_ctl(fd(0), int(int32_t(a[1])), fd(2), a[3]);
+    case Sys::EpollWait:
+    case Sys::EpollPwait:
+    case Sys::EpollPwait2: return sys_epoll_wait(sys, a);
+    default: return -ENOSYS;
+  }
+}
+
+bool PollCalls::blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
+  switch (sys) {
+    case Sys::Poll:
+    case Sys::Ppoll:
+    case Sys::Select:
+    case Sys::Pselect6: return poll_blocks(sys, a, steps);
+    case Sys::EpollWait:
+    case Sys::EpollPwait:
+    case Sys::EpollPwait2: return epoll_blocks(sys, a, steps);
+    default: return false;
+  }
+}
+
+struct PollCalls::PollRequest {
   struct Item {
     int fd = -1;
     short events = 0, revents = 0;
@@ -70,7 +101,7 @@ struct LinuxKernel::PollRequest {
 
 // Reads the call's arguments: the poll set, the timeout, the signal mask's
 // size. 0, or -errno for the guest.
-int64_t LinuxKernel::poll_request(Sys sys, const uint64_t a[6], PollRequest& req) {
+int64_t PollCalls::poll_request(Sys sys, const uint64_t a[6], PollRequest& req) {
   req.call = sys == Sys::Poll ? "poll" : sys == Sys::Ppoll ? "ppoll" : sys == Sys::Select ? "select" : "pselect6";
   req.select = sys == Sys::Select || sys == Sys::Pselect6;
   // The timeout.
@@ -80,7 +111,7 @@ int64_t LinuxKernel::poll_request(Sys sys, const uint64_t a[6], PollRequest& req
     if (ms >= 0) req.timeout_ns = uint64_t(ms) * 1000000;
   } else if (tp) {
     uint8_t raw[16];
-    if (!copy_from_user(tp, raw)) return -EFAULT;
+    if (!k_.copy_from_user(tp, raw)) return -EFAULT;
     int64_t sec, sub;
     std::memcpy(&sec, raw, 8);
     std::memcpy(&sub, raw + 8, 8);
@@ -99,16 +130,16 @@ int64_t LinuxKernel::poll_request(Sys sys, const uint64_t a[6], PollRequest& req
   if (sys == Sys::Ppoll && a[3] && a[4] != 8) return -EINVAL;
   if (sys == Sys::Pselect6 && a[5]) {
     uint8_t raw[16];
-    if (!copy_from_user(a[5], raw)) return -EFAULT;
+    if (!k_.copy_from_user(a[5], raw)) return -EFAULT;
     uint64_t ss, len;
     std::memcpy(&ss, raw, 8);
     std::memcpy(&len, raw + 8, 8);
     if (ss && len != 8) return -EINVAL;
   }
   if (!req.select) {
-    if (a[1] > uint64_t(fds_.max_fds())) return -EINVAL;  // RLIMIT_NOFILE
+    if (a[1] > uint64_t(k_.fds_.max_fds())) return -EINVAL;  // RLIMIT_NOFILE
     std::vector<uint8_t> raw(a[1] * 8);
-    if (!copy_from_user(a[0], raw)) return -EFAULT;
+    if (!k_.copy_from_user(a[0], raw)) return -EFAULT;
     req.items.resize(a[1]);
     for (size_t i = 0; i < req.items.size(); ++i) {
       std::memcpy(&req.items[i].fd, raw.data() + 8 * i, 4);
@@ -118,14 +149,14 @@ int64_t LinuxKernel::poll_request(Sys sys, const uint64_t a[6], PollRequest& req
   }
   const int32_t n = int32_t(a[0]);
   if (n < 0) return -EINVAL;
-  req.n = std::min(n, fds_.max_fds());
+  req.n = std::min(n, k_.fds_.max_fds());
   const size_t words = (size_t(req.n) + 63) / 64;
   for (int s = 0; s < 3; ++s) {
     req.set_addr[s] = a[1 + s];
     req.sets[s].assign(words, 0);
     if (!req.set_addr[s] || words == 0) continue;
     std::vector<uint8_t> raw(words * 8);
-    if (!copy_from_user(req.set_addr[s], raw)) return -EFAULT;
+    if (!k_.copy_from_user(req.set_addr[s], raw)) return -EFAULT;
     for (size_t w = 0; w < words; ++w) read_u64(raw, 8 * w, req.sets[s][w]);
   }
   const short set_events[3] = {kInSet, kOutSet, kExSet};
@@ -134,7 +165,7 @@ int64_t LinuxKernel::poll_request(Sys sys, const uint64_t a[6], PollRequest& req
     for (int s = 0; s < 3; ++s)
       if ((req.sets[s][size_t(fd) / 64] >> (fd % 64)) & 1) events |= set_events[s];
     if (!events) continue;
-    if (!fds_.get(fd)) return -EBADF;
+    if (!k_.fds_.get(fd)) return -EBADF;
     req.items.push_back({fd, events, 0});
     req.select_fds.push_back(fd);
   }
@@ -145,21 +176,21 @@ int64_t LinuxKernel::poll_request(Sys sys, const uint64_t a[6], PollRequest& req
 // many are ready (select: how many bits its result sets get), or -ENOSYS
 // with req.unsupported naming the descriptor. `watches` gets the pipes,
 // for a thread that will wait on them.
-int64_t LinuxKernel::poll_scan(PollRequest& req, std::vector<IoWatch>* watches) {
+int64_t PollCalls::poll_scan(PollRequest& req, std::vector<IoWatch>* watches) {
   int64_t ready = 0;
   for (auto& it : req.items) {
     it.revents = 0;
     if (it.fd < 0) continue;  // poll ignores negative fds
-    const GuestFd* f = fds_.get(it.fd);
+    const GuestFd* f = k_.fds_.get(it.fd);
     const short wanted = short(it.events | POLLERR | POLLHUP);
     if (!f) {
       it.revents = POLLNVAL;
-    } else if (const int host = outside_host_fd(*f); host >= 0) {
+    } else if (const int host = k_.outside_.host_fd(*f); host >= 0) {
       // The host's stdin, a terminal, a FIFO, an inherited pipe: the host's answer.
-      it.revents = short(poll_outside_fd(it.fd, host, it.events, watches) & wanted);
+      it.revents = short(k_.outside_.poll_now(it.fd, host, it.events, watches) & wanted);
     } else if (f->kind != GuestFd::Kind::Host) {
       // The standard streams, eventfds and epoll sets: the readiness epoll
-      // reports for them (linux_kernel_epoll.cpp).
+      // reports for them (poll_calls_epoll.cpp).
       it.revents = short(epoll_probe(it.fd, watches, it.events).mask & wanted);
     } else if (f->pipe || f->socket) {
       pollfd p{f->host, it.events, 0};
@@ -187,22 +218,22 @@ int64_t LinuxKernel::poll_scan(PollRequest& req, std::vector<IoWatch>* watches) 
   return ready;
 }
 
-bool LinuxKernel::poll_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
-  GuestThread& t = threads_.current();
+bool PollCalls::poll_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
+  GuestThread& t = k_.threads_.current();
   if (t.wake_result) return false;  // timed out: call() answers
   PollRequest req;
   if (poll_request(sys, a, req) < 0 || req.timeout_ns == uint64_t(0)) return false;
   std::vector<IoWatch> watches;
   if (poll_scan(req, &watches) != 0) return false;  // ready, or an error call() reports
-  threads_.wait_poll(req.call, std::move(watches), req.timeout_ns.has_value(), steps);
+  k_.threads_.wait_poll(req.call, std::move(watches), req.timeout_ns.has_value(), steps);
   t.poll_timeout = req.timeout_ns.value_or(~uint64_t(0));
   // From the first wait's start (a wait woken to look again keeps it).
-  if (req.timeout_ns) end_wait_at(*t.waiting_since + std::min(*req.timeout_ns, ~*t.waiting_since));
+  if (req.timeout_ns) k_.end_wait_at(*t.waiting_since + std::min(*req.timeout_ns, ~*t.waiting_since));
   return true;
 }
 
-int64_t LinuxKernel::sys_poll(Sys sys, const uint64_t a[6], uint64_t steps) {
-  GuestThread& t = threads_.current();
+int64_t PollCalls::sys_poll(Sys sys, const uint64_t a[6], uint64_t steps) {
+  GuestThread& t = k_.threads_.current();
   const bool timed_out = t.wake_result.has_value();
   t.wake_result.reset();
   const std::optional<uint64_t> since = t.waiting_since;
@@ -211,26 +242,26 @@ int64_t LinuxKernel::sys_poll(Sys sys, const uint64_t a[6], uint64_t steps) {
   if (int64_t e = poll_request(sys, a, req); e < 0) return e;
   int64_t ret = poll_scan(req, nullptr);
   if (ret == -ENOSYS && !req.unsupported.empty()) {
-    note_unsupported(current_, req.call);
-    unsupported_what_ = req.unsupported;
+    k_.note_unsupported(k_.current_, req.call);
+    k_.unsupported_what_ = req.unsupported;
     return ret;
   }
   if (ret < 0) return ret;
   // A fork's unrecorded child (one thread) waits on the host until its
   // timeout, in real time (until 2026-11-29 it answered 0 at once: bash's
   // `read -t 1` in a pipeline's subshell gave up before the data came).
-  if (ret == 0 && unrecorded_child_ && !timed_out && req.timeout_ns != uint64_t(0)) {
+  if (ret == 0 && k_.unrecorded_child_ && !timed_out && req.timeout_ns != uint64_t(0)) {
     std::vector<IoWatch> watches;
     if (ret = poll_scan(req, &watches); ret == 0)
-      ret = child_wait_for_fds(watches, req.timeout_ns, [&] { return poll_scan(req, nullptr); });
+      ret = k_.child_wait_for_fds(watches, req.timeout_ns, [&] { return poll_scan(req, nullptr); });
     if (ret < 0) return ret;
   }
   if (!req.select) {
     // The whole array back, only revents changed (one memory write).
     std::vector<uint8_t> raw(req.items.size() * 8);
-    if (!copy_from_user(a[0], raw)) return -EFAULT;
+    if (!k_.copy_from_user(a[0], raw)) return -EFAULT;
     for (size_t i = 0; i < req.items.size(); ++i) std::memcpy(raw.data() + 8 * i + 6, &req.items[i].revents, 2);
-    if (!copy_to_user(a[0], raw)) return -EFAULT;
+    if (!k_.copy_to_user(a[0], raw)) return -EFAULT;
   } else {
     const short masks[3] = {kInSet, kOutSet, kExSet};
     std::vector<uint64_t> out[3];
@@ -245,7 +276,7 @@ int64_t LinuxKernel::sys_poll(Sys sys, const uint64_t a[6], uint64_t steps) {
       if (!req.set_addr[s] || out[s].empty()) continue;
       std::vector<uint8_t> raw(out[s].size() * 8);
       std::memcpy(raw.data(), out[s].data(), raw.size());
-      if (!copy_to_user(req.set_addr[s], raw)) return -EFAULT;
+      if (!k_.copy_to_user(req.set_addr[s], raw)) return -EFAULT;
     }
   }
   // The time left, in virtual time (1 ns per step since the call first
@@ -254,7 +285,7 @@ int64_t LinuxKernel::sys_poll(Sys sys, const uint64_t a[6], uint64_t steps) {
   if (req.timeout_addr && req.timeout_ns && *req.timeout_ns) {
     const uint64_t elapsed = timed_out ? *req.timeout_ns : since ? steps - *since : 0;
     const uint64_t left = elapsed >= *req.timeout_ns ? 0 : *req.timeout_ns - elapsed;
-    put_u64s(req.timeout_addr, {left / kNanos, req.timeval ? (left % kNanos) / 1000 : left % kNanos});
+    k_.put_u64s(req.timeout_addr, {left / kNanos, req.timeval ? (left % kNanos) / 1000 : left % kNanos});
   }
   return ret;
 }

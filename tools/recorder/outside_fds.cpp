@@ -4,9 +4,12 @@
 // `ttd record`'s parent. poll, select and epoll ask the host about them
 // (poll, timeout 0); a read or write of one that is not ready parks only
 // its thread. Either way the waiting thread is polled at thread switches
-// as a socket whose peer is elsewhere (linux_kernel_socket_waits.cpp):
-// when no thread can run the recorder waits on the host, until the next
-// timer or sleep's end, and the wall time counts on the clock.
+// as a socket whose peer is elsewhere (LinuxKernel::poll_outside_io,
+// linux_kernel_socket_waits.cpp): when no thread can run the recorder
+// waits on the host, until the next timer or sleep's end, and the wall
+// time counts on the clock.
+#include "tools/recorder/outside_fds.h"
+
 #include <fcntl.h>
 #include <poll.h>
 
@@ -14,41 +17,41 @@
 
 namespace ttd::rec {
 
-int LinuxKernel::outside_host_fd(const GuestFd& f) const {
-  if (f.kind == GuestFd::Kind::StdStream) return f.stream == 0 && !cfg_.stdin_data ? 0 : -1;
+int OutsideFds::host_fd(const GuestFd& f) const {
+  if (f.kind == GuestFd::Kind::StdStream) return f.stream == 0 && !k_.cfg_.stdin_data ? 0 : -1;
   return f.kind == GuestFd::Kind::Host && f.outside ? f.host : -1;
 }
 
-short LinuxKernel::poll_outside_fd(int fd, int host, short want, std::vector<IoWatch>* watches) {
+short OutsideFds::poll_now(int fd, int host, short want, std::vector<IoWatch>* watches) {
   pollfd p{host, want, 0};
   if (::poll(&p, 1, 0) <= 0) p.revents = 0;
   if (watches) watches->push_back({fd, host, want, nullptr, true});
   return p.revents;
 }
 
-int LinuxKernel::outside_not_ready(bool write, const GuestFd& f) const {
-  if (unrecorded_child_) return -1;  // a fork's child waits on the host: it has no other threads
+int OutsideFds::not_ready(bool write, const GuestFd& f) const {
+  if (k_.unrecorded_child_) return -1;  // a fork's child waits on the host: it has no other threads
   // Reads of the host's stdin, a terminal, a FIFO, an inherited pipe;
   // writes to the last three (the standard output streams are the
   // recorder's own and are written as they are).
-  const int host = f.kind == GuestFd::Kind::StdStream && write ? -1 : outside_host_fd(f);
+  const int host = f.kind == GuestFd::Kind::StdStream && write ? -1 : host_fd(f);
   if (host < 0) return -1;  // (a file is always ready)
   pollfd p{host, short(write ? POLLOUT : POLLIN), 0};
   return ::poll(&p, 1, 0) == 0 ? host : -1;
 }
 
-bool LinuxKernel::outside_io_blocks(bool write, int fd, const GuestFd& f) {
-  const int host = outside_not_ready(write, f);
+bool OutsideFds::io_blocks(bool write, int fd, const GuestFd& f) {
+  const int host = not_ready(write, f);
   if (host < 0) return false;  // ready: the call answers
   const int fl = ::fcntl(host, F_GETFL);
   if (fl < 0 || (fl & O_NONBLOCK)) return false;  // non-blocking: the call answers
-  threads_.wait_io(IoWatch{fd, host, short(write ? POLLOUT : POLLIN), nullptr, true});
+  k_.threads_.wait_io(IoWatch{fd, host, short(write ? POLLOUT : POLLIN), nullptr, true});
   return true;
 }
 
-bool LinuxKernel::iov_part_would_wait(bool write, int fd) {
-  const GuestFd* f = fds_.get(fd);
-  return f && outside_not_ready(write, *f) >= 0;
+bool OutsideFds::iov_part_would_wait(bool write, int fd) {
+  const GuestFd* f = k_.fds_.get(fd);
+  return f && not_ready(write, *f) >= 0;
 }
 
 }  // namespace ttd::rec
