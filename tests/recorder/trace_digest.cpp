@@ -23,7 +23,11 @@ class DigestSink final : public fmt::TraceSink {
     d_.pcs.push_back(s.pc);
     d_.tids.push_back(s.tid);
     in_syscall_ = s.kind == fmt::StepKind::Syscall;
-    if (in_syscall_) d_.syscalls.push_back({d_.steps});
+    if (in_syscall_) {
+      SyscallRecord r;
+      r.eid = d_.steps;
+      d_.syscalls.push_back(std::move(r));
+    }
     ++d_.steps;
   }
   void attr(std::string_view key, const fmt::AttrValue& v) override {
