@@ -60,11 +60,14 @@ void GuestThreads::wait_io(IoWatch watch) {
   park(GuestThread::State::IoWait, false).io_watch = {std::move(watch)};
 }
 
-void GuestThreads::wait_poll(std::string_view call, std::vector<IoWatch> watches, bool timed, uint64_t steps) {
-  GuestThread& t = park(GuestThread::State::PollWait, timed);
+void GuestThreads::wait_poll(std::string_view call, std::vector<IoWatch> watches, std::optional<uint64_t> timeout_ns,
+                             uint64_t steps) {
+  GuestThread& t = park(GuestThread::State::PollWait, timeout_ns.has_value());
   t.io_watch = std::move(watches);
   t.wait_call = call;
   if (!t.waiting_since) t.waiting_since = steps;
+  t.poll_timeout = timeout_ns.value_or(~uint64_t(0));
+  if (timeout_ns) t.wait_end = *t.waiting_since + std::min(*timeout_ns, ~*t.waiting_since);
 }
 
 std::vector<IoWatch> GuestThreads::host_watches() const {
@@ -205,11 +208,7 @@ std::optional<uint64_t> GuestThreads::first_timeout() const {
   std::optional<uint64_t> first;
   for (const GuestThread& t : threads_) {
     if (!t.timed || t.state == GuestThread::State::Runnable || t.state == GuestThread::State::Exited) continue;
-    uint64_t end = 0;
-    if (t.wait_end)
-      end = *t.wait_end;
-    else if (t.state == GuestThread::State::PollWait && t.waiting_since && t.poll_timeout != ~uint64_t(0))
-      end = *t.waiting_since + t.poll_timeout;
+    const uint64_t end = t.wait_end.value_or(0);
     if (!first || end < *first) first = end;
   }
   return first;

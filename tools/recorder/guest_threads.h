@@ -90,10 +90,13 @@ class GuestThreads {
   // Parks the current thread until `ready` says its descriptor can be
   // read or written (make_io_ready()).
   void wait_io(IoWatch watch);
-  // Parks the current thread in poll/select (`call`) until one of
-  // `watches` is ready or, if `timed`, nothing else can run; `steps` is
-  // when it started waiting (the first time, if it waits again).
-  void wait_poll(std::string_view call, std::vector<IoWatch> watches, bool timed, uint64_t steps);
+  // Parks the current thread in poll/select/epoll_wait (`call`) until
+  // one of `watches` is ready or its timeout (nullopt: none) ends; `steps`
+  // is when it started waiting (the first time, if it waits again), so the
+  // wait ends at that start plus the timeout (wait_end, poll_timeout). The
+  // caller then updates the due time (LinuxKernel::update_timer_due).
+  void wait_poll(std::string_view call, std::vector<IoWatch> watches, std::optional<uint64_t> timeout_ns,
+                 uint64_t steps);
   bool any_io_waiter() const;
   // A parked thread watches a descriptor another process may make ready.
   bool any_outside_waiter() const;
@@ -162,10 +165,9 @@ class GuestThreads {
   // Whether a thread other than the current one could run now.
   bool other_runnable() const;
   // The virtual clock's ns at which the first timed wait would end: its
-  // wait_end, or a poll, select or epoll wait's start plus its timeout, 0
-  // for a wait whose end is not kept (it ends first, as pick_next() has
-  // it); nullopt when no thread waits with a timeout. A timer due before
-  // it fires first (RecordingSession::switch_threads).
+  // wait_end, 0 for a wait whose end is not kept (it ends first, as
+  // pick_next() has it); nullopt when no thread waits with a timeout. A
+  // timer due before it fires first (RecordingSession::switch_threads).
   std::optional<uint64_t> first_timeout() const;
   void make_current(uint32_t number) { current_ = number - 1; }
   // "thread 1 (tid 4242): futex wait on 0x...; thread 2 (tid 4243): read

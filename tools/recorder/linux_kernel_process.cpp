@@ -312,7 +312,7 @@ bool LinuxKernel::wait_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
   for (const auto& [pid, pidfd] : children_)
     if (idtype != P_PID || id_t(pid) == id) watches.push_back(IoWatch{-1, pidfd, POLLIN, nullptr});
   if (watches.empty()) return false;
-  threads_.wait_poll(sys == Sys::Wait4 ? "wait4" : "waitid", std::move(watches), false, steps);
+  threads_.wait_poll(sys == Sys::Wait4 ? "wait4" : "waitid", std::move(watches), std::nullopt, steps);
   return true;
 }
 

@@ -225,10 +225,8 @@ bool PollCalls::poll_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
   if (poll_request(sys, a, req) < 0 || req.timeout_ns == uint64_t(0)) return false;
   std::vector<IoWatch> watches;
   if (poll_scan(req, &watches) != 0) return false;  // ready, or an error call() reports
-  k_.threads_.wait_poll(req.call, std::move(watches), req.timeout_ns.has_value(), steps);
-  t.poll_timeout = req.timeout_ns.value_or(~uint64_t(0));
-  // From the first wait's start (a wait woken to look again keeps it).
-  if (req.timeout_ns) k_.end_wait_at(*t.waiting_since + std::min(*req.timeout_ns, ~*t.waiting_since));
+  k_.threads_.wait_poll(req.call, std::move(watches), req.timeout_ns, steps);
+  k_.update_timer_due();  // its end is due like a timer (guest_sleeps.cpp)
   return true;
 }
 
