@@ -23,7 +23,7 @@ namespace {
   X(uc_mem_read) X(uc_emu_start) X(uc_emu_stop) X(uc_hook_add) X(uc_hook_del) X(uc_mem_map)       \
   X(uc_mem_map_ptr) X(uc_mem_unmap) X(uc_mem_protect) X(uc_mem_regions) X(uc_context_alloc)       \
   X(uc_free) X(uc_context_save) X(uc_context_reg_write) X(uc_context_reg_read)                     \
-  X(uc_context_restore) X(uc_context_size) X(uc_context_free)
+  X(uc_context_restore) X(uc_context_size) X(uc_context_free) X(uc_mmio_map) X(uc_ctl)
 
 TTD_DEFINE_LIBRARY_API(TTD_UNICORN_FUNCTIONS)
 
@@ -121,6 +121,16 @@ uc_err uc_mem_map_ptr(uc_engine* uc, uint64_t address, size_t size, uint32_t per
   TTD_FORWARD(uc_mem_map_ptr, uc, address, size, perms, ptr);
 }
 uc_err uc_mem_unmap(uc_engine* uc, uint64_t address, size_t size) { TTD_FORWARD(uc_mem_unmap, uc, address, size); }
+uc_err uc_mmio_map(uc_engine* uc, uint64_t address, size_t size, uc_cb_mmio_read_t read_cb, void* user_data_read,
+                   uc_cb_mmio_write_t write_cb, void* user_data_write) {
+  TTD_FORWARD(uc_mmio_map, uc, address, size, read_cb, user_data_read, write_cb, user_data_write);
+}
+// Only the controls without arguments are forwarded (the translation
+// cache flush); the others answer UC_ERR_ARG.
+uc_err uc_ctl(uc_engine* uc, uc_control_type control, ...) {
+  if (control != UC_CTL_WRITE(UC_CTL_TB_FLUSH, 0)) return UC_ERR_ARG;
+  TTD_FORWARD(uc_ctl, uc, control);
+}
 uc_err uc_mem_protect(uc_engine* uc, uint64_t address, size_t size, uint32_t perms) {
   TTD_FORWARD(uc_mem_protect, uc, address, size, perms);
 }

@@ -4,8 +4,13 @@
 // parks only its thread (blocks()); the other threads run meanwhile.
 #include "tools/recorder/futex_calls.h"
 
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 
 #include "tools/recorder/linux_abi_constants.h"
 #include "tools/recorder/linux_kernel.h"
@@ -78,9 +83,46 @@ bool FutexCalls::blocks(const uint64_t a[6]) {
   uint32_t value;
   std::memcpy(&value, word, 4);
   if (value != uint32_t(a[2])) return false;  // call() says EAGAIN
+  const bool on_shared = shared(a[0]);
+  if (on_shared && k_.unrecorded_child_) return false;  // call() waits on the host
   k_.threads_.wait(a[0], bitset, end.has_value());
+  GuestThread& t = k_.threads_.current();
+  t.shared_word.reset();
+  if (on_shared) {
+    t.shared_word = value;
+    t.shared_wakes = k_.mem_.shared().wakes();
+  }
   k_.end_wait_at(end);
   return true;
+}
+
+bool FutexCalls::shared(uint64_t addr) const { return k_.mem_.shared().overlaps(addr, 4); }
+
+int64_t FutexCalls::host_wait(uint64_t addr, uint32_t val, std::optional<uint64_t> end) {
+  auto* word = reinterpret_cast<uint32_t*>(k_.mem_.shared().host_address(addr));
+  timespec until{};
+  timespec* timeout = nullptr;
+  if (end) {
+    // The virtual time left, waited in real time (the child is not recorded).
+    const uint64_t left = *end > k_.now_ ? *end - k_.now_ : 0;
+    if (left == 0) return -ETIMEDOUT;
+    ::clock_gettime(CLOCK_MONOTONIC, &until);
+    const uint64_t ns = uint64_t(until.tv_nsec) + left % 1'000'000'000;
+    until.tv_sec += time_t(left / 1'000'000'000 + ns / 1'000'000'000);
+    until.tv_nsec = long(ns % 1'000'000'000);
+    timeout = &until;
+  }
+  if (::syscall(SYS_futex, word, FUTEX_WAIT_BITSET, val, timeout, nullptr, FUTEX_BITSET_MATCH_ANY) == 0) return 0;
+  const int err = errno;
+  if (err == EINTR) k_.raise_host_signals();
+  return -err;
+}
+
+uint32_t FutexCalls::host_wake(uint64_t addr, uint32_t n) {
+  if (n == 0) return 0;
+  k_.mem_.shared().note_wake();
+  const long r = ::syscall(SYS_futex, k_.mem_.shared().host_address(addr), FUTEX_WAKE, n, nullptr, nullptr, 0);
+  return r > 0 ? uint32_t(r) : 0;
 }
 
 int64_t FutexCalls::sys_futex(const uint64_t a[6]) {
@@ -108,16 +150,18 @@ int64_t FutexCalls::sys_futex(const uint64_t a[6]) {
       if (cmd == kFutexWaitBitset && uint32_t(a[5]) == 0) return -EINVAL;
       if (addr & 3) return -EINVAL;
       if (!read_word(addr, word)) return -EFAULT;
+      if (word == val && k_.unrecorded_child_ && shared(addr)) return host_wait(addr, val, end);
       return -EAGAIN;  // the word changed before we could wait
     }
     // A FUTEX_WAIT_REQUEUE_PI waiter can only be woken by
     // FUTEX_CMP_REQUEUE_PI: Linux's wake and requeue say EINVAL.
     case kFutexWake:
-      if (has_requeue_pi_waiter(addr)) return -EINVAL;
-      return k_.threads_.wake(addr, val);
-    case kFutexWakeBitset:
-      if (uint32_t(a[5]) == 0 || has_requeue_pi_waiter(addr)) return -EINVAL;
-      return k_.threads_.wake(addr, val, uint32_t(a[5]));
+    case kFutexWakeBitset: {
+      const uint32_t bitset = cmd == kFutexWakeBitset ? uint32_t(a[5]) : ~0u;
+      if (bitset == 0 || has_requeue_pi_waiter(addr)) return -EINVAL;
+      const uint32_t woken = k_.threads_.wake(addr, val, bitset);
+      return shared(addr) ? woken + host_wake(addr, val - woken) : woken;
+    }
     case kFutexCmpRequeue:
       if (!read_word(addr, word)) return -EFAULT;
       if (word != uint32_t(a[5])) return -EAGAIN;

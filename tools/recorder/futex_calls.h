@@ -48,6 +48,13 @@ class FutexCalls {
   // (nullopt: none, or a call without one); -errno for a bad timespec.
   int64_t timeout_end(const uint64_t a[6], std::optional<uint64_t>& end);
   bool has_requeue_pi_waiter(uint64_t addr);
+  // Words in memory shared with other processes (host_shared_memory.h):
+  // a fork's unrecorded child waits on the host's futex (it has no other
+  // thread to run); a wake wakes the other processes' waiters too, on the
+  // host, after this process's own.
+  bool shared(uint64_t addr) const;
+  int64_t host_wait(uint64_t addr, uint32_t val, std::optional<uint64_t> end);
+  uint32_t host_wake(uint64_t addr, uint32_t n);
   // futex_calls_pi_robust.cpp.
   bool pi_lock_blocks(const uint64_t a[6]);
   int64_t sys_futex_pi(uint32_t cmd, uint64_t addr);

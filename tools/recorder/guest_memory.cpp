@@ -1,7 +1,10 @@
 #include "tools/recorder/guest_memory.h"
 
+#include <sys/mman.h>
 #include <xxhash.h>
 
+#include <cerrno>
+#include <cstring>
 #include <vector>
 
 namespace ttd::rec {
@@ -44,9 +47,41 @@ Status GuestMemory::map(uint64_t addr, uint64_t size, uint8_t prot, std::string 
   return {};
 }
 
+Status GuestMemory::map_shared(uint64_t addr, uint64_t size, uint8_t prot, std::string name, uint8_t* host) {
+  if (auto st = unmap(addr, size); !st) {
+    ::munmap(host, size);
+    return st;
+  }
+  if (auto st = shared_.map(addr, size, host); !st) return st;
+  if (!first_mapped_) first_mapped_ = addr;
+  regions_.map({addr, size, prot, std::move(name)});
+  return {};
+}
+
+Status GuestMemory::make_shared(uint64_t addr, uint64_t size) {
+  if (shared_.overlaps(addr, size)) return {};
+  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return make_error("emulator", std::string("cannot make shared memory: ") + std::strerror(errno));
+  auto* host = static_cast<uint8_t*>(p);
+  if (!read(addr, {host, size})) {
+    ::munmap(p, size);
+    return make_error("emulator", "cannot read memory to share");
+  }
+  if (auto st = uc_status(uc_mem_unmap(uc_, addr, size), "cannot unmap", addr, size); !st) {
+    ::munmap(p, size);
+    return st;
+  }
+  return shared_.map(addr, size, host);
+}
+
 Status GuestMemory::unmap(uint64_t addr, uint64_t size) {
-  for (auto [s, n] : mapped_parts(regions_, addr, size))
+  for (auto [s, n] : mapped_parts(regions_, addr, size)) {
+    if (shared_.overlaps(s, n)) {
+      if (auto st = shared_.unmap(s, n); !st) return st;
+      continue;
+    }
     if (auto st = uc_status(uc_mem_unmap(uc_, s, n), "cannot unmap", s, n); !st) return st;
+  }
   regions_.unmap(addr, size);
   return {};
 }
@@ -56,8 +91,10 @@ Status GuestMemory::protect(uint64_t addr, uint64_t size, uint8_t prot) {
   auto parts = mapped_parts(regions_, addr, size);
   for (auto [s, n] : parts) covered += n;
   if (covered != size) return make_error("mprotect", "range is not entirely mapped");
-  for (auto [s, n] : parts)
+  for (auto [s, n] : parts) {
+    if (shared_.overlaps(s, n)) continue;  // not enforced on shared memory (host_shared_memory.h)
     if (auto st = uc_status(uc_mem_protect(uc_, s, n, prot), "cannot protect", s, n); !st) return st;
+  }
   regions_.protect(addr, size, prot);
   return {};
 }
@@ -97,7 +134,15 @@ bool GuestMemory::accessible(uint64_t addr, uint64_t size, uint8_t prot) const {
 }
 
 bool GuestMemory::read(uint64_t addr, std::span<uint8_t> out) const {
-  return out.empty() || uc_mem_read(uc_, addr, out.data(), out.size()) == UC_ERR_OK;
+  if (out.empty()) return true;
+  if (!shared_.overlaps(addr, out.size())) return uc_mem_read(uc_, addr, out.data(), out.size()) == UC_ERR_OK;
+  // Shared pieces straight from the host (Unicorn would go through the
+  // MMIO callbacks, which are for the guest's own loads).
+  bool ok = true;
+  shared_.split(
+      addr, out.size(), [&](uint64_t a, uint8_t* host, uint64_t n) { std::memcpy(out.data() + (a - addr), host, n); },
+      [&](uint64_t a, uint64_t n) { ok = ok && uc_mem_read(uc_, a, out.data() + (a - addr), n) == UC_ERR_OK; });
+  return ok;
 }
 
 std::optional<uint64_t> GuestMemory::page_hash(uint64_t addr, std::span<uint8_t> page) const {
@@ -106,7 +151,14 @@ std::optional<uint64_t> GuestMemory::page_hash(uint64_t addr, std::span<uint8_t>
 }
 
 bool GuestMemory::write(uint64_t addr, std::span<const uint8_t> bytes) {
-  return bytes.empty() || uc_mem_write(uc_, addr, bytes.data(), bytes.size()) == UC_ERR_OK;
+  if (bytes.empty()) return true;
+  if (!shared_.overlaps(addr, bytes.size())) return uc_mem_write(uc_, addr, bytes.data(), bytes.size()) == UC_ERR_OK;
+  bool ok = true;
+  shared_.split(
+      addr, bytes.size(), [&](uint64_t a, uint8_t* host, uint64_t n) { std::memcpy(host, bytes.data() + (a - addr), n); },
+      [&](uint64_t a, uint64_t n) { ok = ok && uc_mem_write(uc_, a, bytes.data() + (a - addr), n) == UC_ERR_OK; });
+  shared_.kernel_wrote(addr, bytes);
+  return ok;
 }
 
 }  // namespace ttd::rec

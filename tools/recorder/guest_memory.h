@@ -11,12 +11,13 @@
 
 #include "state/error.h"
 #include "state/machine_state.h"
+#include "tools/recorder/host_shared_memory.h"
 
 namespace ttd::rec {
 
 class GuestMemory {
  public:
-  GuestMemory(uc_engine* uc, uint64_t page_size) : uc_(uc), page_(page_size) {}
+  GuestMemory(uc_engine* uc, uint64_t page_size) : uc_(uc), page_(page_size), shared_(uc) {}
 
   uint64_t page_size() const { return page_; }
   uint64_t page_down(uint64_t a) const { return a & ~(page_ - 1); }
@@ -25,6 +26,17 @@ class GuestMemory {
   // Maps zero-filled pages [addr, addr+size) (page aligned), replacing
   // whatever was mapped there before, as mmap(MAP_FIXED) does.
   Status map(uint64_t addr, uint64_t size, uint8_t prot, std::string name);
+  // Maps [addr, addr+size) onto `host`, size bytes of host MAP_SHARED
+  // memory (owned from now on), replacing what was mapped there: memory
+  // shared with other processes (host_shared_memory.h). The trace must
+  // already hold its bytes.
+  Status map_shared(uint64_t addr, uint64_t size, uint8_t prot, std::string name, uint8_t* host);
+  // The mapped range [addr, addr+size), private so far, becomes shared
+  // with the processes forked from now on, keeping its bytes (a
+  // MAP_SHARED|MAP_ANONYMOUS mapping at a fork).
+  Status make_shared(uint64_t addr, uint64_t size);
+  HostSharedMemory& shared() { return shared_; }
+  const HostSharedMemory& shared() const { return shared_; }
   // Unmaps the mapped parts of the range; unmapped holes are fine (munmap).
   Status unmap(uint64_t addr, uint64_t size);
   // Changes protection; fails if part of the range is not mapped (mprotect).
@@ -57,6 +69,7 @@ class GuestMemory {
   uint64_t page_;
   MemoryRegions regions_;
   std::optional<uint64_t> first_mapped_;
+  HostSharedMemory shared_;
 };
 
 }  // namespace ttd::rec

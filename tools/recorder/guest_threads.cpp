@@ -178,6 +178,22 @@ void GuestThreads::hand_pi(uint64_t addr, GuestThread& new_owner) {
 
 std::vector<GuestThread*> GuestThreads::futex_waiters(uint64_t addr) { return waiters(threads_, addr); }
 
+bool GuestThreads::any_shared_futex_waiter() const {
+  for (const GuestThread& t : threads_)
+    if (t.state == GuestThread::State::FutexWait && t.shared_word) return true;
+  return false;
+}
+
+bool GuestThreads::wake_shared_futex_waiters(const std::function<bool(const GuestThread&)>& moved) {
+  bool woke = false;
+  for (GuestThread& t : threads_)
+    if (t.state == GuestThread::State::FutexWait && t.shared_word && moved(t)) {
+      make_runnable(t, 0);
+      woke = true;
+    }
+  return woke;
+}
+
 void GuestThreads::move_to_pi(GuestThread& t, uint64_t addr2, uint64_t owner) {
   // Keeps its place in the FIFO order, as the kernel's requeue keeps the
   // waiter's priority.

@@ -6,6 +6,7 @@
 // threads at the same steps. CPU state lives elsewhere (thread_contexts.h).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -61,6 +62,12 @@ struct GuestThread {
   // Sleep: the virtual clock's ns at which the sleep ends; kept after a
   // signal ends it early, for the time left (`rem`), until the call returns.
   std::optional<uint64_t> sleep_until;
+  // FutexWait on a word of memory shared with other processes
+  // (host_shared_memory.h): the value it had, and the count of shared
+  // wakes then; it wakes when either moves (another process's store or
+  // FUTEX_WAKE), as the host cannot tell us whom another process woke.
+  std::optional<uint32_t> shared_word;
+  uint64_t shared_wakes = 0;
   uint64_t clear_child_tid = 0;  // set_tid_address / CLONE_CHILD_CLEARTID
   uint64_t robust_head = 0;      // set_robust_list (0: none)
 };
@@ -150,6 +157,10 @@ class GuestThreads {
   // makes one wait for the PI lock at addr2 held by `owner`, give_pi()
   // makes one runnable (result 0) as the lock's owner.
   std::vector<GuestThread*> futex_waiters(uint64_t addr);
+  // Waiters on shared words (GuestThread::shared_word): any, and those
+  // `moved` says to wake, made runnable with result 0 (true if one was).
+  bool any_shared_futex_waiter() const;
+  bool wake_shared_futex_waiters(const std::function<bool(const GuestThread&)>& moved);
   void move_to_pi(GuestThread& t, uint64_t addr2, uint64_t owner);
   void give_pi(GuestThread& t);
   std::vector<uint64_t> pi_locks_held_by(uint64_t tid) const;

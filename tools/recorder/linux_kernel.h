@@ -101,6 +101,11 @@ class LinuxKernel {
   // `within`: at most that many virtual nanoseconds (the first timed
   // poll's end); false if they passed with nothing ready.
   bool wait_for_host_io(uint64_t steps, std::optional<uint64_t> within = std::nullopt);
+  // Threads parked on a futex word of memory shared with other processes
+  // wake when the word or the processes' count of shared wakes moved
+  // (GuestThread::shared_word); true if one did. Asked at each thread
+  // switch, and every millisecond while wait_for_host_io waits.
+  bool wake_shared_futex_waiters();
   // An unrecorded child whose only thread waits (RecordingSession::
   // wait_in_child): sleeps on the host until the next timer or sleep end
   // is due, or `within` ns pass, as other processes would see it take
@@ -204,6 +209,8 @@ class LinuxKernel {
   // (files and descriptors), linux_kernel.cpp (process, time, signals).
   int64_t sys_brk(uint64_t addr);
   int64_t sys_mmap(const uint64_t a[6]);
+  // A writable shared mapping of a file in /dev/shm: the host's pages.
+  int64_t mmap_host_shared(uint64_t addr, uint64_t size, uint8_t prot, const GuestFd& file, uint64_t offset);
   int64_t sys_mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len, uint64_t flags, uint64_t new_addr);
   int64_t move_mapping(uint64_t old_addr, uint64_t old_size, uint64_t new_addr, uint64_t new_size, uint8_t prot,
                        const std::string& name);

@@ -13,9 +13,11 @@
 #include <time.h>
 
 #include <cerrno>
+#include <cstring>
 
 #include "tools/recorder/host_signal_forwarding.h"
 #include "tools/recorder/host_wait_clock.h"
+
 #include "tools/recorder/linux_kernel.h"
 
 namespace ttd::rec {
@@ -112,8 +114,24 @@ bool LinuxKernel::wait_for_outside_signal(uint64_t steps) {
   return true;
 }
 
+bool LinuxKernel::wake_shared_futex_waiters() {
+  if (!mem_.shared().any()) return false;
+  const uint64_t wakes = mem_.shared().wakes();
+  return threads_.wake_shared_futex_waiters([&](const GuestThread& t) {
+    uint8_t b[4];
+    uint32_t now = 0;
+    if (!mem_.read(t.futex_addr, b)) return true;  // unmapped meanwhile: the call goes on (EFAULT or EAGAIN)
+    std::memcpy(&now, b, 4);
+    return now != *t.shared_word || wakes != t.shared_wakes;
+  });
+}
+
 bool LinuxKernel::wait_for_host_io(uint64_t steps, std::optional<uint64_t> within) {
-  if (!has_children_ || within == uint64_t(0)) return false;
+  // Another process may wake a thread parked on shared memory: looked at
+  // every millisecond (the host cannot wait on our emulated futex).
+  constexpr uint64_t kSharedFutexLook = 1'000'000;
+  const bool shared_waits = threads_.any_shared_futex_waiter();
+  if ((!has_children_ && !shared_waits) || within == uint64_t(0)) return false;
   catch_up_clock(steps);
   std::vector<pollfd> p;
   for (const IoWatch& w : threads_.host_watches()) p.push_back(pollfd{w.host_fd, w.events, 0});
@@ -123,13 +141,20 @@ bool LinuxKernel::wait_for_host_io(uint64_t steps, std::optional<uint64_t> withi
   // for us, so the wait for the next due time (a sleep's end, a timed
   // wait's, a timer) is in real time too.
   update_timer_due();
-  if (p.empty() && (children_.empty() || (timers_.due() == kNoTimer && !within))) return false;
+  if (p.empty() && !shared_waits && (children_.empty() || (timers_.due() == kNoTimer && !within))) return false;
   const uint64_t start = now_;
   for (;;) {
     bool timer_fired = false;
     std::optional<uint64_t> left = within;
     if (within) left = *within > now_ - start ? *within - (now_ - start) : 0;
+    const bool look = shared_waits && (!left || *left > kSharedFutexLook);
+    if (look) left = kSharedFutexLook;
     const int r = host_poll(p, left, timer_fired);
+    if (shared_waits && wake_shared_futex_waiters()) {
+      if (r > 0) wake_io_waiters();
+      return true;
+    }
+    if (r == 0 && !timer_fired && look) continue;
     if (r == 0 && !timer_fired) return false;  // the timed wait's end came first
     if (r < 0 && errno == EINTR) {
       if (raise_host_signals()) interrupt_parked();  // a signal from outside wakes a waiting thread

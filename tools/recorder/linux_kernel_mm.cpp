@@ -2,6 +2,7 @@
 // read-only, or shared writable: shared_file_mappings.h), mremap, munmap,
 // mprotect, msync, madvise.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -56,14 +57,6 @@ int64_t LinuxKernel::sys_mmap(const uint64_t a[6]) {
     // writing too (EACCES, as Linux).
     file_writable = (::fcntl(file->host, F_GETFL) & O_ACCMODE) == O_RDWR;
     if ((flags & kMapShared) && (prot & kProtWrite) && !file_writable) return -EACCES;
-    // POSIX shared memory and semaphores (shm_open, sem_open: Python's
-    // multiprocessing) exist to be shared between processes, which a copy
-    // is not: refused, as before, rather than answered wrongly.
-    if ((flags & kMapShared) && file->path.rfind("/dev/shm/", 0) == 0) {
-      note_unsupported(current_, "mmap");
-      unsupported_what_ = "a shared mapping of a file in /dev/shm (memory shared between processes)";
-      return -ENOSYS;
-    }
   }
   uint64_t size = mem_.page_up(len);
   if (size < len) return -ENOMEM;
@@ -77,6 +70,11 @@ int64_t LinuxKernel::sys_mmap(const uint64_t a[6]) {
     if (!where) return -ENOMEM;
     addr = *where;
   }
+  // POSIX shared memory and semaphores (shm_open, sem_open: Python's
+  // multiprocessing) exist to be shared between processes: the host's
+  // pages themselves (host_shared_memory.h).
+  if (file && (flags & kMapShared) && file_writable && file->path.rfind("/dev/shm/", 0) == 0)
+    return mmap_host_shared(addr, size, uint8_t(prot), *file, a[5]);
   // A shared anonymous mapping is named as Linux's /proc/self/maps names
   // it (shmem behind /dev/zero), which a fork then looks for.
   std::string name = file ? file->path : (flags & kMapShared) ? kSharedAnonymousName : "[anon]";
@@ -108,6 +106,30 @@ int64_t LinuxKernel::sys_mmap(const uint64_t a[6]) {
   if (file && S_ISREG(st.st_mode))
     mapped_files_.add({addr, size, a[5], uint64_t(st.st_dev), uint64_t(st.st_ino), (flags & kMapShared) != 0});
   if (flags & kMapFixed) code_may_have_changed_ = true;
+  return int64_t(addr);
+}
+
+int64_t LinuxKernel::mmap_host_shared(uint64_t addr, uint64_t size, uint8_t prot, const GuestFd& file,
+                                      uint64_t offset) {
+  struct stat st {};
+  if (::fstat(file.host, &st) < 0) return -errno;
+  // A page past the file's end would be SIGBUS for the recorder itself.
+  if (offset + size > mem_.page_up(uint64_t(st.st_size))) {
+    note_unsupported(current_, "mmap");
+    unsupported_what_ = "a shared mapping of a file in /dev/shm past the file's end";
+    return -ENOSYS;
+  }
+  void* host = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, file.host, off_t(offset));
+  if (host == MAP_FAILED) return -errno;
+  if (shared_maps_.overlaps(addr, size)) shared_maps_.write_back(mem_, addr, size, true);
+  if (!mem_.map_shared(addr, size, prot, file.path, static_cast<uint8_t*>(host))) return -ENOMEM;
+  effects_.push_back({KernelEffect::Kind::Map, addr, size, prot, file.path, {}});
+  // What the file holds now is in the trace; later stores by other
+  // processes reach it as the program reads them.
+  const uint64_t in_file = std::min<uint64_t>(size, uint64_t(st.st_size) - offset);
+  record_nonzero_pages(addr, {static_cast<const uint8_t*>(host), in_file});
+  mapped_files_.remove(addr, size);
+  mapped_files_.add({addr, size, offset, uint64_t(st.st_dev), uint64_t(st.st_ino), true});
   return int64_t(addr);
 }
 
@@ -145,9 +167,9 @@ int64_t LinuxKernel::sys_mremap(uint64_t old_addr, uint64_t old_len, uint64_t ne
   // old_len 0 duplicates a shared mapping in Linux; we have none (EINVAL
   // for private ones, as Linux says).
   if (old_size == 0) return -EINVAL;
-  if (shared_maps_.overlaps(old_addr, old_size)) {
+  if (shared_maps_.overlaps(old_addr, old_size) || mem_.shared().overlaps(old_addr, old_size)) {
     note_unsupported(current_, "mremap");
-    unsupported_what_ = "mremap of a shared mapping of a file (not emulated)";
+    unsupported_what_ = "mremap of a shared mapping (not emulated)";
     return -ENOSYS;
   }
   if (flags & kDontUnmap) {

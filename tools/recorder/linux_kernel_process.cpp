@@ -55,9 +55,16 @@ int64_t LinuxKernel::sys_new_process(uint64_t flags, uint64_t stack, uint64_t pa
   // The child gets a copy of shared mappings: say so (the fork goes on).
   if (!vfork && !shared_maps_.empty())
     note_unsupported(current_, "a fork while a file is mapped shared and writable (the child's stores to it stay its own)");
-  if (!vfork && std::any_of(mem_.regions().all().begin(), mem_.regions().all().end(),
-                            [](const auto& r) { return r.second.name == kSharedAnonymousName; }))
-    note_unsupported(current_, "a fork while memory is mapped MAP_SHARED|MAP_ANONYMOUS (each process keeps its own copy)");
+  // MAP_SHARED|MAP_ANONYMOUS memory becomes the host's shared pages now,
+  // so that parent and child share it as natively (host_shared_memory.h).
+  if (!vfork) {
+    std::vector<std::pair<uint64_t, uint64_t>> anon_shared;
+    for (const auto& [start, r] : mem_.regions().all())
+      if (r.name == kSharedAnonymousName) anon_shared.emplace_back(start, r.size);
+    for (auto [start, size] : anon_shared)
+      if (Status st = mem_.make_shared(start, size); !st) return -ENOMEM;
+  }
+  mem_.shared().prepare_fork();
   // vfork: the parent waits until the child execs or exits, which closes
   // the gate's close-on-exec write end (EOF on the read end).
   int gate[2] = {-1, -1};
@@ -91,6 +98,8 @@ int64_t LinuxKernel::sys_new_process(uint64_t flags, uint64_t stack, uint64_t pa
     // A child's copy of a shared file mapping is not the file's: natively
     // the pages are shared, and the parent writes them back.
     shared_maps_.forget_all();
+    mem_.shared().after_fork_in_child();
+    if (cfg_.follow_fork) mem_.shared().resync();
     if (vfork) {
       ::close(gate[0]);
       vfork_gate_ = gate[1];

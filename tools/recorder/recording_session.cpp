@@ -34,7 +34,13 @@ RecordingSession::RecordingSession(uc_engine* uc, const ArchDesc& arch, const Gu
                                    std::vector<std::string>& verify_errors)
     : uc_(uc), arch_(arch), guest_(guest), mem_(mem), kernel_(kernel), tracker_(tracker), emit_(emitter),
       opts_(opts), mirror_(mirror), verify_errors_(verify_errors), view_(uc, arch, tracker, mem),
-      contexts_(uc, guest, tracker), quantum_(opts.quantum ? opts.quantum : 1) {}
+      contexts_(uc, guest, tracker), quantum_(opts.quantum ? opts.quantum : 1) {
+  // Another process's store to shared memory, seen by a load of this
+  // step: a write of the step, so replay reads what the program read.
+  mem_.shared().observe([this](uint64_t addr, uint32_t size, uint64_t value) {
+    if (pending_ && !child_) emit_.mem_write(addr, size, int64_t(value));
+  });
+}
 
 RecordingSession::~RecordingSession() {
   // The hooks stay installed (uc_close frees them): uc_hook_del makes
@@ -69,6 +75,7 @@ SessionResult RecordingSession::run(uint64_t entry) {
   for (;;) {
     stopped_ = switch_requested_ = false;
     uc_err err = uc_emu_start(uc_, pc, ~0ull, 0, 0);
+    mem_.shared().release();  // an instruction's accesses to shared memory are over
     if (err != UC_ERR_OK && !stopped_) {
       if (auto handler = fault_handler(err)) {
         pc = *handler;
@@ -87,7 +94,7 @@ SessionResult RecordingSession::run(uint64_t entry) {
       if (pending_) finish_instruction();
       break;
     }
-    if (child_ && !recording_hooks_.empty()) {  // the fork's child goes on unrecorded
+    if (child_ && (!recording_hooks_.empty() || wants_release_hook())) {  // the fork's child goes on unrecorded
       drop_recording_hooks();
       pc = switch_pc_;
       continue;
@@ -103,6 +110,7 @@ SessionResult RecordingSession::run(uint64_t entry) {
 
 std::optional<uint64_t> RecordingSession::switch_threads() {
   GuestThreads& threads = kernel_.threads();
+  kernel_.wake_shared_futex_waiters();  // another process's store or wake (host_shared_memory.h)
   const uint32_t cur = threads.current().number;
   const bool gone = threads.current().state == GuestThread::State::Exited;
   // No thread can run and a timer expires before the first timed wait
@@ -207,6 +215,7 @@ void RecordingSession::virtual_tsc(bool with_aux) {
 
 void RecordingSession::on_block(uc_engine*, uint64_t addr, uint32_t size, void* p) {
   auto* s = static_cast<RecordingSession*>(p);
+  s->mem_.shared().release();  // the last instruction's shared accesses are over
   if (s->stopped_) return;
   if (s->pending_) s->finish_instruction();
   // An interval timer expired, or a signal came from outside (one load each).
@@ -216,6 +225,7 @@ void RecordingSession::on_block(uc_engine*, uint64_t addr, uint32_t size, void* 
 
 void RecordingSession::on_code(uc_engine* uc, uint64_t addr, uint32_t size, void* p) {
   auto* s = static_cast<RecordingSession*>(p);
+  s->mem_.shared().release();  // the last instruction's shared accesses are over
   if (s->stopped_) return;
   if (s->pending_) s->finish_instruction();
   if (s->opts_.max_steps && s->res_.steps >= s->opts_.max_steps) {

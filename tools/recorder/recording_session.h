@@ -132,6 +132,8 @@ class RecordingSession {
   void end_for_exec(uint64_t number, const uint64_t args[6], ExecTarget target);
   void become_recorded_child(const NewProcessChild& c, uint64_t next_pc);
   void child_syscall();
+  // The child has shared memory and no hook yet to release its lock.
+  bool wants_release_hook() const { return child_ && !has_release_hook_ && mem_.shared().any(); }
   // A call the kernel parked (pause, sigsuspend, a sleep, a timed futex
   // wait): the child has one thread, so it waits here as switch_threads
   // would have the recorded process wait. False: nothing can end it.
@@ -160,6 +162,8 @@ class RecordingSession {
   std::vector<uc_hook> hooks_;  // never deleted (see the destructor)
   std::vector<uc_hook> recording_hooks_;  // block, code, memory: deleted in a fork's child
   bool child_ = false;          // a fork's child: nothing is recorded
+  uc_hook release_hook_ = 0;    // a fork's child with shared memory: HostSharedMemory::release at each instruction
+  bool has_release_hook_ = false;
   uint64_t clock_base_ = 0;     // steps of earlier traces of the chain (restart_counting)
 
   // The instruction that has started but not been finished.

@@ -46,6 +46,19 @@ void RecordingSession::drop_recording_hooks() {
   for (uc_hook h : recording_hooks_) uc_hook_del(uc_, h);
   recording_hooks_.clear();
   slice_left_ = 0;
+  mem_.shared().stop_observing();
+  // Memory shared with other processes: the CrossProcessLock an
+  // instruction takes there is given back when the next one starts.
+  if (wants_release_hook()) {
+    auto release = [](uc_engine*, uint64_t, uint32_t, void* shared) {
+      static_cast<HostSharedMemory*>(shared)->release();
+    };
+    uc_cb_hookcode_t cb = release;
+    if (uc_hook_add(uc_, &release_hook_, UC_HOOK_CODE, (void*)cb, &mem_.shared(), 1, 0) == UC_ERR_OK) {
+      has_release_hook_ = true;
+      uc_ctl_flush_tlb(uc_);  // blocks translated before would not call it
+    }
+  }
 }
 
 void RecordingSession::child_syscall() {
@@ -85,6 +98,9 @@ void RecordingSession::child_syscall() {
     else if (kernel_.frame_failed()) res_.signal = 11, end_child();
   }
   if (cont) redirect(*cont);
+  // Shared memory mapped just now (shm_open, sem_open): the release hook
+  // goes in between two runs of the emulator.
+  if (wants_release_hook()) request_switch(cont.value_or(next_pc));
 }
 
 void RecordingSession::end_child() {

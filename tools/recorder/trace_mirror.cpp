@@ -47,6 +47,9 @@ uint64_t TraceMirror::check_memory(const GuestMemory& live, std::vector<std::str
   for (const auto& [start, r] : live.regions().all()) {
     for (uint64_t a = start; a < start + r.size; a += kPageSize) {
       uint64_t n = std::min<uint64_t>(kPageSize, start + r.size - a);
+      // Other processes change shared memory: the trace holds what this
+      // one read of it (host_shared_memory.h), not every store.
+      if (live.shared().overlaps(a, n)) continue;
       if (!live.read(a, {want.data(), n})) continue;
       uint64_t known = mem_.read(a, have.data(), valid.data(), n);
       if (known == n && std::memcmp(want.data(), have.data(), n) == 0) continue;

@@ -1,0 +1,157 @@
+// Memory shared between a process and its fork's child (the recorder's
+// host_shared_memory.h): each mode prints what it saw, which must be what
+// the native run prints.
+//   anon     MAP_SHARED|MAP_ANONYMOUS: process-shared semaphores ping-pong
+//            a counter the child increments; then the parent spins, with
+//            no syscall, on a flag the child sets
+//   atomic   both processes add to one word with atomic instructions and
+//            take a process-shared mutex around a plain counter
+//   shm      shm_open + mmap: the child writes a message, posts a semaphore
+//   semopen  a named semaphore (sem_open), as Python's multiprocessing
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct Area {
+  sem_t ping, pong;
+  pthread_mutex_t mutex;
+  long counter, locked_total;
+  long atomic_total;
+  int flag;
+  char message[64];
+};
+
+static struct Area* anon_area(void) {
+  struct Area* a = mmap(NULL, sizeof *a, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (a == MAP_FAILED) perror("mmap"), exit(2);
+  return a;
+}
+
+static int wait_child(pid_t pid) {
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) perror("waitpid"), exit(2);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void pause_ms(int ms) {
+  struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&t, NULL);
+}
+
+static int anon(void) {
+  enum { kRounds = 500 };
+  struct Area* a = anon_area();
+  sem_init(&a->ping, 1, 0);
+  sem_init(&a->pong, 1, 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    for (int i = 0; i < kRounds; ++i) {
+      sem_wait(&a->ping);
+      a->counter++;
+      sem_post(&a->pong);
+    }
+    pause_ms(50);
+    __atomic_store_n(&a->flag, 7, __ATOMIC_RELEASE);
+    _exit(0);
+  }
+  int wrong = 0;
+  for (int i = 0; i < kRounds; ++i) {
+    sem_post(&a->ping);
+    sem_wait(&a->pong);
+    if (a->counter != i + 1) ++wrong;
+  }
+  long spins = 0;
+  while (__atomic_load_n(&a->flag, __ATOMIC_ACQUIRE) == 0) ++spins;
+  printf("anon: counter %ld, wrong %d, flag %d, spun %s\n", a->counter, wrong, a->flag, spins > 0 ? "yes" : "no");
+  return wait_child(pid);
+}
+
+static void add_many(struct Area* a, int n) {
+  for (int i = 0; i < n; ++i) {
+    __atomic_fetch_add(&a->atomic_total, 1, __ATOMIC_SEQ_CST);
+    pthread_mutex_lock(&a->mutex);
+    a->locked_total++;
+    pthread_mutex_unlock(&a->mutex);
+  }
+}
+
+static int atomic(void) {
+  enum { kAdds = 50000 };
+  struct Area* a = anon_area();
+  pthread_mutexattr_t attr;
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+  pthread_mutex_init(&a->mutex, &attr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    // Both start together, so that their adds overlap.
+    while (!__atomic_load_n(&a->flag, __ATOMIC_ACQUIRE)) {
+    }
+    add_many(a, kAdds);
+    _exit(0);
+  }
+  __atomic_store_n(&a->flag, 1, __ATOMIC_RELEASE);
+  add_many(a, kAdds);
+  int status = wait_child(pid);
+  printf("atomic: %ld of %d, locked: %ld of %d\n", a->atomic_total, 2 * kAdds, a->locked_total, 2 * kAdds);
+  return status;
+}
+
+static int shm(void) {
+  char name[64];
+  snprintf(name, sizeof name, "/ttd-test-shm-%d", (int)getpid());
+  int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+  if (fd < 0 || ftruncate(fd, sizeof(struct Area)) != 0) perror("shm_open"), exit(2);
+  struct Area* a = mmap(NULL, sizeof *a, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (a == MAP_FAILED) perror("mmap"), exit(2);
+  close(fd);
+  sem_init(&a->ping, 1, 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    pause_ms(30);
+    strcpy(a->message, "written by the child");
+    sem_post(&a->ping);
+    _exit(0);
+  }
+  sem_wait(&a->ping);
+  printf("shm: %s\n", a->message);
+  shm_unlink(name);
+  return wait_child(pid);
+}
+
+static int semopen(void) {
+  char name[64];
+  snprintf(name, sizeof name, "/ttd-test-sem-%d", (int)getpid());
+  sem_t* s = sem_open(name, O_CREAT | O_EXCL, 0600, 0);
+  if (s == SEM_FAILED) perror("sem_open"), exit(2);
+  pid_t pid = fork();
+  if (pid == 0) {
+    for (int i = 0; i < 3; ++i) pause_ms(10), sem_post(s);
+    _exit(0);
+  }
+  for (int i = 0; i < 3; ++i) sem_wait(s);
+  int value = -1;
+  sem_getvalue(s, &value);
+  printf("semopen: three posts taken, value %d\n", value);
+  sem_unlink(name);
+  return wait_child(pid);
+}
+
+int main(int argc, char** argv) {
+  setvbuf(stdout, NULL, _IONBF, 0);
+  const char* mode = argc > 1 ? argv[1] : "anon";
+  if (!strcmp(mode, "anon")) return anon();
+  if (!strcmp(mode, "atomic")) return atomic();
+  if (!strcmp(mode, "shm")) return shm();
+  if (!strcmp(mode, "semopen")) return semopen();
+  fprintf(stderr, "unknown mode %s\n", mode);
+  return 2;
+}
