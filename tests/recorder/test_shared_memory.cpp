@@ -29,3 +29,8 @@ TEST_CASE("shared memory: shm_open and mmap of /dev/shm, shared with a fork's ch
 TEST_CASE("shared memory: a named semaphore (sem_open), as Python's multiprocessing uses") {
   test::check_mode_like_native("shared_memory", "semopen", {"x86_64-dyn", "aarch64-dyn"});
 }
+
+TEST_CASE("fork children: a child's own threads take turns (a condition variable, joins)") {
+  // Until 2026-11-29 they were made but never ran: the join waited for ever.
+  test::check_mode_like_native("shared_memory", "child-threads", {"x86_64", "x86_64-dyn", "aarch64"});
+}

@@ -66,8 +66,11 @@ bool LinuxKernel::blocks(uint64_t number, const uint64_t a[6], uint64_t steps) {
   const bool no_fds = ((sys == Sys::Poll || sys == Sys::Ppoll) && a[1] == 0) ||
                       ((sys == Sys::Select || sys == Sys::Pselect6) && a[0] == 0);
   const bool timed_futex_wait = sys == Sys::Futex && a[3] != 0 && is_plain_futex_wait(a[1]);
+  // A child with threads of its own parks a futex wait so another one
+  // runs (RecordingSession::child_switch_threads).
+  const bool child_thread_wait = sys == Sys::Futex && threads_.live() > 1;
   if (unrecorded_child_ && sys != Sys::RtSigsuspend && sys != Sys::Pause && sys != Sys::RtSigtimedwait &&
-      sys != Sys::Nanosleep && sys != Sys::ClockNanosleep && !no_fds && !timed_futex_wait)
+      sys != Sys::Nanosleep && sys != Sys::ClockNanosleep && !no_fds && !timed_futex_wait && !child_thread_wait)
     return false;
   // Woken by a signal: the call answers EINTR (linux_kernel_signals.cpp).
   if (signals_.interrupted(threads_.current().number) && sys != Sys::RtSigtimedwait) return false;

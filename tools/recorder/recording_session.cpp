@@ -99,7 +99,7 @@ SessionResult RecordingSession::run(uint64_t entry) {
       pc = switch_pc_;
       continue;
     }
-    auto next = switch_threads();
+    auto next = child_ ? child_switch_threads() : switch_threads();
     if (!next) break;
     pc = *next;
   }

@@ -132,6 +132,8 @@ class RecordingSession {
   void end_for_exec(uint64_t number, const uint64_t args[6], ExecTarget target);
   void become_recorded_child(const NewProcessChild& c, uint64_t next_pc);
   void child_syscall();
+  // The child's threads take turns (cooperatively): the next one's pc.
+  std::optional<uint64_t> child_switch_threads();
   // The child has shared memory and no hook yet to release its lock.
   bool wants_release_hook() const { return child_ && !has_release_hook_ && mem_.shared().any(); }
   // A call the kernel parked (pause, sigsuspend, a sleep, a timed futex

@@ -42,6 +42,32 @@ bool RecordingSession::wait_in_child() {
   }
 }
 
+std::optional<uint64_t> RecordingSession::child_switch_threads() {
+  // No quantum (no code hook): threads take turns at blocking futex waits
+  // and exits only, as a cooperative scheduler.
+  GuestThreads& threads = kernel_.threads();
+  const uint32_t cur = threads.current().number;
+  const bool gone = threads.current().state == GuestThread::State::Exited;
+  kernel_.wake_shared_futex_waiters();
+  if (!threads.pick_runnable() && !wait_in_child()) {
+    res_.deadlock = threads.describe_blocked();
+    end_child();
+  }
+  auto next = threads.pick_runnable();
+  if (!next) next = threads.pick_next();  // a timed wait that ends
+  if (!next) {
+    res_.deadlock = threads.describe_blocked();
+    end_child();
+  }
+  if (*next == cur && !gone) return switch_pc_;
+  if (!gone)
+    if (Status st = contexts_.save(cur, switch_pc_); !st) res_.fault = st.error().message, end_child();
+  Result<uint64_t> pc = contexts_.load(*next);
+  if (!pc) res_.fault = pc.error().message, end_child();
+  threads.make_current(*next);
+  return *pc;
+}
+
 void RecordingSession::drop_recording_hooks() {
   for (uc_hook h : recording_hooks_) uc_hook_del(uc_, h);
   recording_hooks_.clear();
@@ -72,20 +98,36 @@ void RecordingSession::child_syscall() {
   uint64_t number = 0, args[6] = {};
   uc_reg_read(uc_, abi.number, &number);
   for (int i = 0; i < 6; ++i) uc_reg_read(uc_, abi.args[i], &args[i]);
-  // No other thread runs here: pipe and socket calls block on the host;
-  // a call that parks (pause, sigsuspend, sleeps, timed waits) waits here
-  // for its timer, timeout or a signal from outside, then runs. (Until
-  // 2026-11-29 nothing parked here: pause returned -EINTR at once and a
-  // sleep did not sleep, so a child's alarm() never killed it.)
-  if (kernel_.blocks(number, args, clock_steps()) && !wait_in_child()) {
-    res_.deadlock = kernel_.threads().describe_blocked();
-    end_child();
+  // Pipe and socket calls block on the host; a call that parks (pause,
+  // sigsuspend, sleeps, timed waits) waits here for its timer, timeout or
+  // a signal from outside, then runs. (Until 2026-11-29 nothing parked
+  // here: pause returned -EINTR at once and a sleep did not sleep, so a
+  // child's alarm() never killed it.) With threads of its own, a futex
+  // wait parks and another thread runs (child_switch_threads); the call
+  // runs again when its thread is back.
+  if (kernel_.blocks(number, args, clock_steps())) {
+    if (kernel_.threads().live() > 1) return request_switch(guest_.syscall_via_insn_hook() ? pc : pc - 4);
+    if (!wait_in_child()) {
+      res_.deadlock = kernel_.threads().describe_blocked();
+      end_child();
+    }
   }
   SyscallOutcome out = kernel_.call(number, args, clock_steps());
+  if (out.thread_exited && !out.exited && kernel_.threads().live() > 0) {
+    contexts_.drop(kernel_.threads().current().number);
+    return request_switch(next_pc);
+  }
   if (out.exited || out.thread_exited) {
     res_.exit_code = out.exit_code;
     res_.signal = out.signal;
     end_child();
+  }
+  if (out.new_thread) {
+    if (Status st = contexts_.create(out.new_thread->number, next_pc, out.new_thread->stack, out.new_thread->tls);
+        !st) {
+      res_.fault = st.error().message;
+      end_child();
+    }
   }
   std::optional<uint64_t> cont = out.resume_at;  // rt_sigreturn: the frame's registers
   if (!cont) {

@@ -8,6 +8,10 @@
 //            take a process-shared mutex around a plain counter
 //   shm      shm_open + mmap: the child writes a message, posts a semaphore
 //   semopen  a named semaphore (sem_open), as Python's multiprocessing
+//   child-threads  a fork's child runs threads of its own: one waits on a
+//            condition variable the other signals, the child joins both
+//            and reports through a pipe (Python's multiprocessing.Queue
+//            in a child Process: its feeder thread)
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -145,6 +149,51 @@ static int semopen(void) {
   return wait_child(pid);
 }
 
+static pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;
+static int g_ready, g_sum;
+
+static void* waiter(void* arg) {
+  (void)arg;
+  pthread_mutex_lock(&g_mutex);
+  while (!g_ready) pthread_cond_wait(&g_cond, &g_mutex);
+  g_sum += 10;
+  pthread_mutex_unlock(&g_mutex);
+  return NULL;
+}
+
+static void* signaller(void* arg) {
+  (void)arg;
+  pthread_mutex_lock(&g_mutex);
+  g_ready = 1;
+  g_sum += 1;
+  pthread_cond_signal(&g_cond);
+  pthread_mutex_unlock(&g_mutex);
+  return NULL;
+}
+
+static int child_threads(void) {
+  int p[2];
+  if (pipe(p) != 0) perror("pipe"), exit(2);
+  pid_t pid = fork();
+  if (pid == 0) {
+    pthread_t a, b;
+    pthread_create(&a, NULL, waiter, NULL);
+    pthread_create(&b, NULL, signaller, NULL);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    char line[64];
+    int n = snprintf(line, sizeof line, "child's threads: sum %d\n", g_sum);
+    if (write(p[1], line, (size_t)n) != n) _exit(3);
+    _exit(0);
+  }
+  close(p[1]);
+  char buf[64] = {0};
+  ssize_t n = read(p[0], buf, sizeof buf - 1);
+  printf("%s", n > 0 ? buf : "nothing from the child\n");
+  return wait_child(pid);
+}
+
 int main(int argc, char** argv) {
   setvbuf(stdout, NULL, _IONBF, 0);
   const char* mode = argc > 1 ? argv[1] : "anon";
@@ -152,6 +201,7 @@ int main(int argc, char** argv) {
   if (!strcmp(mode, "atomic")) return atomic();
   if (!strcmp(mode, "shm")) return shm();
   if (!strcmp(mode, "semopen")) return semopen();
+  if (!strcmp(mode, "child-threads")) return child_threads();
   fprintf(stderr, "unknown mode %s\n", mode);
   return 2;
 }
