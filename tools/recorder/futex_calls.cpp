@@ -84,7 +84,7 @@ bool FutexCalls::blocks(const uint64_t a[6]) {
   std::memcpy(&value, word, 4);
   if (value != uint32_t(a[2])) return false;  // call() says EAGAIN
   const bool on_shared = shared(a[0]);
-  if (on_shared && k_.unrecorded_child_) return false;  // call() waits on the host
+  if (on_shared && k_.child_waits_on_host()) return false;  // call() waits on the host
   k_.threads_.wait(a[0], bitset, end.has_value());
   GuestThread& t = k_.threads_.current();
   t.shared_word.reset();
@@ -150,7 +150,7 @@ int64_t FutexCalls::sys_futex(const uint64_t a[6]) {
       if (cmd == kFutexWaitBitset && uint32_t(a[5]) == 0) return -EINVAL;
       if (addr & 3) return -EINVAL;
       if (!read_word(addr, word)) return -EFAULT;
-      if (word == val && k_.unrecorded_child_ && shared(addr)) return host_wait(addr, val, end);
+      if (word == val && k_.child_waits_on_host() && shared(addr)) return host_wait(addr, val, end);
       return -EAGAIN;  // the word changed before we could wait
     }
     // A FUTEX_WAIT_REQUEUE_PI waiter can only be woken by

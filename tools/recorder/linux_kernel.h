@@ -84,6 +84,11 @@ class LinuxKernel {
   // (linux_kernel_process.cpp): its pipes block on the host, its pid is
   // the host's.
   bool unrecorded_child() const { return unrecorded_child_; }
+  // An unrecorded child with one thread waits on the host in the call
+  // itself (pipes, sockets, polls); one with threads parks the waiting
+  // thread as the recorded process does, so another runs
+  // (RecordingSession::child_switch_threads).
+  bool child_waits_on_host() const { return unrecorded_child_ && threads_.live() < 2; }
   // A vfork child about to exec or end: the pages it changed go to its
   // parent, which waits (vfork_shared_memory.h). With `release` (its end,
   // or an exec that cannot fail any more) the gate closes too, so the

@@ -131,7 +131,7 @@ bool LinuxKernel::wait_for_host_io(uint64_t steps, std::optional<uint64_t> withi
   // every millisecond (the host cannot wait on our emulated futex).
   constexpr uint64_t kSharedFutexLook = 1'000'000;
   const bool shared_waits = threads_.any_shared_futex_waiter();
-  if ((!has_children_ && !shared_waits) || within == uint64_t(0)) return false;
+  if ((!has_children_ && !unrecorded_child_ && !shared_waits) || within == uint64_t(0)) return false;
   catch_up_clock(steps);
   std::vector<pollfd> p;
   for (const IoWatch& w : threads_.host_watches()) p.push_back(pollfd{w.host_fd, w.events, 0});

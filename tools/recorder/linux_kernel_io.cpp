@@ -66,11 +66,8 @@ bool LinuxKernel::blocks(uint64_t number, const uint64_t a[6], uint64_t steps) {
   const bool no_fds = ((sys == Sys::Poll || sys == Sys::Ppoll) && a[1] == 0) ||
                       ((sys == Sys::Select || sys == Sys::Pselect6) && a[0] == 0);
   const bool timed_futex_wait = sys == Sys::Futex && a[3] != 0 && is_plain_futex_wait(a[1]);
-  // A child with threads of its own parks a futex wait so another one
-  // runs (RecordingSession::child_switch_threads).
-  const bool child_thread_wait = sys == Sys::Futex && threads_.live() > 1;
-  if (unrecorded_child_ && sys != Sys::RtSigsuspend && sys != Sys::Pause && sys != Sys::RtSigtimedwait &&
-      sys != Sys::Nanosleep && sys != Sys::ClockNanosleep && !no_fds && !timed_futex_wait && !child_thread_wait)
+  if (child_waits_on_host() && sys != Sys::RtSigsuspend && sys != Sys::Pause && sys != Sys::RtSigtimedwait &&
+      sys != Sys::Nanosleep && sys != Sys::ClockNanosleep && !no_fds && !timed_futex_wait)
     return false;
   // Woken by a signal: the call answers EINTR (linux_kernel_signals.cpp).
   if (signals_.interrupted(threads_.current().number) && sys != Sys::RtSigtimedwait) return false;
@@ -122,7 +119,7 @@ bool LinuxKernel::io_blocks(bool write, int fd, uint64_t buf, uint64_t count, bo
   if (!(f->kind == GuestFd::Kind::Host && (f->pipe || f->socket)))
     return f->kind == GuestFd::Kind::Host || f->kind == GuestFd::Kind::StdStream ? outside_.io_blocks(write, fd, *f)
                                                                                  : false;
-  if (f->socket && unrecorded_child_) return false;  // a fork's child blocks on the host
+  if (f->socket && child_waits_on_host()) return false;  // a fork's child blocks on the host
   const short events = write ? POLLOUT : POLLIN;
   if (host_ready(f->host, events) || nonblocking(f->host)) return false;
   threads_.wait_io(IoWatch{fd, f->host, events, nullptr, f->socket_outside});
@@ -147,10 +144,10 @@ int64_t LinuxKernel::sys_read(int fd, uint64_t buf, uint64_t len) {
   if (f->kind == GuestFd::Kind::Host) {
     data.resize(len);
     // (A fork's child waits on the host: it has no other threads.)
-    const bool park = (f->pipe || f->socket) && !unrecorded_child_;
+    const bool park = (f->pipe || f->socket) && !child_waits_on_host();
     // (A file is always ready; a FIFO or terminal was waited for in
     // blocks(), unless the call restarts after a signal from outside.)
-    if (f->outside && !unrecorded_child_)
+    if (f->outside && !child_waits_on_host())
       if (const int64_t e = wait_host_readable(f->host)) return e;  // a timer came first
     mapped_read_begins(*f);
     ssize_t n = park ? pipe_transfer(false, f->host, data.data(), len) : ::read(f->host, data.data(), len);
@@ -164,7 +161,7 @@ int64_t LinuxKernel::sys_read(int fd, uint64_t buf, uint64_t len) {
     data.assign(cfg_.stdin_data->begin() + stdin_pos_, cfg_.stdin_data->begin() + stdin_pos_ + n);
     stdin_pos_ += n;
   } else {
-    if (!unrecorded_child_)
+    if (!child_waits_on_host())
       if (const int64_t e = wait_host_readable(0)) return e;  // a timer came first
     data.resize(len);
     ssize_t n = ::read(0, data.data(), len);
@@ -186,7 +183,7 @@ int64_t LinuxKernel::sys_write(int fd, uint64_t buf, uint64_t len) {
   std::vector<uint8_t> data(len);
   if (!copy_from_user(buf, data)) return -EFAULT;
   if (f->kind == GuestFd::Kind::Host) {
-    const bool park = (f->pipe || f->socket) && !unrecorded_child_;
+    const bool park = (f->pipe || f->socket) && !child_waits_on_host();
     std::optional<MappedFileWrite> mapped = mapped_write_begins(*f, std::nullopt, data.size());
     ssize_t n = park ? pipe_transfer(true, f->host, data.data(), data.size())
                      : ::write(f->host, data.data(), data.size());

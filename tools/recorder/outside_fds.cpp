@@ -30,7 +30,7 @@ short OutsideFds::poll_now(int fd, int host, short want, std::vector<IoWatch>* w
 }
 
 int OutsideFds::not_ready(bool write, const GuestFd& f) const {
-  if (k_.unrecorded_child_) return -1;  // a fork's child waits on the host: it has no other threads
+  if (k_.child_waits_on_host()) return -1;  // a fork's child waits on the host: it has no other threads
   // Reads of the host's stdin, a terminal, a FIFO, an inherited pipe;
   // writes to the last three (the standard output streams are the
   // recorder's own and are written as they are).

@@ -248,7 +248,7 @@ int64_t PollCalls::sys_poll(Sys sys, const uint64_t a[6], uint64_t steps) {
   // A fork's unrecorded child (one thread) waits on the host until its
   // timeout, in real time (until 2026-11-29 it answered 0 at once: bash's
   // `read -t 1` in a pipeline's subshell gave up before the data came).
-  if (ret == 0 && k_.unrecorded_child_ && !timed_out && req.timeout_ns != uint64_t(0)) {
+  if (ret == 0 && k_.child_waits_on_host() && !timed_out && req.timeout_ns != uint64_t(0)) {
     std::vector<IoWatch> watches;
     if (ret = poll_scan(req, &watches); ret == 0)
       ret = k_.child_wait_for_fds(watches, req.timeout_ns, [&] { return poll_scan(req, nullptr); });

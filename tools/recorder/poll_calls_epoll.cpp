@@ -222,7 +222,7 @@ int64_t PollCalls::sys_epoll_wait(Sys sys, const uint64_t a[6]) {
   // A fork's unrecorded child (one thread) waits on the host for the
   // set's descriptors until its timeout, in real time (until 2026-11-29
   // it answered 0 at once).
-  if (ready.empty() && k_.unrecorded_child_ && !timed_out && req.timeout_ns != uint64_t(0)) {
+  if (ready.empty() && k_.child_waits_on_host() && !timed_out && req.timeout_ns != uint64_t(0)) {
     std::vector<IoWatch> watches;
     req.set->collect([&](const GuestEpoll::Key& key) { return epoll_probe_item(*req.set, key, &watches); }, req.max,
                      false);

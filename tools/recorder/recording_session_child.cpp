@@ -43,12 +43,20 @@ bool RecordingSession::wait_in_child() {
 }
 
 std::optional<uint64_t> RecordingSession::child_switch_threads() {
-  // No quantum (no code hook): threads take turns at blocking futex waits
-  // and exits only, as a cooperative scheduler.
+  // No quantum (no code hook): threads take turns at blocking calls
+  // (futex waits, pipe and socket I/O, polls) and exits only, as a
+  // cooperative scheduler.
   GuestThreads& threads = kernel_.threads();
   const uint32_t cur = threads.current().number;
   const bool gone = threads.current().state == GuestThread::State::Exited;
   kernel_.wake_shared_futex_waiters();
+  kernel_.poll_outside_io(clock_steps());  // sockets and outside descriptors that became ready
+  // Pipes, sockets and shared futex words other processes make ready.
+  while (!threads.pick_runnable()) {
+    std::optional<uint64_t> within;
+    if (const auto first = threads.first_timeout()) within = *first > clock_steps() ? *first - clock_steps() : 0;
+    if (!kernel_.wait_for_host_io(clock_steps(), within)) break;
+  }
   if (!threads.pick_runnable() && !wait_in_child()) {
     res_.deadlock = threads.describe_blocked();
     end_child();

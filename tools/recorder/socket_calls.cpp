@@ -92,13 +92,13 @@ int64_t SocketCalls::call(Sys sys, const uint64_t a[6], SyscallOutcome& out) {
 }
 
 bool SocketCalls::socket_waits(const GuestFd& f, uint64_t flags) const {
-  if (!f.socket || k_.unrecorded_child_ || (flags & MSG_DONTWAIT)) return false;
+  if (!f.socket || k_.child_waits_on_host() || (flags & MSG_DONTWAIT)) return false;
   const int fl = ::fcntl(f.host, F_GETFL);
   return fl >= 0 && !(fl & O_NONBLOCK);
 }
 
 int SocketCalls::host_msg_flags(const GuestFd& f, uint64_t flags) const {
-  return int(flags) | (f.socket && !k_.unrecorded_child_ ? MSG_DONTWAIT : 0);
+  return int(flags) | (f.socket && !k_.child_waits_on_host() ? MSG_DONTWAIT : 0);
 }
 
 int64_t SocketCalls::send_result(const GuestFd& f, ssize_t n, uint64_t flags, SyscallOutcome& out) {

@@ -9,9 +9,10 @@
 //   shm      shm_open + mmap: the child writes a message, posts a semaphore
 //   semopen  a named semaphore (sem_open), as Python's multiprocessing
 //   child-threads  a fork's child runs threads of its own: one waits on a
-//            condition variable the other signals, the child joins both
-//            and reports through a pipe (Python's multiprocessing.Queue
-//            in a child Process: its feeder thread)
+//            condition variable another signals, a third reads a pipe the
+//            signaller writes to later; the child joins them and reports
+//            through a pipe (Python's multiprocessing.Queue in a child
+//            Process: its feeder thread; a Manager's server threads)
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -152,6 +153,7 @@ static int semopen(void) {
 static pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;
 static int g_ready, g_sum;
+static int g_pipe[2];
 
 static void* waiter(void* arg) {
   (void)arg;
@@ -169,6 +171,18 @@ static void* signaller(void* arg) {
   g_sum += 1;
   pthread_cond_signal(&g_cond);
   pthread_mutex_unlock(&g_mutex);
+  if (write(g_pipe[1], "x", 1) != 1) _exit(4);
+  return NULL;
+}
+
+static void* reader(void* arg) {
+  (void)arg;
+  char c = 0;
+  if (read(g_pipe[0], &c, 1) == 1 && c == 'x') {
+    pthread_mutex_lock(&g_mutex);
+    g_sum += 100;
+    pthread_mutex_unlock(&g_mutex);
+  }
   return NULL;
 }
 
@@ -177,9 +191,12 @@ static int child_threads(void) {
   if (pipe(p) != 0) perror("pipe"), exit(2);
   pid_t pid = fork();
   if (pid == 0) {
-    pthread_t a, b;
+    pthread_t a, b, r;
+    if (pipe(g_pipe) != 0) _exit(5);
+    pthread_create(&r, NULL, reader, NULL);
     pthread_create(&a, NULL, waiter, NULL);
     pthread_create(&b, NULL, signaller, NULL);
+    pthread_join(r, NULL);
     pthread_join(a, NULL);
     pthread_join(b, NULL);
     char line[64];
