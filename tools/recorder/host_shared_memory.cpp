@@ -118,10 +118,20 @@ void HostSharedMemory::split(uint64_t addr, uint64_t size, const std::function<v
 
 void HostSharedMemory::kernel_wrote(uint64_t addr, std::span<const uint8_t> bytes) {
   if (!observer_) return;
-  split(addr, bytes.size(), [&](uint64_t a, uint8_t*, uint64_t n) {
-    Piece& p = *pieces_.at(std::prev(pieces_.upper_bound(a))->first);
-    std::memcpy(p.shadow.data() + (a - p.addr), bytes.data() + (a - addr), n);
-  }, [](uint64_t, uint64_t) {});
+  split(
+      addr, bytes.size(),
+      [&](uint64_t a, uint8_t*, uint64_t n) {
+        Piece* p = piece_at(a);
+        std::memcpy(p->shadow.data() + (a - p->addr), bytes.data() + (a - addr), n);
+      },
+      [](uint64_t, uint64_t) {});
+}
+
+HostSharedMemory::Piece* HostSharedMemory::piece_at(uint64_t addr) const {
+  auto it = pieces_.upper_bound(addr);
+  if (it == pieces_.begin()) return nullptr;
+  Piece* p = std::prev(it)->second.get();
+  return addr < p->addr + p->size ? p : nullptr;
 }
 
 void HostSharedMemory::observe(ChangeObserver observer) {
@@ -135,10 +145,8 @@ void HostSharedMemory::stop_observing() {
 }
 
 uint8_t* HostSharedMemory::host_address(uint64_t addr) const {
-  auto it = pieces_.upper_bound(addr);
-  if (it == pieces_.begin()) return nullptr;
-  const Piece& p = *std::prev(it)->second;
-  return addr < p.addr + p.size ? p.host + (addr - p.addr) : nullptr;
+  const Piece* p = piece_at(addr);
+  return p ? p->host + (addr - p->addr) : nullptr;
 }
 
 void HostSharedMemory::prepare_fork() {

@@ -55,7 +55,7 @@ class HostSharedMemory {
   void split(uint64_t addr, uint64_t size, const std::function<void(uint64_t, uint8_t*, uint64_t)>& f,
              const std::function<void(uint64_t, uint64_t)>& g) const;
   // The kernel's stores (syscall results, in the trace as its effects):
-  // the shadow follows them. `bytes` lie within shared pieces.
+  // the shadow follows them (on the shared parts of the range).
   void kernel_wrote(uint64_t addr, std::span<const uint8_t> bytes);
 
   // Recording: keep shadows and report other processes' stores.
@@ -97,6 +97,7 @@ class HostSharedMemory {
   static uint64_t on_read(uc_engine*, uint64_t offset, unsigned size, void* piece);
   static void on_write(uc_engine*, uint64_t offset, unsigned size, uint64_t value, void* piece);
   Status map_piece(std::unique_ptr<Piece> p);
+  Piece* piece_at(uint64_t addr) const;  // the piece holding addr, or nullptr
   void hold() {
     if (!lock_) lock_ = std::make_unique<CrossProcessLock>();
     lock_->hold();
