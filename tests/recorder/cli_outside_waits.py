@@ -6,7 +6,9 @@ late, and reads stdin in one thread while others run; what it prints
 under `ttd record` must be what it prints natively. Before: poll/select/
 epoll said stdin was always ready, refused a FIFO with -ENOSYS, and a
 thread's read of stdin blocked every thread (the worker's result never
-came, so this script never wrote the line the reader waited for).
+came, so this script never wrote the line the reader waited for). And a
+thread writing to a full stdout pipe lets the others run (before, it
+blocked them all).
 Usage: cli_outside_waits.py TTD PROGRAM"""
 import os
 import subprocess
@@ -121,4 +123,24 @@ with tempfile.TemporaryDirectory() as work:
         check(rec_out == native_out and rec[2] == 0,
               f"{mode}: a thread blocked reading stdin lets the others run, as natively",
               rec_out + rec[1] + " / native: " + native_out)
+
+    def stdout_full(argv):
+        """Reads stderr's line before any of stdout: natively it comes while
+        the writer thread waits on the full pipe. Returns (line, stdout
+        bytes, status); a line that never comes is given up after 60 s."""
+        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
+        got = []
+        t = threading.Thread(target=lambda: got.append(p.stderr.readline().decode()))
+        t.start()
+        t.join(timeout=60)
+        line = got[0] if got else ""
+        out = p.stdout.read()  # lets the writer go on
+        p.wait(timeout=120)
+        t.join()
+        return line, len(out), p.returncode
+
+    native = stdout_full([prog, "stdout_full"])
+    check(native == ("main done: 5000050000\n", 1 << 20, 0), "stdout_full: natively main goes on", native)
+    rec = stdout_full(recorded(trace, "stdout_full"))
+    check(rec == native, "stdout_full: a thread blocked writing to a full stdout pipe lets the others run", rec)
 finish()

@@ -12,6 +12,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 
 #include "tools/recorder/linux_kernel.h"
 
@@ -32,12 +33,23 @@ short OutsideFds::poll_now(int fd, int host, short want, std::vector<IoWatch>* w
 int OutsideFds::not_ready(bool write, const GuestFd& f) const {
   if (k_.child_waits_on_host()) return -1;  // a fork's child waits on the host: it has no other threads
   // Reads of the host's stdin, a terminal, a FIFO, an inherited pipe;
-  // writes to the last three (the standard output streams are the
-  // recorder's own and are written as they are).
-  const int host = f.kind == GuestFd::Kind::StdStream && write ? -1 : host_fd(f);
+  // writes to the last three, and to the recorder's own stdout and
+  // stderr when they are a pipe or socket (`ttd record -- prog | less`:
+  // until 2026-11-29 a write to the full pipe blocked every thread).
+  const int host = f.kind == GuestFd::Kind::StdStream && write ? std_stream_pipe(f) : host_fd(f);
   if (host < 0) return -1;  // (a file is always ready)
   pollfd p{host, short(write ? POLLOUT : POLLIN), 0};
   return ::poll(&p, 1, 0) == 0 ? host : -1;
+}
+
+int OutsideFds::std_stream_pipe(const GuestFd& f) const {
+  if (f.stream < 1 || f.stream > 2 || k_.cfg_.capture_output) return -1;
+  int8_t& known = std_pipe_[f.stream - 1];
+  if (known < 0) {
+    struct stat st {};
+    known = ::fstat(int(f.stream), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) ? 1 : 0;
+  }
+  return known ? int(f.stream) : -1;
 }
 
 bool OutsideFds::io_blocks(bool write, int fd, const GuestFd& f) {

@@ -12,6 +12,7 @@
 // descriptors and threads are the kernel's (a LinuxKernel this class is a
 // friend of); no state of its own.
 #pragma once
+#include <cstdint>
 #include <vector>
 
 #include "tools/recorder/guest_threads.h"
@@ -34,8 +35,9 @@ class OutsideFds {
   // to `watches`, polled at thread switches.
   short poll_now(int fd, int host, short want, std::vector<IoWatch>* watches);
   // A blocking read (the host's stdin, a terminal, a FIFO, an inherited
-  // pipe) or write (the last two) of `f` that is not ready parks the
-  // current thread (true) as for a socket whose peer is elsewhere.
+  // pipe) or write (the last two, and the recorder's stdout and stderr
+  // when a pipe or socket) of `f` that is not ready parks the current
+  // thread (true) as for a socket whose peer is elsewhere.
   bool io_blocks(bool write, int fd, const GuestFd& f);
   // readv / writev: whether the next part would wait on such a
   // descriptor (the call then returns what it moved, as Linux's).
@@ -45,8 +47,12 @@ class OutsideFds {
   // The host descriptor behind such an `f` when it is not ready for a
   // write (`write`) or a read now, else -1 (also in a fork's child).
   int not_ready(bool write, const GuestFd& f) const;
+  // 1 or 2 for the guest's stdout or stderr stream when the recorder's
+  // own is a pipe or socket (asked once), else -1.
+  int std_stream_pipe(const GuestFd& f) const;
 
   LinuxKernel& k_;
+  mutable int8_t std_pipe_[2] = {-1, -1};  // std_stream_pipe: unknown, no, yes
 };
 
 }  // namespace ttd::rec

@@ -13,6 +13,11 @@
 //                    the line only once it has read that result (before,
 //                    the read blocked every thread: the result never came).
 //   readv_thread     the same with readv.
+//   stdout_full      a thread writes 1 MiB to stdout (a pipe the test
+//                    does not read yet) while main computes and says
+//                    "main done" on stderr; the test reads stdout only
+//                    after that line (before, the write to the full pipe
+//                    blocked every thread: the line never came).
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -103,6 +108,27 @@ static int read_thread(void) {
   return 0;
 }
 
+static void* big_writer(void* arg) {
+  (void)arg;
+  static char block[65536];
+  memset(block, 'x', sizeof block);
+  for (int i = 0; i < 16; ++i)
+    if (write(1, block, sizeof block) != (ssize_t)sizeof block) return (void*)1;
+  return NULL;
+}
+
+static int stdout_full(void) {
+  pthread_t w;
+  pthread_create(&w, NULL, big_writer, NULL);
+  pthread_t c;
+  pthread_create(&c, NULL, worker, NULL);
+  pthread_join(c, NULL);
+  fprintf(stderr, "main done: %ld\n", sum);
+  void* res;
+  pthread_join(w, &res);
+  return res ? 1 : 0;
+}
+
 int main(int argc, char** argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   const char* mode = argc > 1 ? argv[1] : "";
@@ -116,6 +142,7 @@ int main(int argc, char** argv) {
   }
   if (!strcmp(mode, "read_thread")) return read_thread();
   if (!strcmp(mode, "readv_thread")) return use_readv = 1, read_thread();
+  if (!strcmp(mode, "stdout_full")) return stdout_full();
   fprintf(stderr, "unknown mode\n");
   return 2;
 }
