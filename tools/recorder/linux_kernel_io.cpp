@@ -58,16 +58,17 @@ bool LinuxKernel::blocks(uint64_t number, const uint64_t a[6], uint64_t steps) {
   steps += clock_ahead_;  // the virtual clock: a wait's start and timeout are on it
   now_ = std::max(now_, steps);
   const Sys sys = arch_.syscalls().lookup(number).sys;
-  // A fork's child has one thread and is not recorded: its pipe, socket
-  // and untimed futex calls block on the host or answer at once as
-  // before; only a wait for a signal or for time parks
-  // (RecordingSession::wait_in_child). (AArch64's pause() is a ppoll of
-  // no descriptor.)
+  // A fork's child with one thread is not recorded: its pipe and socket
+  // calls block on the host; a wait for a signal, for time or on a futex
+  // parks (RecordingSession::wait_in_child: only a timeout or a signal
+  // can end a private futex wait there, and a wait nothing can end is
+  // reported; until 2026-11-29 an untimed one answered EAGAIN at once).
+  // (AArch64's pause() is a ppoll of no descriptor.)
   const bool no_fds = ((sys == Sys::Poll || sys == Sys::Ppoll) && a[1] == 0) ||
                       ((sys == Sys::Select || sys == Sys::Pselect6) && a[0] == 0);
-  const bool timed_futex_wait = sys == Sys::Futex && a[3] != 0 && is_plain_futex_wait(a[1]);
+  const bool futex_wait = sys == Sys::Futex && is_plain_futex_wait(a[1]);
   if (child_waits_on_host() && sys != Sys::RtSigsuspend && sys != Sys::Pause && sys != Sys::RtSigtimedwait &&
-      sys != Sys::Nanosleep && sys != Sys::ClockNanosleep && !no_fds && !timed_futex_wait)
+      sys != Sys::Nanosleep && sys != Sys::ClockNanosleep && !no_fds && !futex_wait)
     return false;
   // Woken by a signal: the call answers EINTR (linux_kernel_signals.cpp).
   if (signals_.interrupted(threads_.current().number) && sys != Sys::RtSigtimedwait) return false;

@@ -154,6 +154,8 @@ static void pi_wait(void) {
 // A fork's child is not recorded: its timed wait takes real time, and
 // the parent's wait4 sees it take that long. (The child's stdout is not
 // the recorded process's: its exit status says what it saw.)
+static void on_alarm(int sig) { (void)sig; }
+
 static void child_wait(void) {
   fflush(stdout);
   long long t0 = now_ms(CLOCK_MONOTONIC);
@@ -162,12 +164,26 @@ static void child_wait(void) {
     struct timespec rel = {0, 300 * 1000000};
     long r = syscall(SYS_futex, &word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0, &rel, 0, 0);
     const long long took = now_ms(CLOCK_MONOTONIC) - t0;
-    _exit(r == 0 || errno != ETIMEDOUT ? 1 : took < 300 ? 2 : 0);
+    if (r == 0 || errno != ETIMEDOUT) _exit(1);
+    if (took < 300) _exit(2);
+    // Without a timeout only a signal ends it (SIGALRM's handler, no
+    // SA_RESTART: EINTR). Until 2026-11-29 it answered EAGAIN at once.
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    sigaction(SIGALRM, &sa, 0);
+    const long long t1 = now_ms(CLOCK_MONOTONIC);
+    ualarm(200 * 1000, 0);
+    r = syscall(SYS_futex, &word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0, 0, 0, 0);
+    const long long took2 = now_ms(CLOCK_MONOTONIC) - t1;
+    _exit(r == 0 || errno != EINTR ? 3 : took2 < 200 ? 4 : 0);
   }
   int st = 0;
   waitpid(pid, &st, 0);
-  printf("child's futex wait: %s\n", !WIFEXITED(st) ? "killed" : WEXITSTATUS(st) == 0 ? "ETIMEDOUT after 300 ms" :
-                                       WEXITSTATUS(st) == 1 ? "not ETIMEDOUT" : "ETIMEDOUT too early");
+  static const char* const kSaid[] = {"ETIMEDOUT after 300 ms, then EINTR after the 200 ms alarm", "not ETIMEDOUT",
+                                      "ETIMEDOUT too early", "the untimed wait: not EINTR",
+                                      "the untimed wait: EINTR too early"};
+  printf("child's futex wait: %s\n", !WIFEXITED(st) ? "killed" : WEXITSTATUS(st) <= 4 ? kSaid[WEXITSTATUS(st)] : "?");
   report("parent's wait for the child", 0, 0, t0, 300);
 }
 
