@@ -10,8 +10,8 @@
 
 #include <cerrno>
 #include <cstring>
-#include <ctime>
 
+#include "tools/recorder/host_wait_clock.h"
 #include "tools/recorder/linux_abi_constants.h"
 #include "tools/recorder/linux_kernel.h"
 
@@ -100,19 +100,13 @@ bool FutexCalls::shared(uint64_t addr) const { return k_.mem_.shared().overlaps(
 
 int64_t FutexCalls::host_wait(uint64_t addr, uint32_t val, std::optional<uint64_t> end) {
   auto* word = reinterpret_cast<uint32_t*>(k_.mem_.shared().host_address(addr));
-  timespec until{};
-  timespec* timeout = nullptr;
+  timespec left{};
   if (end) {
     // The virtual time left, waited in real time (the child is not recorded).
-    const uint64_t left = *end > k_.now_ ? *end - k_.now_ : 0;
-    if (left == 0) return -ETIMEDOUT;
-    ::clock_gettime(CLOCK_MONOTONIC, &until);
-    const uint64_t ns = uint64_t(until.tv_nsec) + left % 1'000'000'000;
-    until.tv_sec += time_t(left / 1'000'000'000 + ns / 1'000'000'000);
-    until.tv_nsec = long(ns % 1'000'000'000);
-    timeout = &until;
+    if (*end <= k_.now_) return -ETIMEDOUT;
+    left = to_timespec(*end - k_.now_);
   }
-  if (::syscall(SYS_futex, word, FUTEX_WAIT_BITSET, val, timeout, nullptr, FUTEX_BITSET_MATCH_ANY) == 0) return 0;
+  if (::syscall(SYS_futex, word, FUTEX_WAIT, val, end ? &left : nullptr, nullptr, 0) == 0) return 0;
   const int err = errno;
   if (err == EINTR) k_.raise_host_signals();
   return -err;

@@ -147,16 +147,21 @@ std::optional<uint64_t> RecordingSession::switch_threads() {
   }
   slice_left_ = threads.live() > 1 ? quantum_ + 1 : 0;
   if (*next == cur) return deliver_on_schedule(switch_pc_);  // nobody else can run
-  Status st = gone ? Status() : contexts_.save(cur, switch_pc_);
-  if (gone) contexts_.drop(cur);
-  Result<uint64_t> pc = st ? contexts_.load(*next) : Result<uint64_t>(st.error());
+  Result<uint64_t> pc = swap_threads(cur, gone, *next);
   if (!pc) {
     res_.fault = pc.error().message;
     return std::nullopt;
   }
-  threads.make_current(*next);
   emit_.set_thread(*next);
   return deliver_on_schedule(*pc);
+}
+
+Result<uint64_t> RecordingSession::swap_threads(uint32_t cur, bool gone, uint32_t next) {
+  Status st = gone ? Status() : contexts_.save(cur, switch_pc_);
+  if (gone) contexts_.drop(cur);
+  Result<uint64_t> pc = st ? contexts_.load(next) : Result<uint64_t>(st.error());
+  if (pc) kernel_.threads().make_current(next);
+  return pc;
 }
 
 void RecordingSession::new_thread(const NewThread& t, uint64_t pc) {

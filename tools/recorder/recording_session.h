@@ -132,6 +132,9 @@ class RecordingSession {
   void end_for_exec(uint64_t number, const uint64_t args[6], ExecTarget target);
   void become_recorded_child(const NewProcessChild& c, uint64_t next_pc);
   void child_syscall();
+  // Saves thread `cur` at switch_pc_ (drops it if `gone`), loads `next`
+  // and makes it current: its pc.
+  Result<uint64_t> swap_threads(uint32_t cur, bool gone, uint32_t next);
   // The child's threads take turns (cooperatively): the next one's pc.
   std::optional<uint64_t> child_switch_threads();
   // The child has shared memory and no hook yet to release its lock.

@@ -68,11 +68,8 @@ std::optional<uint64_t> RecordingSession::child_switch_threads() {
     end_child();
   }
   if (*next == cur && !gone) return switch_pc_;
-  if (!gone)
-    if (Status st = contexts_.save(cur, switch_pc_); !st) res_.fault = st.error().message, end_child();
-  Result<uint64_t> pc = contexts_.load(*next);
+  Result<uint64_t> pc = swap_threads(cur, gone, *next);
   if (!pc) res_.fault = pc.error().message, end_child();
-  threads.make_current(*next);
   return *pc;
 }
 
@@ -121,10 +118,7 @@ void RecordingSession::child_syscall() {
     }
   }
   SyscallOutcome out = kernel_.call(number, args, clock_steps());
-  if (out.thread_exited && !out.exited && kernel_.threads().live() > 0) {
-    contexts_.drop(kernel_.threads().current().number);
-    return request_switch(next_pc);
-  }
+  if (out.thread_exited && !out.exited && kernel_.threads().live() > 0) return request_switch(next_pc);
   if (out.exited || out.thread_exited) {
     res_.exit_code = out.exit_code;
     res_.signal = out.signal;
