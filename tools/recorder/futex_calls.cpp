@@ -106,8 +106,11 @@ int64_t FutexCalls::host_wait(uint64_t addr, uint32_t val, std::optional<uint64_
     if (*end <= k_.now_) return -ETIMEDOUT;
     left = to_timespec(*end - k_.now_);
   }
-  if (::syscall(SYS_futex, word, FUTEX_WAIT, val, end ? &left : nullptr, nullptr, 0) == 0) return 0;
+  const uint64_t since = LinuxKernel::steady_ns();
+  const long r = ::syscall(SYS_futex, word, FUTEX_WAIT, val, end ? &left : nullptr, nullptr, 0);
   const int err = errno;
+  k_.note_host_wait(since);  // the child's clock moves on by the wall time waited
+  if (r == 0) return 0;
   if (err == EINTR) k_.raise_host_signals();
   return -err;
 }

@@ -14,6 +14,7 @@
 //            through a pipe (Python's multiprocessing.Queue in a child
 //            Process: its feeder thread; a Manager's server threads)
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -139,15 +140,28 @@ static int semopen(void) {
   if (s == SEM_FAILED) perror("sem_open"), exit(2);
   pid_t pid = fork();
   if (pid == 0) {
+    // A timed wait nobody posts: ETIMEDOUT after its 200 ms, on the
+    // child's clock too (it waits on the host's futex).
+    struct timespec until, t0, t1;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 200000000;
+    if (until.tv_nsec >= 1000000000) until.tv_sec++, until.tv_nsec -= 1000000000;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const int r = sem_timedwait(s, &until);
+    const int err = errno;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
     for (int i = 0; i < 3; ++i) pause_ms(10), sem_post(s);
-    _exit(0);
+    _exit(r == 0 || err != ETIMEDOUT ? 5 : ms < 200 ? 6 : 0);
   }
   for (int i = 0; i < 3; ++i) sem_wait(s);
   int value = -1;
   sem_getvalue(s, &value);
   printf("semopen: three posts taken, value %d\n", value);
   sem_unlink(name);
-  return wait_child(pid);
+  const int status = wait_child(pid);
+  printf("semopen: the child's timed wait %s\n", status == 0 ? "took its 200 ms" : status == 5 ? "did not time out" : "ended early");
+  return status;
 }
 
 static pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;
