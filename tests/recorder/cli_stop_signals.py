@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from cli_checks import check, finish  # noqa: E402
@@ -30,6 +31,10 @@ def stop(cmd, sig, stdin_data=None, after_line=None, ignore=(), resend_after=20,
             signal.signal(s, signal.SIG_IGN)
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          preexec_fn=preexec)
+    # A lost signal must fail the case, not hang it: the readline loops
+    # below have no timeout of their own.
+    watchdog = threading.Timer(180, p.kill)
+    watchdog.start()
     out = b""
     while not out.endswith(b"start\n"):
         line = p.stdout.readline()
@@ -53,6 +58,7 @@ def stop(cmd, sig, stdin_data=None, after_line=None, ignore=(), resend_after=20,
         # for the next one (docs/recording.md, "Stopping a recording").
         p.send_signal(sig)
         rest, err = p.communicate(timeout=120)
+    watchdog.cancel()
     return p.returncode, out + rest, err.decode(errors="replace")
 
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstring>
 
 namespace ttd::rec {
@@ -26,6 +27,13 @@ sigset_t forwarded_sigset() {
   sigset_t s;
   sigemptyset(&s);
   for (int sig : kForwarded) sigaddset(&s, sig);
+  return s;
+}
+
+// The mask a wait unblocks atomically: the caller's, the forwarded ones taken out.
+sigset_t without_forwarded(const sigset_t& mask) {
+  sigset_t s = mask;
+  for (int sig : kForwarded) sigdelset(&s, sig);
   return s;
 }
 
@@ -79,13 +87,29 @@ void wait_for_host_signal() {
   const sigset_t fwd = forwarded_sigset();
   sigset_t old;
   ::pthread_sigmask(SIG_BLOCK, &fwd, &old);
-  sigset_t during = old;
-  for (int sig = 1; sig < 65; ++sig)
-    if (sigismember(&fwd, sig)) sigdelset(&during, sig);
+  const sigset_t during = without_forwarded(old);
   // Blocked while checking, so one that comes between the check and the
   // sleep wakes sigsuspend instead of being missed.
   while (!host_signal_pending()) ::sigsuspend(&during);
   ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+int poll_or_host_signal(pollfd* fds, size_t n, const timespec* timeout) {
+  const sigset_t fwd = forwarded_sigset();
+  sigset_t old;
+  ::pthread_sigmask(SIG_BLOCK, &fwd, &old);
+  const sigset_t during = without_forwarded(old);
+  int r;
+  if (host_signal_pending()) {
+    r = -1;
+    errno = EINTR;
+  } else {
+    r = ::ppoll(fds, n, timeout, &during);
+  }
+  const int err = errno;
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  errno = err;
+  return r;
 }
 
 ForwardedSignalsBlocked::ForwardedSignalsBlocked() {

@@ -6,6 +6,10 @@
 // raises it in the guest at the next block boundary or syscall end, and a
 // host call that blocks (a terminal read, wait4) returns EINTR for it.
 #pragma once
+#include <poll.h>
+#include <time.h>
+
+#include <cstddef>
 #include <cstdint>
 
 namespace ttd::rec {
@@ -43,6 +47,12 @@ uint64_t take_host_signals(uint32_t sender_pid[65]);
 // Sleeps until a forwarded signal comes (returns at once if one came and
 // was not taken), without the race of a check followed by pause().
 void wait_for_host_signal();
+// ppoll(2) that a forwarded signal always ends with -1 / EINTR, even one
+// that came after the caller's last host_signal_pending() and before the
+// poll began (it is checked with the signals blocked, and ppoll unblocks
+// them atomically). A plain poll would sleep through it until the next
+// signal or the end of the wait.
+int poll_or_host_signal(pollfd* fds, size_t n, const timespec* timeout);
 // A fork's child does not inherit its parent's pending signals.
 void forget_host_signals();
 

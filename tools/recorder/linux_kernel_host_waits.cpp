@@ -45,7 +45,7 @@ int LinuxKernel::host_poll(std::vector<pollfd>& p, std::optional<uint64_t> own_n
   const HostWaitBound b = host_wait_bound(start, timers_.due(), own_ns);
   const timespec ts = to_timespec(b.ns.value_or(0));
   const uint64_t since = steady_ns();
-  const int r = ::ppoll(p.data(), p.size(), b.ns ? &ts : nullptr, nullptr);
+  const int r = poll_or_host_signal(p.data(), p.size(), b.ns ? &ts : nullptr);
   const int err = errno;
   timer_fired = r == 0 && b.timer;
   advance_clock_to(clock_after_host_wait(start, timers_.due(), steady_ns() - since, timer_fired));
