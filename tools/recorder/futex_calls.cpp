@@ -19,14 +19,6 @@ namespace ttd::rec {
 
 namespace {
 
-enum FutexCmd : uint32_t {
-  kFutexWait = 0, kFutexWake = 1, kFutexRequeue = 3, kFutexCmpRequeue = 4, kFutexWakeOp = 5,
-  kFutexLockPi = 6, kFutexUnlockPi = 7, kFutexTrylockPi = 8, kFutexWaitBitset = 9, kFutexWakeBitset = 10,
-  kFutexWaitRequeuePi = 11, kFutexCmpRequeuePi = 12, kFutexLockPi2 = 13,
-};
-constexpr uint32_t kFutexCmdMask = 127;  // without FUTEX_PRIVATE_FLAG (128) and FUTEX_CLOCK_REALTIME (256)
-constexpr uint32_t kFutexClockRealtime = 256;
-
 bool is_wait(uint32_t cmd) { return cmd == kFutexWait || cmd == kFutexWaitBitset; }
 
 int32_t sign_extend12(uint32_t v) { return int32_t(v << 20) >> 20; }

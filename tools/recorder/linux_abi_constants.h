@@ -19,6 +19,16 @@ inline constexpr uint64_t kCloneVm = 0x100, kCloneFs = 0x200, kCloneFiles = 0x40
                           kCloneSettls = 0x80000, kCloneParentSettid = 0x100000, kCloneChildCleartid = 0x200000,
                           kCloneDetached = 0x400000, kCloneUntraced = 0x800000, kCloneChildSettid = 0x1000000;
 
+// futex(2) commands: the op less FUTEX_PRIVATE_FLAG (128) and
+// FUTEX_CLOCK_REALTIME (256).
+enum FutexCmd : uint32_t {
+  kFutexWait = 0, kFutexWake = 1, kFutexRequeue = 3, kFutexCmpRequeue = 4, kFutexWakeOp = 5,
+  kFutexLockPi = 6, kFutexUnlockPi = 7, kFutexTrylockPi = 8, kFutexWaitBitset = 9, kFutexWakeBitset = 10,
+  kFutexWaitRequeuePi = 11, kFutexCmpRequeuePi = 12, kFutexLockPi2 = 13,
+};
+inline constexpr uint32_t kFutexCmdMask = 127;
+inline constexpr uint32_t kFutexClockRealtime = 256;
+
 // The futex word of a PI or robust futex: FUTEX_WAITERS, FUTEX_OWNER_DIED
 // and FUTEX_TID_MASK.
 inline constexpr uint32_t kFutexWaiters = 0x80000000u, kFutexOwnerDied = 0x40000000u, kFutexTidMask = 0x3fffffffu;

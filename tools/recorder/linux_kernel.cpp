@@ -80,7 +80,7 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
   // A signal woke this thread from a wait (linux_kernel_signals.cpp).
   const bool interrupted = signals_.interrupted(threads_.current().number) && e.sys != Sys::RtSigtimedwait;
   if (interrupted) {
-    interrupted_call(e.sys, out);
+    interrupted_call(e.sys, a, out);
     end_interrupted_sleep(e.sys, a, out);  // (its time left in rem)
   } else for (bool again = true; again;) {
   again = false;
@@ -351,7 +351,7 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
   // a handler or kills (host_signal_forwarding.h).
   // So did a timer that fell due during it (wait_host_readable).
   if (r == -EINTR && (std::exchange(timer_ended_host_call_, false) | raise_host_signals()))
-    again = restart_after_host_signal(e.sys);
+    again = restart_after_host_signal(e.sys, a);
   }
   // A write to a pipe nobody reads any more (a child exited): Linux sends
   // SIGPIPE (the recorder ignores it on the host, record()) and returns

@@ -367,7 +367,10 @@ class LinuxKernel {
   std::optional<uint64_t> sys_rt_sigreturn(SyscallOutcome& out);
   FrameMemory frame_memory();
   // The current thread was parked and a signal woke it: the call's answer.
-  void interrupted_call(Sys sys, SyscallOutcome& out);
+  void interrupted_call(Sys sys, const uint64_t a[6], SyscallOutcome& out);
+  // Whether Linux runs the interrupted call again when `act`'s handler
+  // returns (syscall_restart.h).
+  bool restarts_after(Sys sys, const uint64_t a[6], const SigAction& act) const;
   // After each call: drops ignored signals, ends the process for a fatal
   // one, asks for delivery, wakes a parked thread that must take one.
   void settle_signals(SyscallOutcome& out);
@@ -375,7 +378,7 @@ class LinuxKernel {
   // A host call returned EINTR for a forwarded signal: true if the call
   // runs again at once (nothing the thread takes; Linux's restart), else
   // it returns EINTR, restarted after the handler with SA_RESTART.
-  bool restart_after_host_signal(Sys sys);
+  bool restart_after_host_signal(Sys sys, const uint64_t a[6]);
   // SIGCHLD to a handler: the children that exited (their pidfds are
   // readable) and were not announced yet each raise one, and wake a
   // parked thread that takes it; add_sigchld_watches() gives the pidfds

@@ -15,6 +15,7 @@
 
 #include "tools/recorder/host_signal_forwarding.h"
 #include "tools/recorder/linux_kernel.h"
+#include "tools/recorder/syscall_restart.h"
 #include "tools/recorder/signal_frame.h"
 
 namespace ttd::rec {
@@ -25,13 +26,6 @@ constexpr uint64_t kSaRestorerTrampoline[] = {0xd2801168, 0xd4000001};  // mov x
 
 uint64_t lowest_bits(uint64_t set) { return set & (~set + 1); }
 int sig_of(uint64_t bit) { return __builtin_ctzll(bit) + 1; }
-
-// Linux restarts these after a SA_RESTART handler (ERESTARTSYS); poll,
-// select, epoll_wait and sigsuspend return EINTR (ERESTARTNOHAND).
-bool restartable(Sys sys) {
-  return sys == Sys::Read || sys == Sys::Write || sys == Sys::Readv || sys == Sys::Writev || sys == Sys::Futex ||
-         sys == Sys::Wait4 || sys == Sys::Waitid;
-}
 
 }  // namespace
 
@@ -274,14 +268,24 @@ FrameMemory LinuxKernel::frame_memory() {
   return fm;
 }
 
-void LinuxKernel::interrupted_call(Sys sys, SyscallOutcome& out) {
+bool LinuxKernel::restarts_after(Sys sys, const uint64_t a[6], const SigAction& act) const {
+  int host_socket = -1;
+  if (socket_call(sys))
+    if (const GuestFd* f = fds_.get(int(int32_t(a[0]))); f && f->socket) host_socket = f->host;
+  switch (after_handler(sys, a, host_socket)) {
+    case AfterHandler::Restart: return true;
+    case AfterHandler::RestartIfSaRestart: return (act.flags & SigAction::kRestart) != 0;
+    case AfterHandler::Eintr: return false;
+  }
+  return false;
+}
+
+void LinuxKernel::interrupted_call(Sys sys, const uint64_t a[6], SyscallOutcome& out) {
   const uint32_t me = threads_.current().number;
   signals_.set_interrupted(me, false);
   out.ret = -EINTR;
-  if (!restartable(sys)) return;
   const uint64_t d = signals_.deliverable(me);
-  if (!d) return;
-  if (action(sig_of(lowest_bits(d))).flags & SigAction::kRestart) restart_call_ = true;
+  if (d && restarts_after(sys, a, action(sig_of(lowest_bits(d))))) restart_call_ = true;
 }
 
 bool LinuxKernel::raise_host_signals() {
@@ -304,11 +308,11 @@ bool LinuxKernel::raise_host_signals() {
   return bits != 0;
 }
 
-bool LinuxKernel::restart_after_host_signal(Sys sys) {
+bool LinuxKernel::restart_after_host_signal(Sys sys, const uint64_t a[6]) {
   const uint32_t me = threads_.current().number;
   if (const uint64_t d = signals_.deliverable(me) & ~ignored_set()) {
     const SigAction act = action(sig_of(lowest_bits(d)));
-    if (act.has_handler() && (act.flags & SigAction::kRestart) && restartable(sys)) restart_call_ = true;
+    if (act.has_handler() && restarts_after(sys, a, act)) restart_call_ = true;
     return false;  // a handler runs (the call says EINTR first), or the signal kills
   }
   return true;
