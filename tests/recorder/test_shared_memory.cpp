@@ -37,6 +37,13 @@ TEST_CASE("fork children: a child's own threads take turns (a condition variable
   test::check_mode_like_native("shared_memory", "child-threads", {"x86_64", "x86_64-dyn", "aarch64"});
 }
 
+TEST_CASE("fork children: a child thread spinning on another's store, with no syscall, lets it run") {
+  // A child has no quantum (no code hook): until 2026-11-29 the spinner
+  // kept the turn for ever. Now a thread's turn lasts at most
+  // RecordingSession::kChildSliceUs of wall time.
+  test::check_mode_like_native("shared_memory", "child-spin", {"x86_64", "x86_64-dyn", "aarch64"});
+}
+
 TEST_CASE("shared memory: Debian's python3 multiprocessing (Pool, Queue with a child Process, Manager), as natively") {
   // Each needs what this session added: Pool's and Queue's locks are
   // sem_open semaphores (/dev/shm, refused before), Queue.put in a child

@@ -177,6 +177,12 @@ class LinuxKernel {
   // True if one fired (with `skip_ahead`: if a thread can run).
   // `until`: with `skip_ahead`, only the timers due by then fire.
   bool fire_timers(uint64_t steps, bool skip_ahead, uint64_t until = ~uint64_t(0));
+  // A fork's unrecorded child ran a thread's turn, where no steps are
+  // counted: its clock moves on by the wall time since `since`
+  // (steady_ns()), and the timers, sleeps and timed waits that fell due
+  // meanwhile fire.
+  void child_turn_ran(uint64_t since);
+  static uint64_t steady_ns();
   GuestSignals& signals() { return signals_; }
   // Signals sent to the recorder from outside (host_signal_forwarding.h)
   // become process-directed guest signals (SI_USER, the sender's pid);
@@ -352,7 +358,6 @@ class LinuxKernel {
   bool timer_ended_host_call_ = false;
   // A host call that blocked `since` (steady_ns()) moves the clock on.
   void note_host_wait(uint64_t since);
-  static uint64_t steady_ns();
   // Whether clock id `clock` is one this host's Linux answers (the _ALARM
   // clocks need an RTC): 0 or -EINVAL.
   static int64_t check_clock(uint64_t clock);

@@ -39,6 +39,11 @@ void LinuxKernel::note_host_wait(uint64_t since) {
   advance_clock_to(clock_after_host_wait(now_, timers_.due(), steady_ns() - since, false));
 }
 
+void LinuxKernel::child_turn_ran(uint64_t since) {
+  note_host_wait(since);
+  fire_due(now_);
+}
+
 int LinuxKernel::host_poll(std::vector<pollfd>& p, std::optional<uint64_t> own_ns, bool& timer_fired) {
   update_timer_due();  // not the end of a wait that ended otherwise (guest_sleeps.cpp)
   const uint64_t start = now_;

@@ -74,7 +74,8 @@ SessionResult RecordingSession::run(uint64_t entry) {
   uint64_t pc = entry;
   for (;;) {
     stopped_ = switch_requested_ = false;
-    uc_err err = uc_emu_start(uc_, pc, ~0ull, 0, 0);
+    const uint64_t slice_us = child_slice_us();
+    uc_err err = uc_emu_start(uc_, pc, ~0ull, slice_us, 0);
     mem_.shared().release();  // an instruction's accesses to shared memory are over
     if (err != UC_ERR_OK && !stopped_) {
       if (auto handler = fault_handler(err)) {
@@ -90,6 +91,13 @@ SessionResult RecordingSession::run(uint64_t entry) {
       continue;
     }
     redirect_pc_.reset();
+    if (!switch_requested_ && slice_us && child_slice_ended()) {
+      if (auto next = child_switch_threads()) {
+        pc = *next;
+        continue;
+      }
+      break;
+    }
     if (!switch_requested_) {
       if (pending_) finish_instruction();
       break;

@@ -137,6 +137,15 @@ class RecordingSession {
   Result<uint64_t> swap_threads(uint32_t cur, bool gone, uint32_t next);
   // The child's threads take turns (cooperatively): the next one's pc.
   std::optional<uint64_t> child_switch_threads();
+  // A child thread's turn when others are live: at most this much wall
+  // time (Unicorn's uc_emu_start timeout), so one that spins on another's
+  // store without a syscall does not keep the turn for ever. 0 (no
+  // limit) with one thread, or while recording; else the turn starts now.
+  static constexpr uint64_t kChildSliceUs = 10'000;
+  uint64_t child_slice_us();
+  // After uc_emu_start returned: true if the slice ran out (switch_pc_
+  // then holds where the thread resumes).
+  bool child_slice_ended();
   // The child has shared memory and no hook yet to release its lock.
   bool wants_release_hook() const { return child_ && !has_release_hook_ && mem_.shared().any(); }
   // A call the kernel parked (pause, sigsuspend, a sleep, a timed futex
@@ -164,6 +173,7 @@ class RecordingSession {
   bool switch_requested_ = false;
   std::optional<uint64_t> redirect_pc_;
   uint64_t switch_pc_ = 0;
+  uint64_t slice_start_ = 0;  // a fork's child: when the running thread's turn began (steady_ns)
   std::vector<uc_hook> hooks_;  // never deleted (see the destructor)
   std::vector<uc_hook> recording_hooks_;  // block, code, memory: deleted in a fork's child
   bool child_ = false;          // a fork's child: nothing is recorded

@@ -42,10 +42,26 @@ bool RecordingSession::wait_in_child() {
   }
 }
 
+uint64_t RecordingSession::child_slice_us() {
+  if (!child_ || !recording_hooks_.empty() || kernel_.threads().live() <= 1) return 0;
+  slice_start_ = LinuxKernel::steady_ns();
+  return kChildSliceUs;
+}
+
+bool RecordingSession::child_slice_ended() {
+  size_t timed_out = 0;
+  if (uc_query(uc_, UC_QUERY_TIMEOUT, &timed_out) != UC_ERR_OK || !timed_out) return false;
+  // Unicorn stopped between two blocks: the thread resumes at the pc.
+  uc_reg_read(uc_, arch_.pc().unicorn_id, &switch_pc_);
+  kernel_.child_turn_ran(slice_start_);  // a sleeper's end may have come meanwhile
+  return true;
+}
+
 std::optional<uint64_t> RecordingSession::child_switch_threads() {
   // No quantum (no code hook): threads take turns at blocking calls
-  // (futex waits, pipe and socket I/O, polls) and exits only, as a
-  // cooperative scheduler.
+  // (futex waits, pipe and socket I/O, polls), exits, and when a turn
+  // has lasted kChildSliceUs of wall time, as a preemptive scheduler
+  // without a clock of steps.
   GuestThreads& threads = kernel_.threads();
   const uint32_t cur = threads.current().number;
   const bool gone = threads.current().state == GuestThread::State::Exited;
@@ -145,6 +161,9 @@ void RecordingSession::child_syscall() {
   // Shared memory mapped just now (shm_open, sem_open): the release hook
   // goes in between two runs of the emulator.
   if (wants_release_hook()) request_switch(cont.value_or(next_pc));
+  // A second thread: from now on each turn is limited (child_slice_us),
+  // which takes a new start of the emulator.
+  else if (out.new_thread) request_switch(cont.value_or(next_pc));
 }
 
 void RecordingSession::end_child() {

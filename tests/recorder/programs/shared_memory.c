@@ -13,6 +13,8 @@
 //            signaller writes to later; the child joins them and reports
 //            through a pipe (Python's multiprocessing.Queue in a child
 //            Process: its feeder thread; a Manager's server threads)
+//   child-spin  a fork's child spins, with no syscall, until a thread of
+//            its own sets a flag after a 20 ms sleep (a spin lock's shape)
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -225,6 +227,43 @@ static int child_threads(void) {
   return wait_child(pid);
 }
 
+static volatile int g_flag;
+static int g_go[2];
+
+static void* flag_setter(void* arg) {
+  (void)arg;
+  char c;
+  if (read(g_go[0], &c, 1) != 1) _exit(6);  // parks until main writes, then is runnable while main spins
+  struct timespec t = {0, 20000000};
+  nanosleep(&t, NULL);  // a sleep's end comes while main spins
+  __atomic_store_n(&g_flag, 7, __ATOMIC_SEQ_CST);
+  return NULL;
+}
+
+static int child_spin(void) {
+  int p[2];
+  if (pipe(p) != 0) perror("pipe"), exit(2);
+  pid_t pid = fork();
+  if (pid == 0) {
+    pthread_t t;
+    if (pipe(g_go) != 0) _exit(5);
+    pthread_create(&t, NULL, flag_setter, NULL);
+    if (write(g_go[1], "g", 1) != 1) _exit(4);
+    while (__atomic_load_n(&g_flag, __ATOMIC_SEQ_CST) == 0) {
+    }
+    pthread_join(t, NULL);
+    char line[64];
+    int n = snprintf(line, sizeof line, "child's spin ended: flag %d\n", g_flag);
+    if (write(p[1], line, (size_t)n) != n) _exit(3);
+    _exit(0);
+  }
+  close(p[1]);
+  char buf[64] = {0};
+  ssize_t n = read(p[0], buf, sizeof buf - 1);
+  printf("%s", n > 0 ? buf : "nothing from the child\n");
+  return wait_child(pid);
+}
+
 int main(int argc, char** argv) {
   setvbuf(stdout, NULL, _IONBF, 0);
   const char* mode = argc > 1 ? argv[1] : "anon";
@@ -233,6 +272,7 @@ int main(int argc, char** argv) {
   if (!strcmp(mode, "shm")) return shm();
   if (!strcmp(mode, "semopen")) return semopen();
   if (!strcmp(mode, "child-threads")) return child_threads();
+  if (!strcmp(mode, "child-spin")) return child_spin();
   fprintf(stderr, "unknown mode %s\n", mode);
   return 2;
 }
