@@ -60,6 +60,8 @@ struct TypeDesc {
   std::vector<Member> members;
   std::vector<std::pair<int64_t, std::string>> enumerators;
 };
+// Valid while the DebugInfo that made it lives: a recursive type's
+// reference back to itself does not own it (type_desc.h).
 using TypeRef = std::shared_ptr<const TypeDesc>;
 
 // A variable visible at a pc.

@@ -28,6 +28,36 @@ bool has_dwarf_sections(Elf* elf) {
   return false;
 }
 
+// Whether every DWARF string section (.debug_str, .debug_line_str, or
+// their compressed .zdebug_ forms) ends with a NUL, as one written by a
+// compiler always does. libdw (elfutils 0.188) reads their strings with
+// strlen: in a damaged file whose last string runs to the section's end,
+// dwarf_getsrclines read past its buffer (fuzz_elf, 2026-11-29). Such a
+// file's DWARF is not used, as if the program were stripped.
+bool dwarf_strings_terminated(Elf* elf) {
+  size_t names = 0;
+  if (elf_getshdrstrndx(elf, &names) != 0) return false;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh)) continue;
+    const char* name = elf_strptr(elf, names, sh.sh_name);
+    if (!name) continue;
+    std::string_view n(name);
+    const bool gnu_compressed = n.starts_with(".zdebug_");
+    if (gnu_compressed) n.remove_prefix(2);
+    else if (n.starts_with(".debug_")) n.remove_prefix(7);
+    else continue;
+    if (n != "str" && n != "line_str" && n != "str.dwo" && n != "line_str.dwo") continue;
+    // Compressed: the bytes libdw will read are the inflated ones.
+    if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) return false;
+    if (gnu_compressed && elf_compress_gnu(scn, 0, 0) < 0) return false;
+    Elf_Data* d = elf_getdata(scn, nullptr);
+    if (!d || d->d_size == 0) continue;
+    if (!d->d_buf || static_cast<const char*>(d->d_buf)[d->d_size - 1] != 0) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<DwarfFile>> DwarfFile::open(const std::string& path) {
@@ -43,7 +73,7 @@ Result<std::unique_ptr<DwarfFile>> DwarfFile::open(const std::string& path) {
       f->segments_.push_back({ph.p_vaddr, ph.p_filesz, ph.p_offset});
     }
   }
-  f->has_dwarf_sections_ = has_dwarf_sections(f->elf());
+  f->has_dwarf_sections_ = has_dwarf_sections(f->elf()) && dwarf_strings_terminated(f->elf());
   if (!elf::has_symtab(f->file_)) {
     auto debug = open_separate_debug_file(f->file_);
     if (debug && elf::has_symtab(*debug)) f->debug_symbols_ = std::make_unique<elf::ElfFile>(std::move(*debug));

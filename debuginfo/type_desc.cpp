@@ -47,9 +47,22 @@ TypeRef TypeBuilder::type_of(Dwarf_Die* die) {
 
 TypeRef TypeBuilder::build(Dwarf_Die* die) {
   Dwarf_Off off = dwarf_dieoffset(die);
-  if (auto it = cache_.find(off); it != cache_.end()) return it->second;
+  if (auto it = cache_.find(off); it != cache_.end()) {
+    // A type that refers to itself while it is being built (`struct node
+    // { struct node *next; }`): the reference back does not own it, or
+    // the shared_ptrs would form a cycle that is never freed. The cache
+    // owns it as long as the DebugInfo lives.
+    if (building_.count(off)) return TypeRef(TypeRef(), it->second.get());
+    return it->second;
+  }
   auto t = std::make_shared<TypeDesc>();
   cache_[off] = t;  // before recursing: recursive types find themselves
+  building_.insert(off);
+  struct Built {
+    std::unordered_set<Dwarf_Off>& set;
+    Dwarf_Off off;
+    ~Built() { set.erase(off); }
+  } built{building_, off};
   int tag = dwarf_tag(die);
   Dwarf_Word size = 0;
   if (dwarf_aggregate_size(die, &size) == 0) t->size = size;

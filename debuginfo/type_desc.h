@@ -1,10 +1,12 @@
 // Internal to debuginfo: builds TypeDesc trees from DWARF type DIEs, once
 // per DIE (recursive types such as `struct node { struct node *next; }`
-// share the cached node).
+// share the cached node; the reference back to it does not own it, so a
+// TypeRef stays valid only while the builder, i.e. its DebugInfo, lives).
 #pragma once
 #include <elfutils/libdw.h>
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "debuginfo/debug_types.h"
 
@@ -19,6 +21,7 @@ class TypeBuilder {
  private:
   TypeRef void_type();
   std::unordered_map<Dwarf_Off, TypeRef> cache_;
+  std::unordered_set<Dwarf_Off> building_;  // types whose build() has not returned yet
   TypeRef void_;
 };
 

@@ -21,6 +21,15 @@ CC=clang-16 CXX=clang++-16 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=
 # Only the fuzzers and what they link (tests/fuzz/CMakeLists.txt, fuzz_all).
 cmake --build build-fuzz -j"$JOBS" --target fuzz_all
 phase_done "the fuzz build"
+# fuzz_elf's seeds are built here from source (binaries stay out of git).
+elf_seeds() {
+  local src=tests/fuzz/corpus/elf/seed.c flags=(-g -static -nostdlib -fno-pie -no-pie -Wl,-z,max-page-size=4096)
+  gcc -O0 "${flags[@]}" -o "$1/x86_64-O0" "$src"
+  gcc -O1 "${flags[@]}" -o "$1/x86_64-O1" "$src"
+  if command -v aarch64-linux-gnu-gcc >/dev/null; then
+    aarch64-linux-gnu-gcc -O1 "${flags[@]}" -o "$1/aarch64-O1" "$src"
+  fi
+}
 fuzz_pass=0
 fuzz_fail=0
 for f in build-fuzz/tests/fuzz/fuzz_*; do
@@ -29,8 +38,9 @@ for f in build-fuzz/tests/fuzz/fuzz_*; do
   corpus=tests/fuzz/corpus/${name#fuzz_}
   work=$(mktemp -d)
   [ -d "$corpus" ] && cp -r "$corpus"/. "$work"/ 2>/dev/null || true
+  if [ "$name" = fuzz_elf ]; then elf_seeds "$work"; fi
   echo "fuzz: $name for ${FUZZ_SECONDS}s"
-  if "$f" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -timeout=10 "$work" >"$work.log" 2>&1; then
+  if LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan.supp "$f" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -timeout=10 "$work" >"$work.log" 2>&1; then
     fuzz_pass=$((fuzz_pass + 1))
   else
     fuzz_fail=$((fuzz_fail + 1))

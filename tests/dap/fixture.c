@@ -6,7 +6,14 @@ struct point {
   char tag[6];
 };
 
+/* A type that refers to itself: its TypeDesc is freed with the DebugInfo. */
+struct link {
+  struct link* next;
+  int value;
+};
+
 static struct point origin = {1, 2, "orig"};
+static struct link chain = {&chain, 9};
 long counter;
 
 static int square(int v) {
@@ -26,5 +33,5 @@ int main(void) {
   counter += sum_to(3);
 
   /* no code on this line or the blank one above; @blank */
-  return (int)counter - 15 + origin.x - 1; /* @main_return */
+  return (int)counter - 15 + origin.x - 1 + chain.next->value - 9; /* @main_return */
 }
