@@ -79,6 +79,9 @@ Result<std::unique_ptr<Block>> BlockStore::fetch(int64_t id) {
   if (b->instruction_count == 0)
     return make_error(db_.path(), which + " has no instructions but is not the interrupt block");
   if (b->code.empty()) return make_error(db_.path(), which + " has no code bytes");
+  if (b->pc + (b->code.size() - 1) < b->pc)
+    return make_error(db_.path(), which + " at pc " + hex(b->pc) + " has " + std::to_string(b->code.size()) +
+                                      " code bytes, past the end of the address space");
 
   // instruction_indices stores the start of every instruction but the first
   // (which starts at 0), for the instructions the trace executed.

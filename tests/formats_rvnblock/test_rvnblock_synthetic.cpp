@@ -186,6 +186,16 @@ INSERT INTO _metadata VALUES (1, 9, '1.0.0', 't', '1', 'i', 0);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().message == "block trace metadata but table blocks is missing");
   }
+  SUBCASE("code bytes past the end of the address space") {
+    // fuzz_rvnblock: the block's code became a memory write whose last
+    // byte wrapped around to address 0.
+    TempDb db("INSERT INTO blocks VALUES (-2, X'909090', 3, 0);"
+              "INSERT INTO execution VALUES (1, 2);");
+    test::CollectingSink sink;
+    Status s = read_all(db.path(), sink);
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().message == "block 2 at pc 0xfffffffffffffffe has 3 code bytes, past the end of the address space");
+  }
   SUBCASE("instruction offsets out of order") {
     TempDb db("INSERT INTO blocks VALUES (4096, X'9090', 2, 0);"
               "INSERT INTO instruction_indices VALUES (2, 0, 5);"

@@ -7,18 +7,37 @@
 // bound; bad input ends in an Error naming the file.
 // Seeds: tests/fuzz/corpus/rvnblock/ (the rvnblock trace and the REVEN
 // metadata databases of tests/data/rvnblock).
+#include <unistd.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <span>
 #include <string>
 
 #include "formats/rvnblock/rvnblock_format.h"
 #include "formats/rvnblock/rvnblock_reader.h"
-#include "tests/fuzz/fuzz_support.h"
+#include "tests/fuzz/fuzz_support.h"  // ContractSink, fail
 
 namespace {
 
 using namespace ttd;
+
+// SQLite resolves symbolic links in a database's path, so the memfd path
+// the other targets use (/proc/self/fd/N) names a file that does not
+// exist: the input goes to a real file, in /dev/shm (memory) when it exists.
+std::string write_input(const uint8_t* data, size_t size) {
+  static const std::string path = [] {
+    const char* dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    return std::string(dir) + "/fuzz_rvnblock." + std::to_string(getpid()) + ".sqlite";
+  }();
+  static const bool removed_at_exit = [] { return std::atexit([] { std::remove(path.c_str()); }) == 0; }();
+  (void)removed_at_exit;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f || (size && std::fwrite(data, 1, size, f) != size) || std::fclose(f) != 0) std::abort();
+  return path;
+}
 
 // Steps numbered from 0 by transition, one thread; code bytes as writes.
 class CheckingSink : public fuzz::ContractSink {
@@ -38,8 +57,7 @@ class CheckingSink : public fuzz::ContractSink {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const fuzz::InputFile file("fuzz_rvnblock");
-  const std::string path = file.write(data, size);
+  const std::string path = write_input(data, size);
 
   fmt::FormatEntry entry = fmt::rvnblock_format();
   (void)entry.sniff(path, std::span<const uint8_t>(data, size < 4096 ? size : 4096));
