@@ -55,6 +55,14 @@ const std::string& scratch_dir() {
     std::filesystem::create_directories(d);
     return d;
   }();
+  // Gone when libFuzzer ends the run (it exits normally at -max_total_time).
+  static const bool removed_at_exit = [] {
+    return std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }) == 0;
+  }();
+  (void)removed_at_exit;
   return dir;
 }
 
