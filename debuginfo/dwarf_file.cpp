@@ -14,18 +14,28 @@ namespace {
 // from (.debug_*, compressed .zdebug_*, LTO's .gnu.debuglto_.debug_*): a
 // superset of what it accepts, so a file without one gets the answer
 // dwarf_begin_elf would give (no DWARF) without opening libdw.
-bool has_dwarf_sections(Elf* elf) {
+// Calls visit(scn, header, name) for each section with a readable header
+// and name until it returns false; false when the names cannot be read.
+template <class Visit>
+bool for_each_named_section(Elf* elf, Visit&& visit) {
   size_t names = 0;
-  if (elf_getshdrstrndx(elf, &names) != 0) return true;  // let libdw decide
+  if (elf_getshdrstrndx(elf, &names) != 0) return false;
   for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr sh;
     if (!gelf_getshdr(scn, &sh)) continue;
     const char* name = elf_strptr(elf, names, sh.sh_name);
-    if (!name) continue;
-    std::string_view n(name);
-    if (n.starts_with(".debug_") || n.starts_with(".zdebug_") || n.starts_with(".gnu.debuglto_")) return true;
+    if (name && !visit(scn, sh, std::string_view(name))) break;
   }
-  return false;
+  return true;
+}
+
+bool has_dwarf_sections(Elf* elf) {
+  bool found = false;
+  const bool named = for_each_named_section(elf, [&](Elf_Scn*, const GElf_Shdr&, std::string_view n) {
+    found = n.starts_with(".debug_") || n.starts_with(".zdebug_") || n.starts_with(".gnu.debuglto_");
+    return !found;
+  });
+  return found || !named;  // unreadable names: let libdw decide
 }
 
 // Whether every DWARF string section (.debug_str, .debug_line_str, or
@@ -35,27 +45,22 @@ bool has_dwarf_sections(Elf* elf) {
 // dwarf_getsrclines read past its buffer (fuzz_elf, 2026-11-29). Such a
 // file's DWARF is not used, as if the program were stripped.
 bool dwarf_strings_terminated(Elf* elf) {
-  size_t names = 0;
-  if (elf_getshdrstrndx(elf, &names) != 0) return false;
-  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
-    GElf_Shdr sh;
-    if (!gelf_getshdr(scn, &sh)) continue;
-    const char* name = elf_strptr(elf, names, sh.sh_name);
-    if (!name) continue;
-    std::string_view n(name);
+  bool ok = true;
+  const bool named = for_each_named_section(elf, [&](Elf_Scn* scn, const GElf_Shdr& sh, std::string_view n) {
     const bool gnu_compressed = n.starts_with(".zdebug_");
     if (gnu_compressed) n.remove_prefix(2);
     else if (n.starts_with(".debug_")) n.remove_prefix(7);
-    else continue;
-    if (n != "str" && n != "line_str" && n != "str.dwo" && n != "line_str.dwo") continue;
+    else return true;
+    if (n != "str" && n != "line_str" && n != "str.dwo" && n != "line_str.dwo") return true;
     // Compressed: the bytes libdw will read are the inflated ones.
-    if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) return false;
-    if (gnu_compressed && elf_compress_gnu(scn, 0, 0) < 0) return false;
+    if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) return ok = false;
+    if (gnu_compressed && elf_compress_gnu(scn, 0, 0) < 0) return ok = false;
     Elf_Data* d = elf_getdata(scn, nullptr);
-    if (!d || d->d_size == 0) continue;
-    if (!d->d_buf || static_cast<const char*>(d->d_buf)[d->d_size - 1] != 0) return false;
-  }
-  return true;
+    if (!d || d->d_size == 0) return true;
+    ok = d->d_buf && static_cast<const char*>(d->d_buf)[d->d_size - 1] == 0;
+    return ok;
+  });
+  return named && ok;
 }
 
 }  // namespace

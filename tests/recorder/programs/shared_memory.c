@@ -202,21 +202,15 @@ static void* reader(void* arg) {
   return NULL;
 }
 
-static int child_threads(void) {
+// Runs `body` in a fork's child, which reports one line through a pipe;
+// the parent prints it and returns how the child ended.
+static int in_child(int (*body)(char* line, size_t size)) {
   int p[2];
   if (pipe(p) != 0) perror("pipe"), exit(2);
   pid_t pid = fork();
   if (pid == 0) {
-    pthread_t a, b, r;
-    if (pipe(g_pipe) != 0) _exit(5);
-    pthread_create(&r, NULL, reader, NULL);
-    pthread_create(&a, NULL, waiter, NULL);
-    pthread_create(&b, NULL, signaller, NULL);
-    pthread_join(r, NULL);
-    pthread_join(a, NULL);
-    pthread_join(b, NULL);
     char line[64];
-    int n = snprintf(line, sizeof line, "child's threads: sum %d\n", g_sum);
+    int n = body(line, sizeof line);
     if (write(p[1], line, (size_t)n) != n) _exit(3);
     _exit(0);
   }
@@ -225,6 +219,18 @@ static int child_threads(void) {
   ssize_t n = read(p[0], buf, sizeof buf - 1);
   printf("%s", n > 0 ? buf : "nothing from the child\n");
   return wait_child(pid);
+}
+
+static int child_threads(char* line, size_t size) {
+  pthread_t a, b, r;
+  if (pipe(g_pipe) != 0) _exit(5);
+  pthread_create(&r, NULL, reader, NULL);
+  pthread_create(&a, NULL, waiter, NULL);
+  pthread_create(&b, NULL, signaller, NULL);
+  pthread_join(r, NULL);
+  pthread_join(a, NULL);
+  pthread_join(b, NULL);
+  return snprintf(line, size, "child's threads: sum %d\n", g_sum);
 }
 
 static volatile int g_flag;
@@ -240,28 +246,15 @@ static void* flag_setter(void* arg) {
   return NULL;
 }
 
-static int child_spin(void) {
-  int p[2];
-  if (pipe(p) != 0) perror("pipe"), exit(2);
-  pid_t pid = fork();
-  if (pid == 0) {
-    pthread_t t;
-    if (pipe(g_go) != 0) _exit(5);
-    pthread_create(&t, NULL, flag_setter, NULL);
-    if (write(g_go[1], "g", 1) != 1) _exit(4);
-    while (__atomic_load_n(&g_flag, __ATOMIC_SEQ_CST) == 0) {
-    }
-    pthread_join(t, NULL);
-    char line[64];
-    int n = snprintf(line, sizeof line, "child's spin ended: flag %d\n", g_flag);
-    if (write(p[1], line, (size_t)n) != n) _exit(3);
-    _exit(0);
+static int child_spin(char* line, size_t size) {
+  pthread_t t;
+  if (pipe(g_go) != 0) _exit(5);
+  pthread_create(&t, NULL, flag_setter, NULL);
+  if (write(g_go[1], "g", 1) != 1) _exit(4);
+  while (__atomic_load_n(&g_flag, __ATOMIC_SEQ_CST) == 0) {
   }
-  close(p[1]);
-  char buf[64] = {0};
-  ssize_t n = read(p[0], buf, sizeof buf - 1);
-  printf("%s", n > 0 ? buf : "nothing from the child\n");
-  return wait_child(pid);
+  pthread_join(t, NULL);
+  return snprintf(line, size, "child's spin ended: flag %d\n", g_flag);
 }
 
 int main(int argc, char** argv) {
@@ -271,8 +264,8 @@ int main(int argc, char** argv) {
   if (!strcmp(mode, "atomic")) return atomic();
   if (!strcmp(mode, "shm")) return shm();
   if (!strcmp(mode, "semopen")) return semopen();
-  if (!strcmp(mode, "child-threads")) return child_threads();
-  if (!strcmp(mode, "child-spin")) return child_spin();
+  if (!strcmp(mode, "child-threads")) return in_child(child_threads);
+  if (!strcmp(mode, "child-spin")) return in_child(child_spin);
   fprintf(stderr, "unknown mode %s\n", mode);
   return 2;
 }
