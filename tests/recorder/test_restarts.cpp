@@ -70,6 +70,9 @@ TEST_CASE("after_handler: Linux's restart rules by call and arguments") {
   CHECK(after_handler(Sys::Recvfrom, none, sv[0]) == AfterHandler::Eintr);
   CHECK(after_handler(Sys::Accept4, none, sv[0]) == AfterHandler::Eintr);
   CHECK(after_handler(Sys::Sendto, none, sv[0]) == AfterHandler::RestartIfSaRestart);
+  CHECK(after_handler(Sys::Read, none, sv[0]) == AfterHandler::Eintr);
+  CHECK(after_handler(Sys::Write, none, sv[0]) == AfterHandler::RestartIfSaRestart);
+  CHECK(after_handler(Sys::Read, none, sv[1]) == AfterHandler::RestartIfSaRestart);
   ::close(sv[0]);
   ::close(sv[1]);
 }

@@ -33,16 +33,22 @@ AfterHandler futex_rule(const uint64_t a[6]) {
 }  // namespace
 
 bool socket_call(Sys sys) {
-  return sys == Sys::Accept || sys == Sys::Accept4 || sys == Sys::Recvfrom ||
-         sys == Sys::Recvmsg || sys == Sys::Recvmmsg || sends(sys);
+  return sys == Sys::Accept || sys == Sys::Accept4 || sys == Sys::Recvfrom || sys == Sys::Recvmsg ||
+         sys == Sys::Recvmmsg || sends(sys) || sys == Sys::Read || sys == Sys::Readv || sys == Sys::Write ||
+         sys == Sys::Writev;
 }
 
 AfterHandler after_handler(Sys sys, const uint64_t a[6], int host_socket) {
   switch (sys) {
     case Sys::Read:
-    case Sys::Write:
     case Sys::Readv:
-    case Sys::Writev:
+    case Sys::Write:
+    case Sys::Writev: {
+      // On a socket, read and write wait as recv and send do.
+      const bool send = sys == Sys::Write || sys == Sys::Writev;
+      if (host_socket >= 0 && socket_has_timeout(host_socket, send)) return AfterHandler::Eintr;
+      return AfterHandler::RestartIfSaRestart;
+    }
     case Sys::Wait4:
     case Sys::Waitid:
     case Sys::Flock:

@@ -22,10 +22,11 @@ namespace ttd::rec {
 enum class AfterHandler : uint8_t { Eintr, RestartIfSaRestart, Restart };
 
 // `host_socket`: the host fd of the call's socket (a[0]) when it is one,
-// else -1; its timeouts are read from the host.
+// else -1; its timeouts are read from the host (a read or write of a
+// socket waits as recv and send do).
 AfterHandler after_handler(Sys sys, const uint64_t a[6], int host_socket);
 
-// Whether the call works on a socket given as its first argument.
+// Whether the call may work on a socket given as its first argument.
 bool socket_call(Sys sys);
 
 }  // namespace ttd::rec
