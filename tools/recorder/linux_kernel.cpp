@@ -349,7 +349,7 @@ SyscallOutcome LinuxKernel::call(uint64_t number, const uint64_t a[6], uint64_t 
   // A signal sent to the recorder interrupted a host call the guest waits
   // in (a terminal read, wait4): Linux restarts it unless the signal runs
   // a handler or kills (host_signal_forwarding.h).
-  // So did a timer that fell due during it (wait_host_readable).
+  // So did a timer that fell due during it (wait_host_ready).
   if (r == -EINTR && (std::exchange(timer_ended_host_call_, false) | raise_host_signals()))
     again = restart_after_host_signal(e.sys, a);
   }

@@ -340,14 +340,15 @@ class LinuxKernel {
   // due fire. poll's result (-1 with errno EINTR for a forwarded signal);
   // `timer_fired` says if the timer bound passed.
   int host_poll(std::vector<struct pollfd>& p, std::optional<uint64_t> own_ns, bool& timer_fired);
-  // A blocking read of a host descriptor that is not ready (a terminal,
-  // the host's stdin, an inherited pipe) that blocks() did not park (it
-  // runs again at once after a signal from outside): waits in host_poll, so no
-  // longer than until the next timer is due; -EINTR when that timer
-  // fired first (timer_ended_host_call_: call() restarts or interrupts
-  // the read as for a forwarded signal) or a signal came from outside,
-  // else 0 and the read goes on.
-  int64_t wait_host_readable(int host);
+  // A blocking read (POLLIN) or write (POLLOUT) of a host descriptor that
+  // is not ready (a terminal, the host's stdin, an inherited pipe; in a
+  // fork's unrecorded child, its pipes and sockets too) that blocks() did
+  // not park (it runs again at once after a signal from outside): waits
+  // in host_poll, so no longer than until the next timer is due; -EINTR
+  // when that timer fired first (timer_ended_host_call_: call() restarts
+  // or interrupts the call as for a forwarded signal) or a signal came
+  // from outside, else 0 and the call goes on.
+  int64_t wait_host_ready(int host, short events);
   // A fork's unrecorded child whose poll/select/epoll_wait found nothing
   // ready: waits on the host for the watches' descriptors, at most
   // `timeout` (nullopt: no end), in real time, the timers firing on the

@@ -59,8 +59,8 @@ int LinuxKernel::host_poll(std::vector<pollfd>& p, std::optional<uint64_t> own_n
   return r;
 }
 
-int64_t LinuxKernel::wait_host_readable(int host) {
-  std::vector<pollfd> p{pollfd{host, POLLIN, 0}};
+int64_t LinuxKernel::wait_host_ready(int host, short events) {
+  std::vector<pollfd> p{pollfd{host, events, 0}};
   // Ready (a regular file always is): no wait, the clock does not move.
   if (::poll(p.data(), 1, 0) != 0) return 0;
   const int fl = ::fcntl(host, F_GETFL);

@@ -145,11 +145,15 @@ int64_t LinuxKernel::sys_read(int fd, uint64_t buf, uint64_t len) {
   if (f->kind == GuestFd::Kind::Host) {
     data.resize(len);
     // (A fork's child waits on the host: it has no other threads.)
-    const bool park = (f->pipe || f->socket) && !child_waits_on_host();
+    const bool child = child_waits_on_host();
+    const bool park = (f->pipe || f->socket) && !child;
     // (A file is always ready; a FIFO or terminal was waited for in
-    // blocks(), unless the call restarts after a signal from outside.)
-    if (f->outside && !child_waits_on_host())
-      if (const int64_t e = wait_host_readable(f->host)) return e;  // a timer came first
+    // blocks(), unless the call restarts after a signal from outside. A
+    // fork's child waits for its pipes and sockets here, so its timers
+    // and signals from outside end the wait: until 2026-11-29 it blocked
+    // in read(2), and an alarm() in the child never came.)
+    if (child ? (f->pipe || f->socket || f->outside) : f->outside)
+      if (const int64_t e = wait_host_ready(f->host, POLLIN)) return e;  // a timer or a signal came first
     mapped_read_begins(*f);
     ssize_t n = park ? pipe_transfer(false, f->host, data.data(), len) : ::read(f->host, data.data(), len);
     if (n < 0) return -errno;
@@ -162,8 +166,7 @@ int64_t LinuxKernel::sys_read(int fd, uint64_t buf, uint64_t len) {
     data.assign(cfg_.stdin_data->begin() + stdin_pos_, cfg_.stdin_data->begin() + stdin_pos_ + n);
     stdin_pos_ += n;
   } else {
-    if (!child_waits_on_host())
-      if (const int64_t e = wait_host_readable(0)) return e;  // a timer came first
+    if (const int64_t e = wait_host_ready(0, POLLIN)) return e;  // a timer or a signal came first
     data.resize(len);
     ssize_t n = ::read(0, data.data(), len);
     if (n < 0) return -errno;
@@ -184,7 +187,10 @@ int64_t LinuxKernel::sys_write(int fd, uint64_t buf, uint64_t len) {
   std::vector<uint8_t> data(len);
   if (!copy_from_user(buf, data)) return -EFAULT;
   if (f->kind == GuestFd::Kind::Host) {
-    const bool park = (f->pipe || f->socket) && !child_waits_on_host();
+    const bool child = child_waits_on_host();
+    const bool park = (f->pipe || f->socket) && !child;
+    if (child && (f->pipe || f->socket || f->outside))  // as for a read, above
+      if (const int64_t e = wait_host_ready(f->host, POLLOUT)) return e;
     std::optional<MappedFileWrite> mapped = mapped_write_begins(*f, std::nullopt, data.size());
     ssize_t n = park ? pipe_transfer(true, f->host, data.data(), data.size())
                      : ::write(f->host, data.data(), data.size());

@@ -10,8 +10,12 @@
 //   timed    wait4 for `sleep 0.3` lasts at least 0.3 s on CLOCK_MONOTONIC
 //   clocks   which clock ids clock_gettime and clock_getres take
 //   itimer   a periodic ITIMER_REAL, 5 expirations, at least 5 periods long
+//   child-read   a fork's child (not recorded) arms a 200 ms ITIMER_REAL and
+//            reads a pipe nobody writes: SIGALRM's default action ends it
+//   child-write  the same, blocked writing a full pipe
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,6 +204,32 @@ static int mode_itimer(void) {
   return 0;
 }
 
+// The child blocks in a read or write that only its own timer can end.
+// Until 2026-11-29 it blocked in the host call, and the timer never came.
+static int mode_child_alarm(int write_side) {
+  int p[2];
+  if (pipe(p) != 0) return 1;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (write_side) {
+      const int fl = fcntl(p[1], F_GETFL);
+      fcntl(p[1], F_SETFL, fl | O_NONBLOCK);
+      static char chunk[4096];
+      while (write(p[1], chunk, sizeof chunk) > 0) {
+      }
+      fcntl(p[1], F_SETFL, fl);
+    }
+    struct itimerval it = {{0, 0}, {0, 200000}};
+    setitimer(ITIMER_REAL, &it, NULL);
+    char c = 0;
+    const ssize_t n = write_side ? write(p[1], &c, 1) : read(p[0], &c, 1);
+    printf("child's call returned %d\n", (int)n);
+    _exit(0);
+  }
+  report_end(pid);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   const char* m = argc > 1 ? argv[1] : "";
@@ -211,6 +241,8 @@ int main(int argc, char** argv) {
   if (!strcmp(m, "fdread") && argc > 2) return mode_fdread(argv[2]);
   if (!strcmp(m, "clocks")) return mode_clocks();
   if (!strcmp(m, "itimer")) return mode_itimer();
-  fprintf(stderr, "usage: host_waits wait4|restart|pipe|socket PORT|fdread N|timed|clocks|itimer\n");
+  if (!strcmp(m, "child-read")) return mode_child_alarm(0);
+  if (!strcmp(m, "child-write")) return mode_child_alarm(1);
+  fprintf(stderr, "usage: host_waits wait4|restart|pipe|socket PORT|fdread N|timed|clocks|itimer|child-read|child-write\n");
   return 2;
 }
