@@ -92,12 +92,12 @@ TEST_CASE("host waits: an alarm interrupts a blocking read of an inherited pipe 
   ::close(p[1]);
 }
 
-TEST_CASE("host waits: a fork child's own timer ends its blocking pipe read or write, as natively") {
+TEST_CASE("host waits: a fork child's own timer ends its blocking pipe or socket call, as natively") {
   // Until 2026-11-29 the unrecorded child blocked in read(2) / write(2)
   // and its ITIMER_REAL never fired: the recording hung.
   const std::string prog = test::program_path("x86_64-dyn", "host_waits");
   if (prog.empty()) return;
-  for (const char* mode : {"child-read", "child-write"}) {
+  for (const char* mode : {"child-read", "child-write", "child-recv", "child-accept"}) {
     CAPTURE(mode);
     CHECK(test::run_native({prog, mode}).out == "child killed by signal 14\n");
     test::check_mode_like_native("host_waits", mode, {"x86_64", "x86_64-dyn", "aarch64"});

@@ -97,6 +97,14 @@ bool SocketCalls::socket_waits(const GuestFd& f, uint64_t flags) const {
   return fl >= 0 && !(fl & O_NONBLOCK);
 }
 
+int64_t SocketCalls::child_waits(const GuestFd& f, short events, uint64_t flags) {
+  // A fork's unrecorded child blocks in the host call, but only once the
+  // socket is ready: until then it waits no longer than its next timer,
+  // and a signal from outside ends the wait (LinuxKernel::wait_host_ready).
+  if (!f.socket || !k_.child_waits_on_host() || (flags & MSG_DONTWAIT)) return 0;
+  return k_.wait_host_ready(f.host, events);
+}
+
 int SocketCalls::host_msg_flags(const GuestFd& f, uint64_t flags) const {
   return int(flags) | (f.socket && !k_.child_waits_on_host() ? MSG_DONTWAIT : 0);
 }
@@ -236,6 +244,7 @@ int64_t SocketCalls::sys_accept(int fd, uint64_t addr, uint64_t len_ptr, uint64_
     std::memcpy(&guest_len, raw, 4);
     if (int32_t(guest_len) < 0) return -EINVAL;
   }
+  if (const int64_t e = child_waits(*f, POLLIN, 0)) return e;
   sockaddr_storage ss{};
   socklen_t sl = sizeof ss;
   const int host_flags = SOCK_CLOEXEC | int(flags & SOCK_NONBLOCK);
@@ -308,6 +317,7 @@ int64_t SocketCalls::sys_sockopt(bool set, int fd, const uint64_t a[6]) {
 int64_t SocketCalls::sys_send_recv(bool send, const uint64_t a[6], SyscallOutcome& out) {
   const GuestFd* f = k_.fds_.get(int(int32_t(a[0])));
   const uint64_t flags = a[3];
+  if (const int64_t e = child_waits(*f, send ? POLLOUT : POLLIN, flags)) return e;
   const int host_flags = host_msg_flags(*f, flags) | MSG_NOSIGNAL;
   std::vector<uint8_t> data(std::min(a[2], kMaxIo));
   if (send) {

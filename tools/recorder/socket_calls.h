@@ -59,6 +59,10 @@ class SocketCalls {
   // The guest's send/receive flags for the host call on `f`: with
   // MSG_DONTWAIT on a recorded process's socket, whose thread was parked
   // instead if the call would block (park_on_socket).
+  // A fork's unrecorded child: waits until the socket is ready for
+  // `events`; -EINTR if the child's timer or a signal from outside came
+  // first, else 0.
+  int64_t child_waits(const GuestFd& f, short events, uint64_t flags);
   int host_msg_flags(const GuestFd& f, uint64_t flags) const;
   // A send's host result as the guest's: EPIPE also sends SIGPIPE unless
   // MSG_NOSIGNAL (the host call never does), bytes sent are a change the

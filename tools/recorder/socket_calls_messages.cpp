@@ -4,6 +4,7 @@
 // descriptors on the host and guest fds in guest memory (guest_sockets.h);
 // what recvmsg writes back (data, name, control, their lengths, flags) are
 // the call's memory effects.
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
@@ -111,6 +112,7 @@ int64_t SocketCalls::sys_sendmsg(int fd, uint64_t msg, uint64_t flags, SyscallOu
   hm.msg_iovlen = 1;
   hm.msg_control = host_control.empty() ? nullptr : host_control.data();
   hm.msg_controllen = host_control.size();
+  if (const int64_t e = child_waits(*f, POLLOUT, flags)) return e;
   return send_result(*f, ::sendmsg(f->host, &hm, host_msg_flags(*f, flags) | MSG_NOSIGNAL), flags, out);
 }
 
@@ -134,6 +136,7 @@ int64_t SocketCalls::sys_recvmsg(int fd, uint64_t msg, uint64_t flags) {
   hm.msg_controllen = control.size();
   // Received descriptors are the recorder's own until installed: never
   // inherited by what it runs.
+  if (const int64_t e = child_waits(*f, POLLIN, flags)) return e;
   const ssize_t n = ::recvmsg(f->host, &hm, host_msg_flags(*f, flags | MSG_CMSG_CLOEXEC));
   if (n < 0) return -errno;
   if (n > 0) k_.note_pipe_change(*f);

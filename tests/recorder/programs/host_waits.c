@@ -13,6 +13,8 @@
 //   child-read   a fork's child (not recorded) arms a 200 ms ITIMER_REAL and
 //            reads a pipe nobody writes: SIGALRM's default action ends it
 //   child-write  the same, blocked writing a full pipe
+//   child-recv   the same, blocked in recv of a socketpair nobody writes
+//   child-accept the same, blocked in accept of a loopback listener
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -206,11 +208,23 @@ static int mode_itimer(void) {
 
 // The child blocks in a read or write that only its own timer can end.
 // Until 2026-11-29 it blocked in the host call, and the timer never came.
-static int mode_child_alarm(int write_side) {
+enum { kRead, kWrite, kRecv, kAccept };
+static int mode_child_alarm(int how) {
   int p[2];
   if (pipe(p) != 0) return 1;
   const pid_t pid = fork();
   if (pid == 0) {
+    const int write_side = how == kWrite;
+    int sv[2] = {-1, -1}, l = -1;
+    if (how == kRecv && socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) _exit(2);
+    if (how == kAccept) {
+      struct sockaddr_in a;
+      memset(&a, 0, sizeof a);
+      a.sin_family = AF_INET;
+      a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      l = socket(AF_INET, SOCK_STREAM, 0);
+      if (l < 0 || bind(l, (struct sockaddr*)&a, sizeof a) != 0 || listen(l, 1) != 0) _exit(2);
+    }
     if (write_side) {
       const int fl = fcntl(p[1], F_GETFL);
       fcntl(p[1], F_SETFL, fl | O_NONBLOCK);
@@ -222,7 +236,10 @@ static int mode_child_alarm(int write_side) {
     struct itimerval it = {{0, 0}, {0, 200000}};
     setitimer(ITIMER_REAL, &it, NULL);
     char c = 0;
-    const ssize_t n = write_side ? write(p[1], &c, 1) : read(p[0], &c, 1);
+    const ssize_t n = how == kWrite    ? write(p[1], &c, 1)
+                      : how == kRecv   ? recv(sv[0], &c, 1, 0)
+                      : how == kAccept ? accept(l, NULL, NULL)
+                                       : read(p[0], &c, 1);
     printf("child's call returned %d\n", (int)n);
     _exit(0);
   }
@@ -241,8 +258,10 @@ int main(int argc, char** argv) {
   if (!strcmp(m, "fdread") && argc > 2) return mode_fdread(argv[2]);
   if (!strcmp(m, "clocks")) return mode_clocks();
   if (!strcmp(m, "itimer")) return mode_itimer();
-  if (!strcmp(m, "child-read")) return mode_child_alarm(0);
-  if (!strcmp(m, "child-write")) return mode_child_alarm(1);
-  fprintf(stderr, "usage: host_waits wait4|restart|pipe|socket PORT|fdread N|timed|clocks|itimer|child-read|child-write\n");
+  if (!strcmp(m, "child-read")) return mode_child_alarm(kRead);
+  if (!strcmp(m, "child-write")) return mode_child_alarm(kWrite);
+  if (!strcmp(m, "child-recv")) return mode_child_alarm(kRecv);
+  if (!strcmp(m, "child-accept")) return mode_child_alarm(kAccept);
+  fprintf(stderr, "usage: host_waits wait4|restart|pipe|socket PORT|fdread N|timed|clocks|itimer|child-read|child-write|child-recv|child-accept\n");
   return 2;
 }
