@@ -104,6 +104,15 @@ TEST_CASE("host waits: a fork child's own timer ends its blocking pipe or socket
   }
 }
 
+TEST_CASE("host waits: a fork child's own timer ends its wait4 for a grandchild, as natively") {
+  // Until 2026-11-29 the unrecorded child blocked in the host's wait4 and
+  // its ITIMER_REAL fired only once the grandchild ended, 2 s later.
+  const std::string prog = test::program_path("x86_64-dyn", "host_waits");
+  if (prog.empty()) return;
+  CHECK(test::run_native({prog, "child-wait"}).out == "child killed by signal 14\nthe child ended within 1 s: 1\n");
+  test::check_mode_like_native("host_waits", "child-wait", {"x86_64", "x86_64-dyn", "aarch64"});
+}
+
 TEST_CASE("host waits: the clocks move on by a host wait's wall time") {
   test::check_mode_like_native("host_waits", "timed", {"x86_64", "x86_64-dyn", "aarch64"});
 }

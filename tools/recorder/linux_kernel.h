@@ -450,6 +450,20 @@ class LinuxKernel {
   int64_t sys_capget(uint64_t header, uint64_t data);
   int64_t sys_setpgid(int64_t pid, int64_t pgid);
   bool wait_blocks(Sys sys, const uint64_t a[6], uint64_t steps);
+  // A blocking wait4/waitid that has nothing to report yet: how to ask the
+  // host again (waitid's idtype, id and options) and the pidfds of the
+  // children it waits for; nullopt when the call answers at once.
+  struct WaitProbe {
+    int idtype = 0;   // idtype_t (P_ALL, P_PID, P_PGID, P_PIDFD)
+    uint32_t id = 0;  // id_t
+    int options = 0, probe = 0;
+    std::vector<IoWatch> watches;
+  };
+  std::optional<WaitProbe> wait_probe(Sys sys, const uint64_t a[6]);
+  // In a fork's unrecorded child: waits on the host for a child to end,
+  // until the child's next timer or a signal from outside (-EINTR); 0
+  // when the host call can run.
+  int64_t child_wait_for_children(Sys sys, const uint64_t a[6]);
   void forget_child(pid_t pid);
   void note_unsupported(uint64_t number, std::string_view name);
 

@@ -239,6 +239,10 @@ int64_t LinuxKernel::sys_execve(int dirfd, uint64_t path, uint64_t argv, uint64_
 }
 
 int64_t LinuxKernel::sys_wait4(int64_t pid, uint64_t status, uint64_t options, uint64_t rusage) {
+  if (child_waits_on_host()) {
+    const uint64_t a[6] = {uint64_t(pid), status, options, rusage, 0, 0};
+    if (const int64_t e = child_wait_for_children(Sys::Wait4, a)) return e;
+  }
   int st = 0;
   struct rusage ru {};
   pid_t r;
@@ -262,6 +266,10 @@ int64_t LinuxKernel::sys_waitid(uint64_t idtype, uint64_t id, uint64_t infop, ui
   long r;
   const int64_t host_id = host_wait_id(idtype, id);
   if (host_id < 0) return host_id;
+  if (child_waits_on_host()) {
+    const uint64_t a[6] = {idtype, id, infop, options, rusage, 0};
+    if (const int64_t e = child_wait_for_children(Sys::Waitid, a)) return e;
+  }
   const uint64_t since = steady_ns();
   do r = ::syscall(SYS_waitid, int(idtype), pid_t(host_id), &si, int(options), rusage ? &ru : nullptr);
   while (r < 0 && errno == EINTR && !host_signal_pending());  // a forwarded signal: call()
@@ -286,6 +294,32 @@ void LinuxKernel::forget_child(pid_t pid) {
   chld_sent_.erase(pid);
 }
 
+std::optional<LinuxKernel::WaitProbe> LinuxKernel::wait_probe(Sys sys, const uint64_t a[6]) {
+  WaitProbe w;
+  if (sys == Sys::Wait4) {
+    const int32_t pid = int32_t(a[0]);
+    w.options = int(a[2]);
+    w.idtype = pid > 0 ? P_PID : pid == -1 ? P_ALL : P_PGID;
+    w.id = uint32_t(pid > 0 ? pid : pid < -1 ? -pid : 0);
+    w.probe = WEXITED | ((w.options & WUNTRACED) ? WSTOPPED : 0) | (w.options & (WCONTINUED | __WALL | __WCLONE));
+  } else {
+    const int64_t host_id = host_wait_id(a[0], a[1]);
+    if (host_id < 0) return std::nullopt;  // call() answers
+    w.idtype = int(a[0]);
+    w.id = uint32_t(host_id);
+    w.options = int(a[3]);
+    w.probe = w.options & ~WNOHANG;
+  }
+  if (w.options & WNOHANG) return std::nullopt;
+  siginfo_t si;
+  std::memset(&si, 0, sizeof si);
+  // Something to report now, or an error: call() answers at once.
+  if (::waitid(idtype_t(w.idtype), id_t(w.id), &si, w.probe | WNOHANG | WNOWAIT) < 0 || si.si_pid) return std::nullopt;
+  for (const auto& [pid, pidfd] : children_)
+    if (w.idtype != P_PID || uint32_t(pid) == w.id) w.watches.push_back(IoWatch{-1, pidfd, POLLIN, nullptr});
+  return w;
+}
+
 bool LinuxKernel::wait_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
   // The waiting thread is parked as a pipe read is, on the pidfds of the
   // children it waits for, so the other threads run (one of them may be
@@ -294,35 +328,35 @@ bool LinuxKernel::wait_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
   // A pidfd does not tell stops and continues: a wait for those in a
   // process of one thread blocks in the host call (sys_wait4).
   if (unrecorded_child_ || children_.empty()) return false;
-  idtype_t idtype;
-  id_t id;
-  int options, probe;
-  if (sys == Sys::Wait4) {
-    const int32_t pid = int32_t(a[0]);
-    options = int(a[2]);
-    idtype = pid > 0 ? P_PID : pid == -1 ? P_ALL : P_PGID;
-    id = id_t(pid > 0 ? pid : pid < -1 ? -pid : 0);
-    probe = WEXITED | ((options & WUNTRACED) ? WSTOPPED : 0) | (options & (WCONTINUED | __WALL | __WCLONE));
-  } else {
-    const int64_t host_id = host_wait_id(a[0], a[1]);
-    if (host_id < 0) return false;  // call() answers
-    idtype = idtype_t(a[0]);
-    id = id_t(host_id);
-    options = int(a[3]);
-    probe = options & ~WNOHANG;
-  }
-  if (options & WNOHANG) return false;
-  if (threads_.live() <= 1 && (probe & (WSTOPPED | WCONTINUED))) return false;
-  siginfo_t si;
-  std::memset(&si, 0, sizeof si);
-  // Something to report now, or an error: call() answers at once.
-  if (::waitid(idtype, id, &si, probe | WNOHANG | WNOWAIT) < 0 || si.si_pid) return false;
-  std::vector<IoWatch> watches;
-  for (const auto& [pid, pidfd] : children_)
-    if (idtype != P_PID || id_t(pid) == id) watches.push_back(IoWatch{-1, pidfd, POLLIN, nullptr});
-  if (watches.empty()) return false;
-  threads_.wait_poll(sys == Sys::Wait4 ? "wait4" : "waitid", std::move(watches), std::nullopt, steps);
+  std::optional<WaitProbe> w = wait_probe(sys, a);
+  if (!w || w->watches.empty()) return false;
+  if (threads_.live() <= 1 && (w->probe & (WSTOPPED | WCONTINUED))) return false;
+  threads_.wait_poll(sys == Sys::Wait4 ? "wait4" : "waitid", std::move(w->watches), std::nullopt, steps);
   return true;
+}
+
+int64_t LinuxKernel::child_wait_for_children(Sys sys, const uint64_t a[6]) {
+  // A fork's unrecorded child (one thread) waits on the host for its own
+  // children's pidfds first, so its timers and signals from outside end
+  // the wait (-EINTR: call() restarts it or runs the handler) as they
+  // would natively; the host call then finds what to report. A pidfd does
+  // not tell stops and continues: such a wait looks again every 10 ms.
+  // (Until 2026-11-29 the child blocked in wait4 and its alarm came only
+  // after the child it waited for had ended.)
+  for (;;) {
+    std::optional<WaitProbe> w = wait_probe(sys, a);
+    if (!w || w->watches.empty()) return 0;
+    std::vector<pollfd> p;
+    for (const IoWatch& x : w->watches) p.push_back(pollfd{x.host_fd, POLLIN, 0});
+    const bool stops = (w->probe & (WSTOPPED | WCONTINUED)) != 0;
+    bool timer_fired = false;
+    const int r = host_poll(p, stops ? std::optional<uint64_t>(10'000'000) : std::nullopt, timer_fired);
+    if (timer_fired) {
+      timer_ended_host_call_ = true;
+      return -EINTR;
+    }
+    if (r < 0 && errno == EINTR && host_signal_pending()) return -EINTR;
+  }
 }
 
 int64_t LinuxKernel::sys_kill(int64_t pid, uint64_t sig, SyscallOutcome& out) {

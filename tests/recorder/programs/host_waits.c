@@ -15,6 +15,8 @@
 //   child-write  the same, blocked writing a full pipe
 //   child-recv   the same, blocked in recv of a socketpair nobody writes
 //   child-accept the same, blocked in accept of a loopback listener
+//   child-wait   the same, blocked in waitpid for a grandchild that sleeps
+//            2 s; the parent sees the child end within 1 s
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -247,6 +249,35 @@ static int mode_child_alarm(int how) {
   return 0;
 }
 
+// Until 2026-11-29 the child blocked in wait4 on the host, and its timer
+// fired only when the grandchild ended, 2 s later.
+static int mode_child_wait(void) {
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const pid_t g = fork();
+    if (g == 0) {
+      close(1);  // not holding the test's stdout open
+      close(2);
+      struct timespec two = {2, 0};
+      nanosleep(&two, NULL);
+      _exit(0);
+    }
+    struct itimerval it = {{0, 0}, {0, 200000}};
+    setitimer(ITIMER_REAL, &it, NULL);
+    int st;
+    waitpid(g, &st, 0);
+    printf("child's wait returned\n");
+    _exit(0);
+  }
+  report_end(pid);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  const double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+  printf("the child ended within 1 s: %d\n", s < 1.0);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   const char* m = argc > 1 ? argv[1] : "";
@@ -262,6 +293,7 @@ int main(int argc, char** argv) {
   if (!strcmp(m, "child-write")) return mode_child_alarm(kWrite);
   if (!strcmp(m, "child-recv")) return mode_child_alarm(kRecv);
   if (!strcmp(m, "child-accept")) return mode_child_alarm(kAccept);
-  fprintf(stderr, "usage: host_waits wait4|restart|pipe|socket PORT|fdread N|timed|clocks|itimer|child-read|child-write|child-recv|child-accept\n");
+  if (!strcmp(m, "child-wait")) return mode_child_wait();
+  fprintf(stderr, "usage: host_waits wait4|restart|pipe|socket PORT|fdread N|timed|clocks|itimer|child-read|child-write|child-recv|child-accept|child-wait\n");
   return 2;
 }
