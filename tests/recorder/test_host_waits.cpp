@@ -113,6 +113,17 @@ TEST_CASE("host waits: a fork child's own timer ends its wait4 for a grandchild,
   test::check_mode_like_native("host_waits", "child-wait", {"x86_64", "x86_64-dyn", "aarch64"});
 }
 
+TEST_CASE("host waits: an alarm interrupts a one-thread wait4 for stops, as natively") {
+  // A pidfd does not tell stops, so such a wait is not parked; until
+  // 2026-11-29 it blocked in the host's wait4 and the alarm came when the
+  // child ended, 3 s later.
+  const std::string prog = test::program_path("x86_64-dyn", "host_waits");
+  if (prog.empty()) return;
+  CHECK(test::run_native({prog, "wait-stops"}).out ==
+        "waitpid: -1 EINTR, alarms 1, within 2 s: 1\nchild killed by signal 9\n");
+  test::check_mode_like_native("host_waits", "wait-stops", {"x86_64", "x86_64-dyn", "aarch64"});
+}
+
 TEST_CASE("host waits: the clocks move on by a host wait's wall time") {
   test::check_mode_like_native("host_waits", "timed", {"x86_64", "x86_64-dyn", "aarch64"});
 }

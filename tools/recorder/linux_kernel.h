@@ -460,10 +460,10 @@ class LinuxKernel {
     std::vector<IoWatch> watches;
   };
   std::optional<WaitProbe> wait_probe(Sys sys, const uint64_t a[6]);
-  // In a fork's unrecorded child: waits on the host for a child to end,
-  // until the child's next timer or a signal from outside (-EINTR); 0
-  // when the host call can run.
-  int64_t child_wait_for_children(Sys sys, const uint64_t a[6]);
+  // A blocking wait4/waitid blocks() did not park: waits on the host for
+  // a child to end, until the next timer or a signal from outside
+  // (-EINTR); 0 when the host call can run.
+  int64_t wait_for_children_on_host(Sys sys, const uint64_t a[6]);
   void forget_child(pid_t pid);
   void note_unsupported(uint64_t number, std::string_view name);
 

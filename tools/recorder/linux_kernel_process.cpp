@@ -239,9 +239,9 @@ int64_t LinuxKernel::sys_execve(int dirfd, uint64_t path, uint64_t argv, uint64_
 }
 
 int64_t LinuxKernel::sys_wait4(int64_t pid, uint64_t status, uint64_t options, uint64_t rusage) {
-  if (child_waits_on_host()) {
+  {
     const uint64_t a[6] = {uint64_t(pid), status, options, rusage, 0, 0};
-    if (const int64_t e = child_wait_for_children(Sys::Wait4, a)) return e;
+    if (const int64_t e = wait_for_children_on_host(Sys::Wait4, a)) return e;
   }
   int st = 0;
   struct rusage ru {};
@@ -266,9 +266,9 @@ int64_t LinuxKernel::sys_waitid(uint64_t idtype, uint64_t id, uint64_t infop, ui
   long r;
   const int64_t host_id = host_wait_id(idtype, id);
   if (host_id < 0) return host_id;
-  if (child_waits_on_host()) {
+  {
     const uint64_t a[6] = {idtype, id, infop, options, rusage, 0};
-    if (const int64_t e = child_wait_for_children(Sys::Waitid, a)) return e;
+    if (const int64_t e = wait_for_children_on_host(Sys::Waitid, a)) return e;
   }
   const uint64_t since = steady_ns();
   do r = ::syscall(SYS_waitid, int(idtype), pid_t(host_id), &si, int(options), rusage ? &ru : nullptr);
@@ -326,7 +326,7 @@ bool LinuxKernel::wait_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
   // what the child waits for) and, when none can, the recorder waits on
   // the host no longer than until the next timer is due (wait_for_host_io).
   // A pidfd does not tell stops and continues: a wait for those in a
-  // process of one thread blocks in the host call (sys_wait4).
+  // process of one thread waits on the host (wait_for_children_on_host).
   if (unrecorded_child_ || children_.empty()) return false;
   std::optional<WaitProbe> w = wait_probe(sys, a);
   if (!w || w->watches.empty()) return false;
@@ -335,14 +335,15 @@ bool LinuxKernel::wait_blocks(Sys sys, const uint64_t a[6], uint64_t steps) {
   return true;
 }
 
-int64_t LinuxKernel::child_wait_for_children(Sys sys, const uint64_t a[6]) {
-  // A fork's unrecorded child (one thread) waits on the host for its own
-  // children's pidfds first, so its timers and signals from outside end
-  // the wait (-EINTR: call() restarts it or runs the handler) as they
-  // would natively; the host call then finds what to report. A pidfd does
-  // not tell stops and continues: such a wait looks again every 10 ms.
-  // (Until 2026-11-29 the child blocked in wait4 and its alarm came only
-  // after the child it waited for had ended.)
+int64_t LinuxKernel::wait_for_children_on_host(Sys sys, const uint64_t a[6]) {
+  // A blocking wait that wait_blocks() did not park (a fork's unrecorded
+  // child; a process of one thread waiting for stops or continues) waits
+  // on the host for its children's pidfds first, so timers and signals
+  // from outside end the wait (-EINTR: call() restarts it or runs the
+  // handler) as they would natively; the host call then finds what to
+  // report. A pidfd does not tell stops and continues: such a wait looks
+  // again every 10 ms. (Until 2026-11-29 those waits blocked in wait4, and
+  // an alarm came only after the child waited for had ended.)
   for (;;) {
     std::optional<WaitProbe> w = wait_probe(sys, a);
     if (!w || w->watches.empty()) return 0;

@@ -17,6 +17,8 @@
 //   child-accept the same, blocked in accept of a loopback listener
 //   child-wait   the same, blocked in waitpid for a grandchild that sleeps
 //            2 s; the parent sees the child end within 1 s
+//   wait-stops   alarm(1) with a handler, waitpid(WUNTRACED) for a child
+//            that sleeps 3 s: EINTR within 2 s (one thread: not parked)
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -278,6 +280,29 @@ static int mode_child_wait(void) {
   return 0;
 }
 
+static int mode_wait_stops(void) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(1);
+    sleep(3);
+    _exit(0);
+  }
+  handle_alarm(0);
+  alarm(1);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int st = 0;
+  errno = 0;
+  const pid_t r = waitpid(pid, &st, WUNTRACED);
+  const int err = errno;
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  printf("waitpid: %d %s, alarms %d, within 2 s: %d\n", (int)r, r < 0 ? errname(err) : "-", (int)alarms,
+         t1.tv_sec - t0.tv_sec < 2);
+  kill(pid, SIGKILL);
+  report_end(pid);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   const char* m = argc > 1 ? argv[1] : "";
@@ -294,6 +319,7 @@ int main(int argc, char** argv) {
   if (!strcmp(m, "child-recv")) return mode_child_alarm(kRecv);
   if (!strcmp(m, "child-accept")) return mode_child_alarm(kAccept);
   if (!strcmp(m, "child-wait")) return mode_child_wait();
-  fprintf(stderr, "usage: host_waits wait4|restart|pipe|socket PORT|fdread N|timed|clocks|itimer|child-read|child-write|child-recv|child-accept|child-wait\n");
+  if (!strcmp(m, "wait-stops")) return mode_wait_stops();
+  fprintf(stderr, "usage: host_waits wait4|restart|pipe|socket PORT|fdread N|timed|clocks|itimer|child-read|child-write|child-recv|child-accept|child-wait|wait-stops\n");
   return 2;
 }
