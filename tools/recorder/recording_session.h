@@ -18,7 +18,7 @@
 #include "tools/recorder/linux_kernel.h"
 #include "tools/recorder/recorder.h"
 #include "tools/recorder/register_tracker.h"
-#include "tools/recorder/sse_nan_fixup.h"
+#include "tools/recorder/sse_host_eval.h"
 #include "tools/recorder/thread_contexts.h"
 #include "tools/recorder/trace_emitter.h"
 #include "tools/recorder/trace_mirror.h"
@@ -165,7 +165,7 @@ class RecordingSession {
   TraceMirror* mirror_;
   std::vector<std::string>& verify_errors_;
   EmulatorView view_;
-  SseNanFixup sse_nan_;
+  SseHostEval sse_eval_;
   X87ImageFixup x87_image_;
   ThreadContexts contexts_;
   uint64_t quantum_;

@@ -126,7 +126,9 @@ void RegisterTracker::decode(InsnInfo& info, uint32_t size) {
   for (const auto& w : written) names.push_back(guest_->parent_register(w));
   guest_->implicit_writes(*insn, written, names);
   if (arch_->id == ArchId::X86_64) {
-    info.sse = classify_sse_nan(*insn);
+    info.sse = classify_sse(*insn);
+    // The host evaluation may set MXCSR's sticky flags.
+    if (info.sse.op != SseHostOp::None) names.push_back("mxcsr");
     info.x87_env_store = stores_x87_environment(*insn);
     info.tsc = insn->id == X86_INS_RDTSC ? 1 : insn->id == X86_INS_RDTSCP ? 2 : 0;
   }

@@ -1,0 +1,99 @@
+// A program's floating-point exception flags (fenv.h's fetestexcept) and
+// rounding modes under the recorder are what the CPU gives natively
+// (sse_host_eval.h). Until 2026-11-29 Unicorn 2.0.1 set none of MXCSR's
+// sticky flags on x86-64: every line of programs/fenv_flags.c said "none",
+// and numpy printed none of its "divide by zero encountered" warnings.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "tests/recorder/recording_support.h"
+#include "tools/recorder/sse_host_eval.h"
+
+namespace test_float_exceptions {
+
+TEST_CASE("fenv: fetestexcept after each operation and results under each rounding mode are as native") {
+  const std::string prog = ttd::rec::test::program_path("x86_64-dyn", "fenv_flags");
+  if (prog.empty()) return;
+  const std::string native = ttd::rec::test::run_native({prog, "all"}).out;
+  // The host must raise them for the comparison to mean anything.
+  REQUIRE(native.find("1 / 0                  divbyzero\n") != std::string::npos);
+  REQUIRE(native.find("1e-308 * 1e-308        inexact underflow\n") != std::string::npos);
+  ttd::rec::test::check_mode_like_native("fenv_flags", "all", {"x86_64", "x86_64-glibc", "x86_64-dyn", "aarch64"});
+}
+
+}  // namespace test_float_exceptions
+
+namespace test_float_exceptions {
+
+using namespace ttd::rec;
+
+namespace {
+
+SseOp classify(std::initializer_list<uint8_t> bytes) {
+  csh cs;
+  REQUIRE(cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK);
+  cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+  std::vector<uint8_t> code(bytes);
+  cs_insn* insn = nullptr;
+  REQUIRE(cs_disasm(cs, code.data(), code.size(), 0x1000, 1, &insn) == 1);
+  SseOp op = classify_sse(*insn);
+  cs_free(insn, 1);
+  cs_close(&cs);
+  return op;
+}
+
+}  // namespace
+
+TEST_CASE("classify_sse: operands, integer widths and immediates; string and integer instructions left alone") {
+  SseOp op = classify({0xf2, 0x0f, 0x5e, 0xc1});  // divsd xmm0, xmm1
+  CHECK(op.op == SseHostOp::DivSd);
+  CHECK(op.dst == 0);
+  CHECK(op.src == 1);
+  op = classify({0xf2, 0x48, 0x0f, 0x2a, 0xc1});  // cvtsi2sd xmm0, rcx
+  CHECK(op.op == SseHostOp::CvtSi2Sd64);
+  CHECK(op.src == SseOp::kGpr + 1);
+  op = classify({0xf2, 0x0f, 0x2a, 0x05, 0, 0, 0, 0});  // cvtsi2sd xmm0, dword ptr [rip]
+  CHECK(op.op == SseHostOp::CvtSi2Sd32);
+  CHECK(op.src == SseOp::kMemory);
+  op = classify({0xf2, 0x4c, 0x0f, 0x2c, 0xc1});  // cvttsd2si r8, xmm1
+  CHECK(op.op == SseHostOp::CvttSd2Si64);
+  CHECK(op.dst == SseOp::kNone);
+  op = classify({0xf2, 0x0f, 0xc2, 0xc1, 0x01});  // cmpltsd xmm0, xmm1
+  CHECK(op.op == SseHostOp::CmpSd);
+  CHECK(op.imm == 1);
+  op = classify({0x66, 0x0f, 0x3a, 0x0b, 0xc1, 0x0c});  // roundsd xmm0, xmm1, 12
+  CHECK(op.op == SseHostOp::RoundSd);
+  CHECK(op.imm == 12);
+  CHECK(classify({0xa7}).op == SseHostOp::None);              // cmpsd (string compare)
+  CHECK(classify({0x66, 0x0f, 0xfe, 0xc1}).op == SseHostOp::None);  // paddd
+  CHECK(classify({0x0f, 0x28, 0xc1}).op == SseHostOp::None);  // movaps
+}
+
+TEST_CASE("run_on_host: flags raised under the guest's control bits, the host's MXCSR left as it was") {
+  uint32_t before = 0, after = 0, raised = 0;
+  asm volatile("stmxcsr %0" : "=m"(before));
+  Xmm d, s;
+  const double one = 1.0, three = 3.0, zero = 0.0;
+  std::memcpy(d.b, &one, 8);
+  std::memcpy(s.b, &zero, 8);
+  REQUIRE(run_on_host(SseHostOp::DivSd, d, s, 0, 0x1f80, raised));
+  CHECK(raised == 0x04);  // divide by zero
+  std::memcpy(d.b, &one, 8);
+  std::memcpy(s.b, &three, 8);
+  REQUIRE(run_on_host(SseHostOp::DivSd, d, s, 0, 0x5f80, raised));  // round upward
+  CHECK(raised == 0x20);  // inexact
+  double r;
+  std::memcpy(&r, d.b, 8);
+  CHECK(r > 1.0 / 3.0);
+  // Unmasked exceptions in the guest's MXCSR do not trap on the host.
+  std::memcpy(d.b, &one, 8);
+  std::memcpy(s.b, &zero, 8);
+  REQUIRE(run_on_host(SseHostOp::DivSd, d, s, 0, 0x0000, raised));
+  CHECK(raised == 0x04);
+  asm volatile("stmxcsr %0" : "=m"(after));
+  CHECK(after == before);
+}
+
+}  // namespace test_float_exceptions

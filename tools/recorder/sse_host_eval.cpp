@@ -1,0 +1,171 @@
+#include "tools/recorder/sse_host_eval.h"
+
+#include <cstring>
+
+namespace ttd::rec {
+
+namespace {
+
+int xmm_number(x86_reg r) {
+  if (r >= X86_REG_XMM0 && r <= X86_REG_XMM15) return int(r - X86_REG_XMM0);
+  return -1;
+}
+
+// General register number 0-15 (rax, rcx, ... r15) of a 32- or 64-bit name.
+int gpr_number(x86_reg r) {
+  static constexpr x86_reg k64[16] = {X86_REG_RAX, X86_REG_RCX, X86_REG_RDX, X86_REG_RBX, X86_REG_RSP, X86_REG_RBP,
+                                      X86_REG_RSI, X86_REG_RDI, X86_REG_R8,  X86_REG_R9,  X86_REG_R10, X86_REG_R11,
+                                      X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15};
+  static constexpr x86_reg k32[16] = {X86_REG_EAX, X86_REG_ECX, X86_REG_EDX, X86_REG_EBX, X86_REG_ESP, X86_REG_EBP,
+                                      X86_REG_ESI, X86_REG_EDI, X86_REG_R8D,  X86_REG_R9D,  X86_REG_R10D, X86_REG_R11D,
+                                      X86_REG_R12D, X86_REG_R13D, X86_REG_R14D, X86_REG_R15D};
+  for (int i = 0; i < 16; ++i)
+    if (r == k64[i] || r == k32[i]) return i;
+  return -1;
+}
+
+constexpr int kUcGpr[16] = {UC_X86_REG_RAX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RBX,
+                            UC_X86_REG_RSP, UC_X86_REG_RBP, UC_X86_REG_RSI, UC_X86_REG_RDI,
+                            UC_X86_REG_R8,  UC_X86_REG_R9,  UC_X86_REG_R10, UC_X86_REG_R11,
+                            UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15};
+
+enum class Form : uint8_t { XmmXmm, XmmInt, IntXmm, Compare };
+
+struct Mapping {
+  SseHostOp op = SseHostOp::None;
+  Form form = Form::XmmXmm;
+  bool imm = false;
+};
+
+// Capstone's instruction to the host operation. Integer forms pick their
+// 32- or 64-bit variant from the integer operand's size afterwards.
+Mapping map_instruction(unsigned id) {
+  using O = SseHostOp;
+  switch (id) {
+#define X(ins, o) case X86_INS_##ins: return {O::o, Form::XmmXmm, false};
+    X(ADDPS, AddPs) X(ADDSS, AddSs) X(ADDPD, AddPd) X(ADDSD, AddSd)
+    X(SUBPS, SubPs) X(SUBSS, SubSs) X(SUBPD, SubPd) X(SUBSD, SubSd)
+    X(MULPS, MulPs) X(MULSS, MulSs) X(MULPD, MulPd) X(MULSD, MulSd)
+    X(DIVPS, DivPs) X(DIVSS, DivSs) X(DIVPD, DivPd) X(DIVSD, DivSd)
+    X(MINPS, MinPs) X(MINSS, MinSs) X(MINPD, MinPd) X(MINSD, MinSd)
+    X(MAXPS, MaxPs) X(MAXSS, MaxSs) X(MAXPD, MaxPd) X(MAXSD, MaxSd)
+    X(HADDPS, HaddPs) X(HADDPD, HaddPd) X(HSUBPS, HsubPs) X(HSUBPD, HsubPd)
+    X(ADDSUBPS, AddsubPs) X(ADDSUBPD, AddsubPd)
+    X(SQRTPS, SqrtPs) X(SQRTSS, SqrtSs) X(SQRTPD, SqrtPd) X(SQRTSD, SqrtSd)
+    X(CVTSS2SD, CvtSs2Sd) X(CVTSD2SS, CvtSd2Ss) X(CVTPS2PD, CvtPs2Pd) X(CVTPD2PS, CvtPd2Ps)
+    X(CVTDQ2PS, CvtDq2Ps) X(CVTPS2DQ, CvtPs2Dq) X(CVTTPS2DQ, CvttPs2Dq) X(CVTPD2DQ, CvtPd2Dq)
+    X(CVTTPD2DQ, CvttPd2Dq)
+#undef X
+#define X(ins, o) case X86_INS_##ins: return {O::o, Form::XmmXmm, true};
+    X(ROUNDPS, RoundPs) X(ROUNDSS, RoundSs) X(ROUNDPD, RoundPd) X(ROUNDSD, RoundSd)
+    X(CMPSS, CmpSs) X(CMPEQSS, CmpSs) X(CMPLTSS, CmpSs) X(CMPLESS, CmpSs) X(CMPUNORDSS, CmpSs)
+    X(CMPNEQSS, CmpSs) X(CMPNLTSS, CmpSs) X(CMPNLESS, CmpSs) X(CMPORDSS, CmpSs)
+    X(CMPSD, CmpSd) X(CMPEQSD, CmpSd) X(CMPLTSD, CmpSd) X(CMPLESD, CmpSd) X(CMPUNORDSD, CmpSd)
+    X(CMPNEQSD, CmpSd) X(CMPNLTSD, CmpSd) X(CMPNLESD, CmpSd) X(CMPORDSD, CmpSd)
+    X(CMPPS, CmpPs) X(CMPEQPS, CmpPs) X(CMPLTPS, CmpPs) X(CMPLEPS, CmpPs) X(CMPUNORDPS, CmpPs)
+    X(CMPNEQPS, CmpPs) X(CMPNLTPS, CmpPs) X(CMPNLEPS, CmpPs) X(CMPORDPS, CmpPs)
+    X(CMPPD, CmpPd) X(CMPEQPD, CmpPd) X(CMPLTPD, CmpPd) X(CMPLEPD, CmpPd) X(CMPUNORDPD, CmpPd)
+    X(CMPNEQPD, CmpPd) X(CMPNLTPD, CmpPd) X(CMPNLEPD, CmpPd) X(CMPORDPD, CmpPd)
+#undef X
+    case X86_INS_CVTSI2SS: return {O::CvtSi2Ss32, Form::XmmInt, false};
+    case X86_INS_CVTSI2SD: return {O::CvtSi2Sd32, Form::XmmInt, false};
+    case X86_INS_CVTSS2SI: return {O::CvtSs2Si32, Form::IntXmm, false};
+    case X86_INS_CVTTSS2SI: return {O::CvttSs2Si32, Form::IntXmm, false};
+    case X86_INS_CVTSD2SI: return {O::CvtSd2Si32, Form::IntXmm, false};
+    case X86_INS_CVTTSD2SI: return {O::CvttSd2Si32, Form::IntXmm, false};
+    case X86_INS_COMISS: return {O::Comiss, Form::Compare, false};
+    case X86_INS_COMISD: return {O::Comisd, Form::Compare, false};
+    case X86_INS_UCOMISS: return {O::Ucomiss, Form::Compare, false};
+    case X86_INS_UCOMISD: return {O::Ucomisd, Form::Compare, false};
+    default: return {};
+  }
+}
+
+// The 64-bit variant follows its 32-bit one in SseHostOp.
+SseHostOp wide(SseHostOp op) { return SseHostOp(uint8_t(op) + 1); }
+
+}  // namespace
+
+SseOp classify_sse(const cs_insn& insn) {
+  const Mapping m = map_instruction(insn.id);
+  if (m.op == SseHostOp::None) return {};
+  const cs_x86* x = insn.detail ? &insn.detail->x86 : nullptr;
+  // The legacy forms only (reg, reg/mem [, imm]); VEX forms are not emulated
+  // by Unicorn 2.0.1 anyway, and the string instruction cmpsd has two
+  // memory operands.
+  if (!x || x->op_count < 2 || x->op_count > 3 || x->operands[0].type != X86_OP_REG) return {};
+  if (x->op_count == 3 && x->operands[2].type != X86_OP_IMM) return {};
+  const cs_x86_op& a = x->operands[0];
+  const cs_x86_op& b = x->operands[1];
+  SseOp op;
+  op.op = m.op;
+  if (m.imm) op.imm = insn.bytes[insn.size - 1];  // imm8 ends every legacy form
+  if (m.form == Form::IntXmm) {
+    if (gpr_number(a.reg) < 0) return {};
+    if (a.size == 8) op.op = wide(op.op);
+  } else {
+    int d = xmm_number(a.reg);
+    if (d < 0) return {};
+    op.dst = uint8_t(d);
+  }
+  if (b.type == X86_OP_MEM) {
+    op.src = SseOp::kMemory;
+    if (m.form == Form::XmmInt && b.size == 8) op.op = wide(op.op);
+  } else if (b.type != X86_OP_REG) {
+    return {};
+  } else if (m.form == Form::XmmInt) {
+    int g = gpr_number(b.reg);
+    if (g < 0) return {};
+    op.src = uint8_t(SseOp::kGpr + g);
+    if (b.size == 8) op.op = wide(op.op);
+  } else {
+    int s = xmm_number(b.reg);
+    if (s < 0) return {};
+    op.src = uint8_t(s);
+  }
+  return op;
+}
+
+void SseHostEval::before(uc_engine* uc, const SseOp& op) {
+  have_src_addr_ = false;
+  if (op.dst != SseOp::kNone) uc_reg_read(uc, UC_X86_REG_XMM0 + op.dst, dst_.b);
+  if (op.src == SseOp::kMemory) return;
+  if (op.src >= SseOp::kGpr) {
+    std::memset(src_.b, 0, sizeof src_.b);
+    uc_reg_read(uc, kUcGpr[op.src - SseOp::kGpr], src_.b);
+  } else {
+    uc_reg_read(uc, UC_X86_REG_XMM0 + op.src, src_.b);
+  }
+}
+
+bool SseHostEval::after(uc_engine* uc, const SseOp& op) {
+  if (op.src == SseOp::kMemory) {
+    // The operand is still in memory (these instructions write only a
+    // register): read it where the instruction read it.
+    if (!have_src_addr_) return false;
+    std::memset(src_.b, 0, sizeof src_.b);
+    if (uc_mem_read(uc, src_addr_, src_.b, memory_operand_bytes(op.op)) != UC_ERR_OK) return false;
+  }
+  uint32_t mxcsr = 0;
+  uc_reg_read(uc, UC_X86_REG_MXCSR, &mxcsr);
+  Xmm result = dst_;
+  uint32_t raised = 0;
+  if (!run_on_host(op.op, result, src_, op.imm, mxcsr, raised)) return false;
+  bool changed = false;
+  if (writes_xmm(op.op)) {
+    Xmm emulated;
+    uc_reg_read(uc, UC_X86_REG_XMM0 + op.dst, emulated.b);
+    if (std::memcmp(emulated.b, result.b, 16) != 0) {
+      uc_reg_write(uc, UC_X86_REG_XMM0 + op.dst, result.b);
+      changed = true;
+    }
+  }
+  if ((mxcsr | raised) != mxcsr) {
+    mxcsr |= raised;
+    uc_reg_write(uc, UC_X86_REG_MXCSR, &mxcsr);
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace ttd::rec
