@@ -40,7 +40,10 @@ int CpuidFixup::on_cpuid(uc_engine* uc, void* p) {
   if (uc_emu_start(self->scratch_, kCodeAt, kCodeAt + sizeof kCpuid, 0, 1) != UC_ERR_OK) return 0;  // let Unicorn answer
   uint64_t out[4];
   for (int i = 0; i < 4; ++i) uc_reg_read(self->scratch_, regs[i], &out[i]);
-  if (leaf == 1) out[3] |= kLeaf1EdxAdded;
+  if (leaf == 1) {
+    out[2] |= kLeaf1EcxAdded;
+    out[3] |= kLeaf1EdxAdded;
+  }
   // CPUID writes the 32-bit registers, which zero-extends into the 64-bit ones.
   for (int i = 0; i < 4; ++i) {
     uint64_t v = out[i] & 0xffffffff;

@@ -2,7 +2,12 @@
 // without FPU and MMX (0x07088100, whatever the CPU model), although it runs
 // x87 and MMX code; glibc's dynamic loader then refuses libc.so.6 ("CPU ISA
 // level is lower than required": the x86-64 baseline needs both). The
-// fix-up answers CPUID with Unicorn's own values plus those two bits.
+// It also leaves SSE3 out of leaf 1 ECX although it runs every SSE3
+// instruction (haddps, movddup, lddqu, fisttp ...); Debian's numpy is built
+// for an SSE3 baseline and refuses to import without it. The fix-up
+// answers CPUID with Unicorn's own values plus those three bits. (Other
+// features Unicorn leaves out, such as POPCNT, PCLMULQDQ, MOVBE and
+// RDRAND, it does not run either: they stay out.)
 //
 // Contract: install() hooks the emulator's cpuid instruction; the result
 // registers change as the instruction's own effects (the trace records
@@ -23,8 +28,9 @@ class CpuidFixup {
 
   Status install(uc_engine* uc);
 
-  // Bits added to CPUID leaf 1 EDX: FPU (0) and MMX (23).
+  // Bits added to CPUID leaf 1: EDX FPU (0) and MMX (23), ECX SSE3 (0).
   static constexpr uint32_t kLeaf1EdxAdded = (1u << 0) | (1u << 23);
+  static constexpr uint32_t kLeaf1EcxAdded = 1u << 0;
 
  private:
   static int on_cpuid(uc_engine* uc, void* self);

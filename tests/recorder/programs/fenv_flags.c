@@ -2,10 +2,12 @@
    each operation after feclearexcept, then the flags fetestexcept
    reports, and a result under each rounding mode. Natively the CPU sets
    them; the recorder must too (sse_host_eval.h; before, Unicorn 2.0.1
-   set none on x86-64). */
+   set none on x86-64). Mode "cpu" prints the SSE levels CPUID reports
+   (x86-64 only). */
 #include <fenv.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 static volatile double zero = 0.0, one = 1.0, three = 3.0, big = 1e308, tiny = 1e-308, minus = -1.0;
 static volatile float fbig = 3e38f;
@@ -18,7 +20,18 @@ static void report(const char* what) {
   feclearexcept(FE_ALL_EXCEPT);
 }
 
-int main(void) {
+static int cpu_levels(void) {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  printf("mmx %d sse %d sse2 %d sse3 %d ssse3 %d sse4.1 %d sse4.2 %d\n", !!__builtin_cpu_supports("mmx"),
+         !!__builtin_cpu_supports("sse"), !!__builtin_cpu_supports("sse2"), !!__builtin_cpu_supports("sse3"),
+         !!__builtin_cpu_supports("ssse3"), !!__builtin_cpu_supports("sse4.1"), !!__builtin_cpu_supports("sse4.2"));
+#endif
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1 && strcmp(argv[1], "cpu") == 0) return cpu_levels();
   volatile double r;
   volatile long l;
   volatile float fr;
