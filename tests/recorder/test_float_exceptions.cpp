@@ -25,6 +25,45 @@ TEST_CASE("fenv: fetestexcept after each operation and results under each roundi
   ttd::rec::test::check_mode_like_native("fenv_flags", "all", {"x86_64", "x86_64-glibc", "x86_64-dyn", "aarch64"});
 }
 
+TEST_CASE("an SSE exception unmasked in MXCSR traps: SIGFPE at the instruction, its result not written") {
+  // Caught: si_code by exception, si_addr and the saved rip at the divsd,
+  // MXCSR's flag set in the saved state, xmm0 as before the division.
+  ttd::rec::test::check_mode_like_native("fenv_flags", "trap", {"x86_64", "x86_64-glibc", "x86_64-dyn"});
+  // Not caught: the process dies of SIGFPE, as natively.
+  for (const char* variant : {"x86_64", "x86_64-dyn"}) {
+    CAPTURE(variant);
+    const std::string prog = ttd::rec::test::program_path(variant, "fenv_flags");
+    if (prog.empty()) continue;
+    const auto native = ttd::rec::test::run_shell("env -i '" + prog + "' trap-fatal; echo \"status $?\"");
+    REQUIRE(native.out == "before\nstatus 136\n");
+    ttd::rec::RecordOptions o =
+        ttd::rec::test::capture_options({prog, "trap-fatal"}, ttd::rec::test::temp_trace("fenv-fatal"));
+    auto sum = ttd::rec::record(o);
+    REQUIRE_MESSAGE(sum.ok(), ttd::rec::test::error_text(sum));
+    CHECK(sum->captured_stdout == "before\n");
+    CHECK(sum->signal == 8);
+    CHECK(sum->exit_code == 136);
+    REQUIRE(sum->fault.has_value());
+    CHECK(sum->fault->find("SIMD floating-point exception (invalid operation)") != std::string::npos);
+    std::filesystem::remove(o.output);
+  }
+}
+
+TEST_CASE("an integer division by zero without a handler ends the run with SIGFPE, as natively") {
+  // Before 2026-11-29 every unhandled CPU exception ended with SIGTRAP.
+  const std::string prog = ttd::rec::test::program_path("x86_64-dyn", "fenv_flags");
+  if (prog.empty()) return;
+  const auto native = ttd::rec::test::run_shell("env -i '" + prog + "' intdiv; echo \"status $?\"");
+  REQUIRE(native.out == "before\nstatus 136\n");
+  ttd::rec::RecordOptions o = ttd::rec::test::capture_options({prog, "intdiv"}, ttd::rec::test::temp_trace("intdiv"));
+  auto sum = ttd::rec::record(o);
+  REQUIRE_MESSAGE(sum.ok(), ttd::rec::test::error_text(sum));
+  CHECK(sum->captured_stdout == "before\n");
+  CHECK(sum->signal == 8);
+  CHECK(sum->exit_code == 136);
+  std::filesystem::remove(o.output);
+}
+
 TEST_CASE("CPUID: the SSE levels Unicorn runs are reported, SSE3 among them, as on the host") {
   // Unicorn 2.0.1 runs SSE3 but left it out of CPUID leaf 1, and Debian's
   // numpy (built for an SSE3 baseline) refused to import (cpuid_fixup.h).

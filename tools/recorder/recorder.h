@@ -130,7 +130,7 @@ struct RecordSummary {
   uint64_t syscalls = 0;  // syscall records written
   bool exited = false;    // the program called exit / exit_group or died of a signal
   int exit_code = 0;      // its exit status (128 + signal when killed)
-  int signal = 0;         // the signal that killed it (fault: SIGSEGV / SIGILL / SIGTRAP), else 0
+  int signal = 0;         // the signal that killed it (fault: SIGSEGV / SIGBUS / SIGILL / SIGFPE / SIGTRAP), else 0
   // That signal was sent to the recorder from outside (Ctrl-C, kill) and
   // forwarded to the program (host_signal_forwarding.h): `ttd record`
   // then dies of it too, after the trace is complete, as the program would.

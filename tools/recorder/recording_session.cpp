@@ -6,13 +6,13 @@
 
 namespace ttd::rec {
 
-namespace {
-
-std::string hex(uint64_t v) {
+std::string hex_address(uint64_t v) {
   char b[24];
   std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
   return b;
 }
+
+namespace {
 
 const char* access_kind(uc_mem_type t) {
   switch (t) {
@@ -186,8 +186,8 @@ void RecordingSession::fault(uc_err err) {
   emit_.drop_accesses();
   uint64_t pc = pending_pc_;
   if (!pending_) uc_reg_read(uc_, arch_.pc().unicorn_id, &pc);
-  std::string msg = std::string(uc_strerror(err)) + " at pc " + hex(pc);
-  if (bad_access_) msg += std::string(" (") + access_kind(bad_access_->first) + " address " + hex(bad_access_->second) + ")";
+  std::string msg = std::string(uc_strerror(err)) + " at pc " + hex_address(pc);
+  if (bad_access_) msg += std::string(" (") + access_kind(bad_access_->first) + " address " + hex_address(bad_access_->second) + ")";
   res_.fault = msg;
   pending_ = nullptr;
   // Linux would kill the process with SIGSEGV (or SIGILL).
@@ -198,8 +198,9 @@ void RecordingSession::fault(uc_err err) {
   // step count must stay the number of instructions that completed.
 }
 
-void RecordingSession::finish_instruction() {
-  if (pending_->sse.op != SseHostOp::None) sse_eval_.after(uc_, pending_->sse);
+bool RecordingSession::finish_instruction() {
+  if (pending_->sse.op != SseHostOp::None)
+    if (const uint32_t unmasked = sse_eval_.after(uc_, pending_->sse)) return simd_exception(unmasked);
   if (pending_->tsc) virtual_tsc(pending_->tsc == 2);
   emit_.flush_accesses();
   if (pending_->x87_env_store) {
@@ -213,6 +214,7 @@ void RecordingSession::finish_instruction() {
   emit_.step(pending_size_);
   ++res_.steps;
   pending_ = nullptr;
+  return true;
 }
 
 void RecordingSession::virtual_tsc(bool with_aux) {
@@ -230,7 +232,7 @@ void RecordingSession::on_block(uc_engine*, uint64_t addr, uint32_t size, void* 
   auto* s = static_cast<RecordingSession*>(p);
   s->mem_.shared().release();  // the last instruction's shared accesses are over
   if (s->stopped_) return;
-  if (s->pending_) s->finish_instruction();
+  if (s->pending_ && !s->finish_instruction()) return;
   // An interval timer expired, or a signal came from outside (one load each).
   if ((s->clock_steps() >= s->kernel_.timer_due() || host_signal_pending()) && s->timer_interrupt(addr)) return;
   s->emit_.block(addr, size);
@@ -240,7 +242,7 @@ void RecordingSession::on_code(uc_engine* uc, uint64_t addr, uint32_t size, void
   auto* s = static_cast<RecordingSession*>(p);
   s->mem_.shared().release();  // the last instruction's shared accesses are over
   if (s->stopped_) return;
-  if (s->pending_) s->finish_instruction();
+  if (s->pending_ && !s->finish_instruction()) return;
   if (s->opts_.max_steps && s->res_.steps >= s->opts_.max_steps) {
     s->res_.hit_max_steps = true;
     return s->stop();
@@ -287,12 +289,12 @@ void RecordingSession::on_interrupt(uc_engine*, uint32_t intno, void* p) {
   if (s->stopped_) return;
   if (s->guest_.is_syscall_interrupt(intno)) return s->syscall();
   if (s->trap_handler(intno)) return;
-  // Breakpoint, undefined instruction, int 0x80 ...: Linux would deliver a
-  // signal; we stop and say where.
+  // Breakpoint, undefined instruction, division by zero ...: no handler,
+  // so Linux's default action for the signal ends the process.
   s->emit_.drop_accesses();
-  s->res_.fault = "CPU exception " + std::to_string(intno) + " at pc " + hex(s->pending_pc_);
+  s->res_.fault = "CPU exception " + std::to_string(intno) + " at pc " + hex_address(s->pending_pc_);
   s->res_.exited = true;
-  s->res_.signal = 5;  // SIGTRAP is the usual outcome (int3, brk)
+  s->res_.signal = s->trap_signal(intno);
   s->res_.exit_code = 128 + s->res_.signal;
   s->pending_ = nullptr;
   s->stop();

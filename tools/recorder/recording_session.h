@@ -25,6 +25,9 @@
 
 namespace ttd::rec {
 
+// "0x1f": addresses in the run's fault messages.
+std::string hex_address(uint64_t v);
+
 struct SessionResult {
   uint64_t steps = 0, syscalls = 0;
   bool exited = false;
@@ -84,6 +87,13 @@ class RecordingSession {
   // in the trace; nullopt: the default action (the run ends as before).
   std::optional<uint64_t> fault_handler(uc_err err);
   bool trap_handler(uint32_t intno);
+  // The signal CPU exception `intno` raises (SIGFPE for a division by zero ...).
+  int trap_signal(uint32_t intno) const;
+  // The pending SSE instruction raised exceptions its MXCSR unmasks
+  // (`unmasked`: MXCSR bits 0-5): it is undone but for MXCSR's flags, and
+  // SIGFPE goes to the guest's handler at it, or ends the run. Returns
+  // false (the instruction did not complete; the emulator is stopped).
+  bool simd_exception(uint32_t unmasked);
   // A thread was just scheduled at `pc`: its pending signals are delivered
   // (nullopt: a fatal one ended the run).
   std::optional<uint64_t> deliver_on_schedule(uint64_t pc);
@@ -101,7 +111,9 @@ class RecordingSession {
     stop();
   }
 
-  void finish_instruction();
+  // The pending instruction's effects into the trace, as a step; false if
+  // it raised an unmasked SIMD exception instead (simd_exception).
+  bool finish_instruction();
   void virtual_tsc(bool with_aux);
   void syscall();
   void fault(uc_err err);

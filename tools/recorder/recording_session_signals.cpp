@@ -14,6 +14,52 @@ namespace {
 constexpr int32_t kSegvMaperr = 1, kSegvAccerr = 2, kIllIllopc = 1, kIllIllopn = 2, kFpeIntdiv = 1,
                   kBusAdraln = 1, kTrapBrkpt = 1;
 
+// x86 #XM's si_code, by Linux's priority (fpu__exception_code): invalid,
+// divide by zero, overflow, underflow or denormal, inexact.
+constexpr int32_t kFpeFltdiv = 3, kFpeFltovf = 4, kFpeFltund = 5, kFpeFltres = 6, kFpeFltinv = 7;
+constexpr uint64_t kTrapSimd = 19;
+
+int32_t simd_fpe_code(uint32_t unmasked) {
+  if (unmasked & 0x01) return kFpeFltinv;
+  if (unmasked & 0x04) return kFpeFltdiv;
+  if (unmasked & 0x08) return kFpeFltovf;
+  if (unmasked & 0x12) return kFpeFltund;
+  return kFpeFltres;
+}
+
+// A CPU exception Unicorn reports as an interrupt: the signal, and whether
+// the instruction completed first (a trap) or not (a fault).
+struct CpuTrap {
+  SigInfo info;
+  FaultTrap trap;
+  bool completed = false;
+};
+
+std::optional<CpuTrap> cpu_trap(uint32_t intno, bool x86, uint64_t pc) {
+  CpuTrap t;
+  t.info.fault = true;
+  if (x86) {
+    t.trap.trapno = intno;
+    switch (intno) {
+      case 0: t.info.signo = kSigFpe, t.info.code = kFpeIntdiv, t.info.addr = pc; break;
+      case 3:  // int3: reported after the instruction, si_code SI_KERNEL
+        t.info.signo = kSigTrap, t.info.code = SigInfo::kKernel;
+        t.completed = true;
+        break;
+      case 6: t.info.signo = kSigIll, t.info.code = kIllIllopn, t.info.addr = pc; break;
+      case 13: t.info.signo = kSigSegv, t.info.code = SigInfo::kKernel; break;  // #GP: privileged instruction
+      default: return std::nullopt;
+    }
+    return t;
+  }
+  switch (intno) {
+    case 1: t.info.signo = kSigIll, t.info.code = kIllIllopc, t.info.addr = pc; break;  // EXCP_UDEF
+    case 7: t.info.signo = kSigTrap, t.info.code = kTrapBrkpt, t.info.addr = pc; break;  // EXCP_BKPT: brk
+    default: return std::nullopt;
+  }
+  return t;
+}
+
 bool is_fetch(uc_err e) { return e == UC_ERR_FETCH_UNMAPPED || e == UC_ERR_FETCH_PROT || e == UC_ERR_FETCH_UNALIGNED; }
 
 }  // namespace
@@ -84,40 +130,25 @@ std::optional<uint64_t> RecordingSession::fault_handler(uc_err err) {
   return handler;
 }
 
+int RecordingSession::trap_signal(uint32_t intno) const {
+  if (auto t = cpu_trap(intno, guest_.id() == ArchId::X86_64, pending_pc_)) return t->info.signo;
+  // Any other `int n` raises #GP on Linux (its IDT gates are not for user
+  // mode): SIGSEGV. AArch64's other exceptions: SIGTRAP, as before.
+  return guest_.id() == ArchId::X86_64 ? kSigSegv : kSigTrap;
+}
+
 bool RecordingSession::trap_handler(uint32_t intno) {
   const bool x86 = guest_.id() == ArchId::X86_64;
-  SigInfo info;
-  info.fault = true;
-  FaultTrap trap;
+  auto t = cpu_trap(intno, x86, pending_pc_);
+  if (!t || !pending_ || !kernel_.fault_handled(t->info.signo)) return false;
   uint64_t resume = pending_pc_;
-  bool completed = false;  // a trap (int3) completes; a fault does not
-  if (x86) {
-    trap.trapno = intno;
-    switch (intno) {
-      case 0: info = {kSigFpe, kFpeIntdiv}, info.fault = true, info.addr = pending_pc_; break;
-      case 3:  // int3: reported after the instruction, si_code SI_KERNEL
-        info = {kSigTrap, SigInfo::kKernel}, info.fault = true;
-        completed = true;
-        break;
-      case 6: info = {kSigIll, kIllIllopn}, info.fault = true, info.addr = pending_pc_; break;
-      case 13: info = {kSigSegv, SigInfo::kKernel}, info.fault = true; break;  // #GP: privileged instruction
-      default: return false;
-    }
-  } else {
-    switch (intno) {
-      case 1: info = {kSigIll, kIllIllopc}, info.fault = true, info.addr = pending_pc_; break;  // EXCP_UDEF
-      case 7: info = {kSigTrap, kTrapBrkpt}, info.fault = true, info.addr = pending_pc_; break;  // EXCP_BKPT: brk
-      default: return false;
-    }
-  }
-  if (!pending_ || !kernel_.fault_handled(info.signo)) return false;
-  if (completed) {
+  if (t->completed) {
     resume = pending_pc_ + pending_size_;
     finish_instruction();
   } else {
     emit_.drop_accesses();
   }
-  auto handler = kernel_.deliver_fault(info, resume, trap);
+  auto handler = kernel_.deliver_fault(t->info, resume, t->trap);
   pending_ = nullptr;
   if (!handler) {  // the stack could not take the frame: Linux's SIGSEGV
     res_.exited = true;
@@ -129,6 +160,42 @@ bool RecordingSession::trap_handler(uint32_t intno) {
   emit_delivery();
   redirect(*handler);
   return true;
+}
+
+bool RecordingSession::simd_exception(uint32_t unmasked) {
+  // Only MXCSR's flags change on #XM (sse_host_eval.h set them): the
+  // rest of what the instruction did in the emulator is undone.
+  uint32_t mxcsr = 0;
+  uc_reg_read(uc_, UC_X86_REG_MXCSR, &mxcsr);
+  tracker_.rewind(*pending_);
+  uc_reg_write(uc_, UC_X86_REG_MXCSR, &mxcsr);
+  emit_.drop_accesses();
+  SigInfo info{kSigFpe, simd_fpe_code(unmasked)};
+  info.fault = true;
+  info.addr = pending_pc_;
+  const char* what = info.code == kFpeFltinv   ? "invalid operation"
+                     : info.code == kFpeFltdiv ? "divide by zero"
+                     : info.code == kFpeFltovf ? "overflow"
+                     : info.code == kFpeFltund ? "underflow"
+                                               : "inexact result";
+  if (kernel_.fault_handled(kSigFpe)) {
+    auto handler = kernel_.deliver_fault(info, pending_pc_, FaultTrap{kTrapSimd, 0, 0});
+    pending_ = nullptr;
+    if (handler) {
+      emit_delivery();
+      redirect(*handler);
+      return false;
+    }
+    info.signo = kSigSegv;  // the stack could not take the frame
+  }
+  emit_delivery();  // MXCSR's flags, which a core dump would show
+  res_.fault = std::string("SIMD floating-point exception (") + what + ") at pc " + hex_address(info.addr);
+  res_.exited = true;
+  res_.signal = info.signo;
+  res_.exit_code = 128 + info.signo;
+  pending_ = nullptr;
+  stop();
+  return false;
 }
 
 std::optional<uint64_t> RecordingSession::deliver_on_schedule(uint64_t pc) {

@@ -66,6 +66,14 @@ void RegisterTracker::load_all() {
   }
 }
 
+void RegisterTracker::rewind(const InsnInfo& info) {
+  for (uint16_t s : info.slots) {
+    alignas(16) uint8_t buf[kRowBytes] = {};
+    std::memcpy(buf, shadow_.data() + regs_[s].offset, regs_[s].bytes);
+    uc_reg_write(uc_, regs_[s].uc_id, buf);
+  }
+}
+
 void RegisterTracker::read_all() {
   for (size_t s = 0; s < regs_.size(); ++s) clear_row(all_rows_[s].bytes, uint16_t(s));
   // Each register was readable on its own (init()); a batch reads them in

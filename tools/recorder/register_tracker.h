@@ -151,6 +151,11 @@ class RegisterTracker {
   // in `info`'s set (0 when the fast path would have been exact).
   uint64_t diff_all(InsnInfo* info, const Emit& emit);
 
+  // Writes the shadow's values of `info`'s registers back into the
+  // emulator: the instruction Unicorn just ran did not happen (it raised a
+  // SIMD exception the program unmasked, which traps before any write).
+  void rewind(const InsnInfo& info);
+
   // Forgets every cached decode (code may have changed: munmap, mprotect).
   void invalidate_cache();
   // Forgets the cached decodes of pcs in [begin, end) (that range was

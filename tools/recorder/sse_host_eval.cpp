@@ -138,34 +138,31 @@ void SseHostEval::before(uc_engine* uc, const SseOp& op) {
   }
 }
 
-bool SseHostEval::after(uc_engine* uc, const SseOp& op) {
+uint32_t SseHostEval::after(uc_engine* uc, const SseOp& op) {
   if (op.src == SseOp::kMemory) {
     // The operand is still in memory (these instructions write only a
     // register): read it where the instruction read it.
-    if (!have_src_addr_) return false;
+    if (!have_src_addr_) return 0;
     std::memset(src_.b, 0, sizeof src_.b);
-    if (uc_mem_read(uc, src_addr_, src_.b, memory_operand_bytes(op.op)) != UC_ERR_OK) return false;
+    if (uc_mem_read(uc, src_addr_, src_.b, memory_operand_bytes(op.op)) != UC_ERR_OK) return 0;
   }
   uint32_t mxcsr = 0;
   uc_reg_read(uc, UC_X86_REG_MXCSR, &mxcsr);
   Xmm result = dst_;
   uint32_t raised = 0;
-  if (!run_on_host(op.op, result, src_, op.imm, mxcsr, raised)) return false;
-  bool changed = false;
+  if (!run_on_host(op.op, result, src_, op.imm, mxcsr, raised)) return 0;
+  if ((mxcsr | raised) != mxcsr) {
+    const uint32_t flagged = mxcsr | raised;
+    uc_reg_write(uc, UC_X86_REG_MXCSR, &flagged);
+  }
+  const uint32_t unmasked = raised & ~(mxcsr >> 7) & 0x3f;
+  if (unmasked) return unmasked;
   if (writes_xmm(op.op)) {
     Xmm emulated;
     uc_reg_read(uc, UC_X86_REG_XMM0 + op.dst, emulated.b);
-    if (std::memcmp(emulated.b, result.b, 16) != 0) {
-      uc_reg_write(uc, UC_X86_REG_XMM0 + op.dst, result.b);
-      changed = true;
-    }
+    if (std::memcmp(emulated.b, result.b, 16) != 0) uc_reg_write(uc, UC_X86_REG_XMM0 + op.dst, result.b);
   }
-  if ((mxcsr | raised) != mxcsr) {
-    mxcsr |= raised;
-    uc_reg_write(uc, UC_X86_REG_MXCSR, &mxcsr);
-    changed = true;
-  }
-  return changed;
+  return 0;
 }
 
 }  // namespace ttd::rec

@@ -11,8 +11,8 @@
 // the host's result and the flags it raised into the emulator, so the trace
 // and the rest of the run see what the CPU computes.
 //
-// Not modelled: an exception the guest unmasked in MXCSR traps natively
-// (SIGFPE); here the flag is set and the masked result kept.
+// An exception the guest unmasked in MXCSR traps as natively: after()
+// reports it and the recording session delivers SIGFPE at the instruction.
 #pragma once
 #include <cstdint>
 
@@ -50,9 +50,11 @@ class SseHostEval {
     have_src_addr_ = true;
   }
   // After it ran: writes the host's result where it differs from the
-  // emulator's, and ORs the raised flags into MXCSR. Returns true if it
-  // changed a register.
-  bool after(uc_engine* uc, const SseOp& op);
+  // emulator's, and ORs the raised flags into MXCSR. Returns the raised
+  // flags the guest's MXCSR leaves unmasked (MXCSR bits 0-5): when not 0,
+  // the CPU would have trapped (#XM, SIGFPE) without writing a result, so
+  // only MXCSR's flags are set and the caller undoes the rest.
+  uint32_t after(uc_engine* uc, const SseOp& op);
 
  private:
   Xmm dst_, src_;

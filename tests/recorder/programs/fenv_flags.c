@@ -2,12 +2,18 @@
    each operation after feclearexcept, then the flags fetestexcept
    reports, and a result under each rounding mode. Natively the CPU sets
    them; the recorder must too (sse_host_eval.h; before, Unicorn 2.0.1
-   set none on x86-64). Mode "cpu" prints the SSE levels CPUID reports
-   (x86-64 only). */
+   set none on x86-64). Mode "cpu" prints the SSE levels CPUID reports;
+   modes "trap" and "trap-fatal" unmask an SSE exception in MXCSR and
+   raise it: SIGFPE at the instruction, caught or fatal (x86-64 only);
+   mode "intdiv" divides an integer by zero without a handler. */
+#define _GNU_SOURCE
 #include <fenv.h>
 #include <math.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <ucontext.h>
 
 static volatile double zero = 0.0, one = 1.0, three = 3.0, big = 1e308, tiny = 1e-308, minus = -1.0;
 static volatile float fbig = 3e38f;
@@ -30,8 +36,88 @@ static int cpu_levels(void) {
   return 0;
 }
 
+#if defined(__x86_64__)
+static sigjmp_buf jump;
+static volatile int fpe_code, fpe_at_insn;
+static volatile unsigned fpe_mxcsr;
+static volatile double fpe_xmm0;
+extern char fenv_trap_insn[];
+
+static void on_fpe(int sig, siginfo_t* si, void* ctx) {
+  ucontext_t* uc = ctx;
+  (void)sig;
+  fpe_code = si->si_code;
+  fpe_at_insn = si->si_addr == (void*)fenv_trap_insn && uc->uc_mcontext.gregs[REG_RIP] == (long)fenv_trap_insn;
+  fpe_mxcsr = uc->uc_mcontext.fpregs->mxcsr;
+  memcpy((void*)&fpe_xmm0, &uc->uc_mcontext.fpregs->_xmm[0], sizeof(double));
+  siglongjmp(jump, 1);
+}
+
+/* xmm0 = a / b with `unmask` cleared from MXCSR's mask bits. */
+static void divide_unmasked(double a, double b, unsigned unmask) {
+  unsigned csr = 0x1f80u & ~unmask;
+  __asm__ volatile("ldmxcsr %0\n\t"
+                   "movsd %1, %%xmm0\n\t"
+                   ".globl fenv_trap_insn\n"
+                   "fenv_trap_insn:\n\t"
+                   "divsd %2, %%xmm0"
+                   :
+                   : "m"(csr), "m"(a), "m"(b)
+                   : "xmm0");
+}
+
+static int traps(int fatal) {
+  printf("before\n");
+  fflush(stdout);
+  if (fatal) {
+    divide_unmasked(0.0, 0.0, 0x80); /* invalid unmasked: 0/0 kills the process */
+    printf("not reached\n");
+    return 0;
+  }
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_fpe;
+  sa.sa_flags = SA_SIGINFO;
+  sigaction(SIGFPE, &sa, NULL);
+  static const struct {
+    double a, b;
+    unsigned unmask;
+    const char* what;
+  } cases[] = {{1.0, 0.0, 0x200, "1/0, divide by zero unmasked"},
+               {0.0, 0.0, 0x80, "0/0, invalid unmasked"},
+               {1.0, 3.0, 0x1000, "1/3, inexact unmasked"},
+               {1e308, 1e-10, 0x400, "1e308/1e-10, overflow unmasked"},
+               {1.0, 4.0, 0x1f80, "1/4, all unmasked"}};
+  for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    fpe_code = 0;
+    if (sigsetjmp(jump, 1) == 0) {
+      divide_unmasked(cases[i].a, cases[i].b, cases[i].unmask);
+      unsigned csr;
+      __asm__ volatile("stmxcsr %0\n\t" : "=m"(csr));
+      printf("%-32s no SIGFPE, mxcsr flags %#x\n", cases[i].what, csr & 0x3f);
+    } else {
+      printf("%-32s SIGFPE si_code %d at the divsd %d, saved mxcsr %#x, xmm0 still %g\n", cases[i].what, fpe_code,
+             fpe_at_insn, fpe_mxcsr, fpe_xmm0);
+    }
+    unsigned masked = 0x1f80;
+    __asm__ volatile("ldmxcsr %0" : : "m"(masked));
+  }
+  return 0;
+}
+#endif
+
 int main(int argc, char** argv) {
   if (argc > 1 && strcmp(argv[1], "cpu") == 0) return cpu_levels();
+#if defined(__x86_64__)
+  if (argc > 1 && strcmp(argv[1], "trap") == 0) return traps(0);
+  if (argc > 1 && strcmp(argv[1], "trap-fatal") == 0) return traps(1);
+#endif
+  if (argc > 1 && strcmp(argv[1], "intdiv") == 0) {
+    static volatile int izero = 0;
+    printf("before\n");
+    fflush(stdout);
+    return 10 / izero;
+  }
   volatile double r;
   volatile long l;
   volatile float fr;
