@@ -199,8 +199,9 @@ void RecordingSession::fault(uc_err err) {
 }
 
 bool RecordingSession::finish_instruction() {
-  if (pending_->sse.op != SseHostOp::None)
-    if (const uint32_t unmasked = sse_eval_.after(uc_, pending_->sse)) return simd_exception(unmasked);
+  if (pending_->host_fp.op == SseHostOp::X87Register) x87_eval_.after(uc_, pending_->host_fp);
+  else if (pending_->host_fp.op != SseHostOp::None)
+    if (const uint32_t unmasked = sse_eval_.after(uc_, pending_->host_fp)) return simd_exception(unmasked);
   if (pending_->tsc) virtual_tsc(pending_->tsc == 2);
   emit_.flush_accesses();
   if (pending_->x87_env_store) {
@@ -253,7 +254,8 @@ void RecordingSession::on_code(uc_engine* uc, uint64_t addr, uint32_t size, void
     s->slice_left_ = s->quantum_;
   }
   s->pending_ = &s->tracker_.lookup(addr, size);
-  if (s->pending_->sse.op != SseHostOp::None) s->sse_eval_.before(uc, s->pending_->sse);
+  if (s->pending_->host_fp.op == SseHostOp::X87Register) s->x87_eval_.before(uc);
+  else if (s->pending_->host_fp.op != SseHostOp::None) s->sse_eval_.before(uc, s->pending_->host_fp);
   s->pending_pc_ = addr;
   s->pending_size_ = size;
   if (s->mirror_ || s->opts_.on_step) s->view_.at(addr);
@@ -270,7 +272,7 @@ void RecordingSession::on_mem(uc_engine*, uc_mem_type type, uint64_t addr, int s
     if (s->pending_->x87_env_store) s->x87_image_.on_write(addr);
   } else {
     s->emit_.mem_read(addr, uint32_t(size));
-    if (s->pending_->sse.op != SseHostOp::None) s->sse_eval_.on_read(addr);
+    if (s->pending_->host_fp.op != SseHostOp::None) s->sse_eval_.on_read(addr);
   }
 }
 

@@ -19,6 +19,7 @@
 #include "tools/recorder/recorder.h"
 #include "tools/recorder/register_tracker.h"
 #include "tools/recorder/sse_host_eval.h"
+#include "tools/recorder/x87_host_eval.h"
 #include "tools/recorder/thread_contexts.h"
 #include "tools/recorder/trace_emitter.h"
 #include "tools/recorder/trace_mirror.h"
@@ -178,6 +179,7 @@ class RecordingSession {
   std::vector<std::string>& verify_errors_;
   EmulatorView view_;
   SseHostEval sse_eval_;
+  X87HostEval x87_eval_;
   X87ImageFixup x87_image_;
   ThreadContexts contexts_;
   uint64_t quantum_;

@@ -134,9 +134,10 @@ void RegisterTracker::decode(InsnInfo& info, uint32_t size) {
   for (const auto& w : written) names.push_back(guest_->parent_register(w));
   guest_->implicit_writes(*insn, written, names);
   if (arch_->id == ArchId::X86_64) {
-    info.sse = classify_sse(*insn);
+    info.host_fp = classify_sse(*insn);
+    if (info.host_fp.op == SseHostOp::None) info.host_fp = classify_x87(*insn);
     // The host evaluation may set MXCSR's sticky flags.
-    if (info.sse.op != SseHostOp::None) names.push_back("mxcsr");
+    if (info.host_fp.op != SseHostOp::None && info.host_fp.op != SseHostOp::X87Register) names.push_back("mxcsr");
     info.x87_env_store = stores_x87_environment(*insn);
     info.tsc = insn->id == X86_INS_RDTSC ? 1 : insn->id == X86_INS_RDTSCP ? 2 : 0;
   }

@@ -22,6 +22,7 @@
 #include "state/error.h"
 #include "tools/recorder/guest_arch.h"
 #include "tools/recorder/sse_host_eval.h"
+#include "tools/recorder/x87_host_eval.h"
 #include "tools/recorder/x87_image_fixup.h"
 
 namespace ttd::rec {
@@ -88,7 +89,7 @@ struct alignas(64) InsnInfo {
   bool compare_all = false;     // Capstone could not decode it: compare everything
   bool x87_env_store = false;   // fnsave / fnstenv: image corrected (x87_image_fixup.h)
   uint8_t tsc = 0;              // 1 rdtsc, 2 rdtscp: the result is made virtual (recording_session.cpp)
-  SseOp sse;                    // x86-64 SSE arithmetic evaluated on the host (sse_host_eval.h)
+  HostFpOp host_fp;                // x86-64 SSE or x87 arithmetic evaluated on the host (sse_host_eval.h)
   SlotSet slots;
 };
 static_assert(sizeof(InsnInfo) == 64, "InsnInfo is meant to fill one cache line");

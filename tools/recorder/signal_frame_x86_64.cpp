@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tools/recorder/signal_frame.h"
+#include "tools/recorder/x87_state.h"
 
 namespace ttd::rec::frame_detail {
 
@@ -24,13 +25,6 @@ const int kGregIds[18] = {UC_X86_REG_R8,  UC_X86_REG_R9,  UC_X86_REG_R10, UC_X86
                           UC_X86_REG_RSP, UC_X86_REG_RIP, UC_X86_REG_EFLAGS};
 constexpr int kRsp = 15, kRip = 16, kEflags = 17;
 
-// What Unicorn reads and writes for FP0-FP7: the 64-bit mantissa, then
-// the sign and exponent.
-struct Float80 {
-  uint64_t mantissa;
-  uint16_t exponent;
-};
-
 uint64_t reg(uc_engine* uc, int id) {
   uint64_t v = 0;
   uc_reg_read(uc, id, &v);
@@ -40,24 +34,11 @@ void set(uc_engine* uc, int id, uint64_t v) { uc_reg_write(uc, id, &v); }
 
 // fxsave image of the x87/SSE state: what the guest's own fxsave would store.
 std::vector<uint8_t> save_fp(uc_engine* uc) {
-  std::vector<uint8_t> b(kFxsaveSize, 0);
-  const uint16_t fcw = uint16_t(reg(uc, UC_X86_REG_FPCW)), fsw = uint16_t(reg(uc, UC_X86_REG_FPSW));
-  const uint16_t tag = uint16_t(reg(uc, UC_X86_REG_FPTAG));
-  uint8_t abridged = 0;  // one bit per physical register: not empty
-  for (int i = 0; i < 8; ++i)
-    if (((tag >> (2 * i)) & 3) != 3) abridged |= uint8_t(1 << i);
-  put<uint16_t>(b, 0, fcw);
-  put<uint16_t>(b, 2, fsw);
-  put<uint8_t>(b, 4, abridged);
+  FxsaveImage image;
+  read_x87(uc, image);
+  std::vector<uint8_t> b(image.b, image.b + kFxsaveSize);
   put<uint32_t>(b, 24, uint32_t(reg(uc, UC_X86_REG_MXCSR)));
   put<uint32_t>(b, 28, 0xffff);  // MXCSR_MASK
-  const int top = (fsw >> 11) & 7;
-  for (int i = 0; i < 8; ++i) {  // ST(i) = physical register (top + i) & 7
-    Float80 f{};
-    uc_reg_read(uc, UC_X86_REG_FP0 + ((top + i) & 7), &f);
-    put<uint64_t>(b, 32 + 16 * size_t(i), f.mantissa);
-    put<uint16_t>(b, 40 + 16 * size_t(i), f.exponent);
-  }
   for (int i = 0; i < 16; ++i) {
     uint8_t x[16];
     uc_reg_read(uc, UC_X86_REG_XMM0 + i, x);
@@ -67,22 +48,10 @@ std::vector<uint8_t> save_fp(uc_engine* uc) {
 }
 
 void restore_fp(uc_engine* uc, std::span<const uint8_t> b) {
-  const uint16_t fsw = get<uint16_t>(b, 2);
-  const uint8_t abridged = get<uint8_t>(b, 4);
-  uint64_t tag = 0;
-  for (int i = 0; i < 8; ++i)
-    if (!(abridged & (1 << i))) tag |= uint64_t(3) << (2 * i);
-  set(uc, UC_X86_REG_FPCW, get<uint16_t>(b, 0));
-  set(uc, UC_X86_REG_FPSW, fsw);
-  set(uc, UC_X86_REG_FPTAG, tag);
+  FxsaveImage image;
+  std::copy(b.begin(), b.begin() + kFxsaveSize, image.b);
+  write_x87(uc, image);
   set(uc, UC_X86_REG_MXCSR, get<uint32_t>(b, 24));
-  const int top = (fsw >> 11) & 7;
-  for (int i = 0; i < 8; ++i) {
-    Float80 f{};
-    f.mantissa = get<uint64_t>(b, 32 + 16 * size_t(i));
-    f.exponent = get<uint16_t>(b, 40 + 16 * size_t(i));
-    uc_reg_write(uc, UC_X86_REG_FP0 + ((top + i) & 7), &f);
-  }
   for (int i = 0; i < 16; ++i) {
     uint8_t x[16];
     std::copy(b.begin() + 160 + 16 * i, b.begin() + 176 + 16 * i, x);

@@ -86,7 +86,7 @@ SseHostOp wide(SseHostOp op) { return SseHostOp(uint8_t(op) + 1); }
 
 }  // namespace
 
-SseOp classify_sse(const cs_insn& insn) {
+HostFpOp classify_sse(const cs_insn& insn) {
   const Mapping m = map_instruction(insn.id);
   if (m.op == SseHostOp::None) return {};
   const cs_x86* x = insn.detail ? &insn.detail->x86 : nullptr;
@@ -97,7 +97,7 @@ SseOp classify_sse(const cs_insn& insn) {
   if (x->op_count == 3 && x->operands[2].type != X86_OP_IMM) return {};
   const cs_x86_op& a = x->operands[0];
   const cs_x86_op& b = x->operands[1];
-  SseOp op;
+  HostFpOp op;
   op.op = m.op;
   if (m.imm) op.imm = insn.bytes[insn.size - 1];  // imm8 ends every legacy form
   if (m.form == Form::IntXmm) {
@@ -109,14 +109,14 @@ SseOp classify_sse(const cs_insn& insn) {
     op.dst = uint8_t(d);
   }
   if (b.type == X86_OP_MEM) {
-    op.src = SseOp::kMemory;
+    op.src = HostFpOp::kMemory;
     if (m.form == Form::XmmInt && b.size == 8) op.op = wide(op.op);
   } else if (b.type != X86_OP_REG) {
     return {};
   } else if (m.form == Form::XmmInt) {
     int g = gpr_number(b.reg);
     if (g < 0) return {};
-    op.src = uint8_t(SseOp::kGpr + g);
+    op.src = uint8_t(HostFpOp::kGpr + g);
     if (b.size == 8) op.op = wide(op.op);
   } else {
     int s = xmm_number(b.reg);
@@ -126,20 +126,20 @@ SseOp classify_sse(const cs_insn& insn) {
   return op;
 }
 
-void SseHostEval::before(uc_engine* uc, const SseOp& op) {
+void SseHostEval::before(uc_engine* uc, const HostFpOp& op) {
   have_src_addr_ = false;
-  if (op.dst != SseOp::kNone) uc_reg_read(uc, UC_X86_REG_XMM0 + op.dst, dst_.b);
-  if (op.src == SseOp::kMemory) return;
-  if (op.src >= SseOp::kGpr) {
+  if (op.dst != HostFpOp::kNone) uc_reg_read(uc, UC_X86_REG_XMM0 + op.dst, dst_.b);
+  if (op.src == HostFpOp::kMemory) return;
+  if (op.src >= HostFpOp::kGpr) {
     std::memset(src_.b, 0, sizeof src_.b);
-    uc_reg_read(uc, kUcGpr[op.src - SseOp::kGpr], src_.b);
+    uc_reg_read(uc, kUcGpr[op.src - HostFpOp::kGpr], src_.b);
   } else {
     uc_reg_read(uc, UC_X86_REG_XMM0 + op.src, src_.b);
   }
 }
 
-uint32_t SseHostEval::after(uc_engine* uc, const SseOp& op) {
-  if (op.src == SseOp::kMemory) {
+uint32_t SseHostEval::after(uc_engine* uc, const HostFpOp& op) {
+  if (op.src == HostFpOp::kMemory) {
     // The operand is still in memory (these instructions write only a
     // register): read it where the instruction read it.
     if (!have_src_addr_) return 0;

@@ -23,8 +23,10 @@
 
 namespace ttd::rec {
 
-// What an instruction needs from the evaluation; op None for almost all.
-struct SseOp {
+// What an instruction needs from the host evaluation; op None for almost
+// all. SSE here; op X87Register: an x87 instruction, dst its opcode and src
+// its ModRM byte (x87_host_eval.h).
+struct HostFpOp {
   static constexpr uint8_t kNone = 0xff;     // no xmm destination input
   static constexpr uint8_t kMemory = 0xff;   // src is the memory operand
   static constexpr uint8_t kGpr = 0x10;      // src 0x10 + n: general register n
@@ -33,15 +35,15 @@ struct SseOp {
   uint8_t src = kMemory;
   uint8_t imm = 0;
 };
-static_assert(sizeof(SseOp) == 4);
+static_assert(sizeof(HostFpOp) == 4);
 
 // From Capstone's decode (x86-64 only; anything else gives op None).
-SseOp classify_sse(const cs_insn& insn);
+HostFpOp classify_sse(const cs_insn& insn);
 
 class SseHostEval {
  public:
   // Before the instruction runs: its register operands.
-  void before(uc_engine* uc, const SseOp& op);
+  void before(uc_engine* uc, const HostFpOp& op);
   // The memory operand's address, from the read hook while it runs.
   // A 16-byte operand may arrive as two 8-byte reads: the first is its start.
   void on_read(uint64_t addr) {
@@ -54,7 +56,7 @@ class SseHostEval {
   // flags the guest's MXCSR leaves unmasked (MXCSR bits 0-5): when not 0,
   // the CPU would have trapped (#XM, SIGFPE) without writing a result, so
   // only MXCSR's flags are set and the caller undoes the rest.
-  uint32_t after(uc_engine* uc, const SseOp& op);
+  uint32_t after(uc_engine* uc, const HostFpOp& op);
 
  private:
   Xmm dst_, src_;

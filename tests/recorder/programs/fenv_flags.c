@@ -5,7 +5,8 @@
    set none on x86-64). Mode "cpu" prints the SSE levels CPUID reports;
    modes "trap" and "trap-fatal" unmask an SSE exception in MXCSR and
    raise it: SIGFPE at the instruction, caught or fatal (x86-64 only);
-   mode "intdiv" divides an integer by zero without a handler. */
+   mode "intdiv" divides an integer by zero without a handler; mode
+   "long-double" prints long double math (x87 on x86-64) and its flags. */
 #define _GNU_SOURCE
 #include <fenv.h>
 #include <math.h>
@@ -33,6 +34,22 @@ static int cpu_levels(void) {
          !!__builtin_cpu_supports("sse"), !!__builtin_cpu_supports("sse2"), !!__builtin_cpu_supports("sse3"),
          !!__builtin_cpu_supports("ssse3"), !!__builtin_cpu_supports("sse4.1"), !!__builtin_cpu_supports("sse4.2"));
 #endif
+  return 0;
+}
+
+static int long_double_math(void) {
+  static volatile long double one = 1.0L, three = 3.0L, big = 1e30L, x = 0.7L;
+  printf("expl %.21Lg\nlogl %.21Lg\nlog2l %.21Lg\n", expl(one), logl(three), log2l(three));
+  printf("sinl %.21Lg\ncosl %.21Lg\ntanl %.21Lg\n", sinl(x), cosl(x), tanl(x));
+  printf("atanl %.21Lg\natan2l %.21Lg\n", atanl(x), atan2l(x, three));
+  printf("fmodl %.21Lg\nremainderl %.21Lg\n", fmodl(big, three), remainderl(big, three));
+  printf("powl %.21Lg\nexp2l %.21Lg\nsqrtl %.21Lg\n", powl(three, x), exp2l(x), sqrtl(three));
+  feclearexcept(FE_ALL_EXCEPT);
+  volatile long double r = one / three;
+  (void)r;
+  report("1.0L / 3.0L");
+  r = one / (three - three);
+  report("1.0L / 0.0L");
   return 0;
 }
 
@@ -112,6 +129,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && strcmp(argv[1], "trap") == 0) return traps(0);
   if (argc > 1 && strcmp(argv[1], "trap-fatal") == 0) return traps(1);
 #endif
+  if (argc > 1 && strcmp(argv[1], "long-double") == 0) return long_double_math();
   if (argc > 1 && strcmp(argv[1], "intdiv") == 0) {
     static volatile int izero = 0;
     printf("before\n");

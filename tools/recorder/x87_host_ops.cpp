@@ -1,0 +1,68 @@
+#include "tools/recorder/x87_host_ops.h"
+
+namespace ttd::rec {
+
+bool x87_runs_on_host(uint8_t op, uint8_t m) {
+  if (m < 0xc0) return false;
+  switch (op) {
+    case 0xd8: return true;  // fadd fmul fcom fcomp fsub fsubr fdiv fdivr st0, st(i)
+    case 0xd9:
+      // fld st(i), fxch, fnop, fchs, fabs, ftst, fxam, the constants, and
+      // f2xm1 ... fcos (F0-FF).
+      return m <= 0xd0 || m == 0xe0 || m == 0xe1 || m == 0xe4 || m == 0xe5 || (m >= 0xe8 && m <= 0xee) || m >= 0xf0;
+    case 0xda: return m == 0xe9;                        // fucompp (C0-DF: fcmov reads EFLAGS)
+    case 0xdb: return m >= 0xe8 && m <= 0xf7;           // fucomi, fcomi
+    case 0xdc: return m < 0xd0 || m >= 0xe0;            // fadd fmul fsubr fsub fdivr fdiv st(i), st0
+    case 0xdd: return m < 0xc8 || (m >= 0xd0 && m <= 0xef);  // ffree, fst, fstp st(i), fucom, fucomp
+    case 0xde: return m < 0xd0 || m == 0xd9 || m >= 0xe0;    // faddp fmulp fcompp fsubrp fsubp fdivrp fdivp
+    case 0xdf: return m >= 0xe8 && m <= 0xf7;           // fucomip, fcomip
+    default: return false;
+  }
+}
+
+#if defined(__x86_64__)
+
+// 512 functions, one per register-form encoding D8 C0 ... DF FF, 32 bytes
+// apart: f(guest image in rdi, host save area in rsi) saves the host's
+// state, loads the guest's, runs the two bytes, stores the guest's result
+// and brings the host's state back. Only entries x87_runs_on_host accepts
+// are ever called (the rest include invalid encodings).
+asm(R"(
+  .pushsection .text
+  .balign 32
+  .globl ttd_x87_register_ops
+  .hidden ttd_x87_register_ops
+ttd_x87_register_ops:
+  .irp hi, 0xd8, 0xd9, 0xda, 0xdb, 0xdc, 0xdd, 0xde, 0xdf
+  .irp lo, 0xc0, 0xc1, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7, 0xc8, 0xc9, 0xca, 0xcb, 0xcc, 0xcd, 0xce, 0xcf, 0xd0, 0xd1, 0xd2, 0xd3, 0xd4, 0xd5, 0xd6, 0xd7, 0xd8, 0xd9, 0xda, 0xdb, 0xdc, 0xdd, 0xde, 0xdf, 0xe0, 0xe1, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9, 0xea, 0xeb, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff
+  .balign 32
+  endbr64
+  fxsave (%rsi)
+  fxrstor (%rdi)
+  .byte \hi, \lo
+  fxsave (%rdi)
+  fxrstor (%rsi)
+  ret
+  .endr
+  .endr
+  .popsection
+)");
+
+extern "C" char ttd_x87_register_ops[];
+
+bool run_x87_on_host(uint8_t opcode, uint8_t modrm, FxsaveImage& image) {
+  if (!x87_runs_on_host(opcode, modrm)) return false;
+  FxsaveImage host;
+  using Fn = void (*)(FxsaveImage*, FxsaveImage*);
+  const size_t index = size_t(opcode - 0xd8) * 64 + size_t(modrm - 0xc0);
+  reinterpret_cast<Fn>(ttd_x87_register_ops + 32 * index)(&image, &host);
+  return true;
+}
+
+#else
+
+bool run_x87_on_host(uint8_t, uint8_t, FxsaveImage&) { return false; }
+
+#endif
+
+}  // namespace ttd::rec
