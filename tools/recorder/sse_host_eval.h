@@ -24,8 +24,8 @@
 namespace ttd::rec {
 
 // What an instruction needs from the host evaluation; op None for almost
-// all. SSE here; op X87Register: an x87 instruction, dst its opcode and src
-// its ModRM byte (x87_host_eval.h).
+// all. SSE here; op X87Register / X87Memory: an x87 instruction, dst its
+// opcode and src its ModRM byte / ModRM reg field (x87_host_eval.h).
 struct HostFpOp {
   static constexpr uint8_t kNone = 0xff;     // no xmm destination input
   static constexpr uint8_t kMemory = 0xff;   // src is the memory operand

@@ -20,9 +20,10 @@ uint16_t get16(const FxsaveImage& m, size_t off) {
 }
 void put16(FxsaveImage& m, size_t off, uint16_t v) { std::memcpy(m.b + off, &v, 2); }
 
-// The fields an x87 instruction changes: FSW, the tags, ST0-7 (10 bytes each).
-bool same_result(const FxsaveImage& a, const FxsaveImage& b) {
-  if (get16(a, kFsw) != get16(b, kFsw) || a.b[kTags] != b.b[kTags]) return false;
+// The stack an x87 instruction leaves: TOP, the tags, ST0-7 (10 bytes each).
+bool same_stack(const FxsaveImage& a, const FxsaveImage& b) {
+  constexpr uint16_t kTop = 0x3800;
+  if ((get16(a, kFsw) & kTop) != (get16(b, kFsw) & kTop) || a.b[kTags] != b.b[kTags]) return false;
   for (size_t i = 0; i < 8; ++i)
     if (std::memcmp(a.b + kSt + 16 * i, b.b + kSt + 16 * i, 10) != 0) return false;
   return true;
@@ -31,16 +32,29 @@ bool same_result(const FxsaveImage& a, const FxsaveImage& b) {
 }  // namespace
 
 HostFpOp classify_x87(const cs_insn& insn) {
-  // Legacy x87 encodings are the opcode and the ModRM byte, nothing else.
-  if (insn.size != 2 || !x87_runs_on_host(insn.bytes[0], insn.bytes[1])) return {};
+  // The opcode and ModRM byte are all the host needs: a memory operand
+  // comes from the access hook wherever prefixes, SIB or displacement put it.
+  if (!insn.detail) return {};
+  const uint8_t opcode = insn.detail->x86.opcode[0];
+  if (opcode < 0xd8 || opcode > 0xdf || insn.detail->x86.opcode[1] != 0) return {};
+  const uint8_t modrm = insn.detail->x86.modrm;
   HostFpOp op;
-  op.op = SseHostOp::X87Register;
-  op.dst = insn.bytes[0];
-  op.src = insn.bytes[1];
+  op.dst = opcode;
+  if (modrm >= 0xc0) {
+    if (!x87_runs_on_host(opcode, modrm)) return {};
+    op.op = SseHostOp::X87Register;
+    op.src = modrm;
+  } else {
+    const uint8_t reg = (modrm >> 3) & 7;
+    if (x87_memory_form(opcode, reg).bytes == 0) return {};
+    op.op = SseHostOp::X87Memory;
+    op.src = reg;
+  }
   return op;
 }
 
 void X87HostEval::before(uc_engine* uc) {
+  have_addr_ = false;
   read_x87(uc, image_);
   fcw_ = get16(image_, kFcw);
   put16(image_, kFcw, uint16_t(fcw_ | kExceptionMasks));
@@ -48,16 +62,41 @@ void X87HostEval::before(uc_engine* uc) {
   std::memcpy(image_.b + kMxcsr, &kHostMxcsr, 4);
 }
 
-bool X87HostEval::after(uc_engine* uc, const HostFpOp& op) {
-  if (!run_x87_on_host(op.dst, op.src, image_)) return false;
+std::optional<X87StoreCorrection> X87HostEval::after(uc_engine* uc, const HostFpOp& op) {
+  std::optional<X87StoreCorrection> fix;
+  if (op.op == SseHostOp::X87Register) {
+    if (!run_x87_on_host(op.dst, op.src, image_)) return fix;
+  } else {
+    const X87MemoryForm form = x87_memory_form(op.dst, op.src);
+    if (!have_addr_) return fix;
+    alignas(16) uint8_t operand[16] = {};
+    // A load's operand is still in memory; a store's bytes are Unicorn's.
+    if (uc_mem_read(uc, addr_, operand, form.bytes) != UC_ERR_OK) return fix;
+    alignas(16) uint8_t emulated[16];
+    std::memcpy(emulated, operand, sizeof operand);
+    if (!run_x87_memory_on_host(op.dst, op.src, image_, operand)) return fix;
+    if (form.stores && std::memcmp(operand, emulated, form.bytes) != 0 &&
+        uc_mem_write(uc, addr_, operand, form.bytes) == UC_ERR_OK) {
+      fix.emplace();
+      fix->addr = addr_;
+      fix->size = form.bytes;
+      std::memcpy(fix->bytes, operand, form.bytes);
+    }
+  }
   FxsaveImage emulated;
   read_x87(uc, emulated);
   // The guest's own control word, and its pending bits as Unicorn has them.
   put16(image_, kFcw, fcw_);
   put16(image_, kFsw, uint16_t((get16(image_, kFsw) & ~kPendingBits) | (get16(emulated, kFsw) & kPendingBits)));
-  if (same_result(image_, emulated)) return false;
-  write_x87(uc, image_);
-  return true;
+  if (!same_stack(image_, emulated)) {
+    write_x87(uc, image_);
+  } else if (get16(image_, kFsw) != get16(emulated, kFsw)) {
+    // The common difference: flags and condition codes (C1 says whether an
+    // inexact result was rounded up; Unicorn leaves it as it was).
+    const uint64_t fsw = get16(image_, kFsw);
+    uc_reg_write(uc, UC_X86_REG_FPSW, &fsw);
+  }
+  return fix;
 }
 
 }  // namespace ttd::rec

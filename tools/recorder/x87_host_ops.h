@@ -9,9 +9,9 @@
 // the guest's x87 state loaded (FXRSTOR) the host executes the same two
 // instruction bytes and FXSAVE gives back the result and the flags.
 //
-// Register forms only (opcode D8-DF, ModRM mod 11): they read no memory
-// and depend on nothing but the x87 state. fcmov (reads EFLAGS) and the
-// control instructions are left to Unicorn.
+// Register forms (opcode D8-DF, ModRM mod 11) depend on nothing but the
+// x87 state; memory forms also on their operand, which the caller copies.
+// fcmov (reads EFLAGS) and the control instructions are left to Unicorn.
 #pragma once
 #include <cstdint>
 
@@ -19,13 +19,28 @@
 
 namespace ttd::rec {
 
+// Memory forms (ModRM mod 00-10): the operation is the opcode and the ModRM
+// reg field; the operand is a host buffer the caller fills (a load) or
+// reads afterwards (a store). Its size, 0 for forms the host does not run
+// here (fldenv, fldcw, fnstenv, fnstcw, frstor, fnsave, fnstsw, invalid
+// encodings), and whether the form stores.
+struct X87MemoryForm {
+  uint8_t bytes = 0;
+  bool stores = false;
+};
+X87MemoryForm x87_memory_form(uint8_t opcode, uint8_t reg);
+
+// Runs the memory form (opcode, reg) on `image` with its operand in
+// `operand` (at least 16 bytes). False as run_x87_on_host.
+bool run_x87_memory_on_host(uint8_t opcode, uint8_t reg, FxsaveImage& image, uint8_t* operand);
+
 // Whether (opcode, modrm) is a documented register-form x87 instruction the
 // host runs here.
 bool x87_runs_on_host(uint8_t opcode, uint8_t modrm);
 
 // Runs it on `image` (FXSAVE layout: FCW, FSW, tags, ST0-7; its MXCSR must
-// be valid) and leaves the result there. The host's own x87 and SSE state
-// are saved around it. False where the host is not x86-64 or the
+// be valid) and leaves the result there. The host's x87 state is left as
+// the recorder keeps it (empty, control word 0x37f) and its MXCSR as it was. False where the host is not x86-64 or the
 // instruction is not one x87_runs_on_host accepts.
 bool run_x87_on_host(uint8_t opcode, uint8_t modrm, FxsaveImage& image);
 

@@ -13,12 +13,6 @@ struct Float80 {
   uint16_t exponent;
 };
 
-uint64_t reg(uc_engine* uc, int id) {
-  uint64_t v = 0;
-  uc_reg_read(uc, id, &v);
-  return v;
-}
-
 template <class T>
 void put(FxsaveImage& image, size_t off, T v) {
   std::memcpy(image.b + off, &v, sizeof v);
@@ -33,18 +27,25 @@ T get(const FxsaveImage& image, size_t off) {
 }  // namespace
 
 void read_x87(uc_engine* uc, FxsaveImage& image) {
-  const uint16_t fsw = uint16_t(reg(uc, UC_X86_REG_FPSW));
-  const uint16_t tag = uint16_t(reg(uc, UC_X86_REG_FPTAG));
+  // One call into Unicorn for all eleven (a register instruction's
+  // evaluation reads them twice).
+  static constexpr int kIds[11] = {UC_X86_REG_FPCW, UC_X86_REG_FPSW, UC_X86_REG_FPTAG, UC_X86_REG_FP0,
+                                   UC_X86_REG_FP1,  UC_X86_REG_FP2,  UC_X86_REG_FP3,   UC_X86_REG_FP4,
+                                   UC_X86_REG_FP5,  UC_X86_REG_FP6,  UC_X86_REG_FP7};
+  uint64_t control[3] = {};
+  Float80 fp[8] = {};
+  void* ptrs[11] = {&control[0], &control[1], &control[2], &fp[0], &fp[1], &fp[2], &fp[3], &fp[4], &fp[5], &fp[6], &fp[7]};
+  uc_reg_read_batch(uc, const_cast<int*>(kIds), ptrs, 11);
+  const uint16_t fsw = uint16_t(control[1]), tag = uint16_t(control[2]);
   uint8_t abridged = 0;
   for (int i = 0; i < 8; ++i)
     if (((tag >> (2 * i)) & 3) != 3) abridged |= uint8_t(1 << i);
-  put<uint16_t>(image, 0, uint16_t(reg(uc, UC_X86_REG_FPCW)));
+  put<uint16_t>(image, 0, uint16_t(control[0]));
   put<uint16_t>(image, 2, fsw);
   put<uint8_t>(image, 4, abridged);
   const int top = (fsw >> 11) & 7;
-  for (int i = 0; i < 8; ++i) {
-    Float80 f{};
-    uc_reg_read(uc, UC_X86_REG_FP0 + ((top + i) & 7), &f);
+  for (int i = 0; i < 8; ++i) {  // ST(i) = physical register (top + i) & 7
+    const Float80& f = fp[(top + i) & 7];
     put<uint64_t>(image, 32 + 16 * size_t(i), f.mantissa);
     put<uint16_t>(image, 40 + 16 * size_t(i), f.exponent);
   }

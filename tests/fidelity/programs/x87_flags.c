@@ -6,7 +6,13 @@
 // (x87_host_eval.h); every st, fstat and tag is compared at every EID.
 #include "start.h"
 
-double fid_x[] = {0.7, 3.0, 1e30, 0.0, -1.0, 0.25};
+double fid_x[] = {0.7, 3.0, 1e30, 0.0, -1.0, 0.25, 4.9e-324};
+double fid_d_out[4];
+float fid_f_out[2];
+long long fid_i64;
+int fid_i32;
+short fid_i16;
+unsigned char fid_t80[10];
 
 void fid_main(void) {
   __asm__ volatile(
@@ -34,6 +40,15 @@ void fid_main(void) {
       "fldz\n\t fldz\n\t fdivp\n\t fcomi %%st(0), %%st\n\t fstp %%st(0)\n\t fnclex\n\t"
       // a NaN compared: fucom leaves IE clear for a quiet NaN, fcom sets it
       "fldz\n\t fldz\n\t fdivp\n\t fnclex\n\t fld1\n\t fucom %%st(1)\n\t fcom %%st(1)\n\t fstp %%st(0)\n\t fstp %%st(0)\n\t"
+      // memory forms: rounding stores, out-of-range integer stores, a denormal load
+      "fld1\n\t fldl fid_x+8(%%rip)\n\t fdivrp\n\t fstl fid_d_out(%%rip)\n\t fsts fid_f_out(%%rip)\n\t"
+      "fstpt fid_t80(%%rip)\n\t fnclex\n\t"
+      "fldl fid_x+16(%%rip)\n\t fmull fid_x+16(%%rip)\n\t fistps fid_i16(%%rip)\n\t fnclex\n\t"
+      "fldl fid_x+16(%%rip)\n\t fistl fid_i32(%%rip)\n\t fisttpll fid_i64(%%rip)\n\t fnclex\n\t"
+      "fldl fid_x+48(%%rip)\n\t fstp %%st(0)\n\t fnclex\n\t"
+      "fldl fid_x(%%rip)\n\t fdivl fid_x+8(%%rip)\n\t fmuls fid_f_out(%%rip)\n\t fiaddl fid_i32(%%rip)\n\t"
+      "fstpl fid_d_out+8(%%rip)\n\t"
+      "fildll fid_i64(%%rip)\n\t fldt fid_t80(%%rip)\n\t fucompp\n\t"
       "fnclex\n\t"
       :
       :
