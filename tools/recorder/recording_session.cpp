@@ -82,7 +82,7 @@ SessionResult RecordingSession::run(uint64_t entry) {
         pc = *handler;
         continue;
       }
-      fault(err);
+      if (!res_.exited) fault(err);  // else the fault's signal ended the run already
       break;
     }
     if (redirect_pc_ && !switch_requested_) {  // a signal handler, or back from one
@@ -99,6 +99,13 @@ SessionResult RecordingSession::run(uint64_t entry) {
       break;
     }
     if (!switch_requested_) {
+      if (!stopped_ && pending_) {  // Unicorn halted by itself: hlt, wfi, wfe
+        if (auto next = halted()) {
+          pc = *next;
+          continue;
+        }
+        break;
+      }
       if (pending_) finish_instruction();
       break;
     }
@@ -296,15 +303,39 @@ void RecordingSession::on_interrupt(uc_engine*, uint32_t intno, void* p) {
   if (s->stopped_) return;
   if (s->guest_.is_syscall_interrupt(intno)) return s->syscall();
   if (s->trap_handler(intno)) return;
+  s->end_with_trap(intno);
+}
+
+void RecordingSession::end_with_trap(uint32_t intno) {
   // Breakpoint, undefined instruction, division by zero ...: no handler,
   // so Linux's default action for the signal ends the process.
-  s->emit_.drop_accesses();
-  s->res_.fault = "CPU exception " + std::to_string(intno) + " at pc " + hex_address(s->pending_pc_);
-  s->res_.exited = true;
-  s->res_.signal = s->trap_signal(intno);
-  s->res_.exit_code = 128 + s->res_.signal;
-  s->pending_ = nullptr;
-  s->stop();
+  emit_.drop_accesses();
+  res_.fault = "CPU exception " + std::to_string(intno) + " at pc " + hex_address(pending_pc_);
+  res_.exited = true;
+  res_.signal = trap_signal(intno);
+  res_.exit_code = 128 + res_.signal;
+  pending_ = nullptr;
+  stop();
+}
+
+std::optional<uint64_t> RecordingSession::halted() {
+  if (guest_.id() != ArchId::X86_64) {
+    // AArch64's wfi and wfe: Linux lets EL0 run them (SCTLR_EL1.nTWI/nTWE),
+    // and they return at the next event; Unicorn stops instead.
+    const uint64_t next = pending_pc_ + pending_size_;
+    finish_instruction();
+    return next;
+  }
+  // x86's hlt in user mode raises #GP: SIGSEGV, at the instruction.
+  constexpr uint32_t kGeneralProtection = 13;
+  if (!trap_handler(kGeneralProtection)) {
+    end_with_trap(kGeneralProtection);
+    return std::nullopt;
+  }
+  if (!redirect_pc_) return std::nullopt;  // the frame did not fit: the run ended
+  const uint64_t handler = *redirect_pc_;
+  redirect_pc_.reset();
+  return handler;
 }
 
 void RecordingSession::syscall() {

@@ -90,6 +90,15 @@ class RecordingSession {
   bool trap_handler(uint32_t intno);
   // The signal CPU exception `intno` raises (SIGFPE for a division by zero ...).
   int trap_signal(uint32_t intno) const;
+  // No handler for CPU exception `intno`: the run ends with its signal.
+  void end_with_trap(uint32_t intno);
+  // Unicorn stopped by itself after the pending instruction (hlt, wfi,
+  // wfe): what Linux does instead. Where to go on, or nullopt if the run
+  // ended.
+  std::optional<uint64_t> halted();
+  // icebp (int1), which Unicorn reports as invalid: SIGTRAP after it.
+  bool is_icebp(uint64_t pc);
+  std::optional<uint64_t> icebp();
   // The pending SSE instruction raised exceptions its MXCSR unmasks
   // (`unmasked`: MXCSR bits 0-5): it is undone but for MXCSR's flags, and
   // SIGFPE goes to the guest's handler at it, or ends the run. Returns

@@ -42,6 +42,10 @@ std::optional<CpuTrap> cpu_trap(uint32_t intno, bool x86, uint64_t pc) {
     t.trap.trapno = intno;
     switch (intno) {
       case 0: t.info.signo = kSigFpe, t.info.code = kFpeIntdiv, t.info.addr = pc; break;
+      case 1:  // icebp (int1): a trap after it, TRAP_BRKPT
+        t.info.signo = kSigTrap, t.info.code = kTrapBrkpt;
+        t.completed = true;
+        break;
       case 3:  // int3: reported after the instruction, si_code SI_KERNEL
         t.info.signo = kSigTrap, t.info.code = SigInfo::kKernel;
         t.completed = true;
@@ -104,6 +108,7 @@ std::optional<uint64_t> RecordingSession::fault_handler(uc_err err) {
       info.addr = bad_access_ ? bad_access_->second : pc;
       break;
     case UC_ERR_INSN_INVALID:
+      if (x86 && pending_ && is_icebp(pc)) return icebp();
       info.signo = kSigIll;
       info.code = x86 ? kIllIllopn : kIllIllopc;
       info.addr = pc;
@@ -131,10 +136,11 @@ std::optional<uint64_t> RecordingSession::fault_handler(uc_err err) {
 }
 
 int RecordingSession::trap_signal(uint32_t intno) const {
-  if (auto t = cpu_trap(intno, guest_.id() == ArchId::X86_64, pending_pc_)) return t->info.signo;
+  const bool x86 = guest_.id() == ArchId::X86_64;
+  if (auto t = cpu_trap(intno, x86, pending_pc_)) return t->info.signo;
   // Any other `int n` raises #GP on Linux (its IDT gates are not for user
-  // mode): SIGSEGV. AArch64's other exceptions: SIGTRAP, as before.
-  return guest_.id() == ArchId::X86_64 ? kSigSegv : kSigTrap;
+  // mode): SIGSEGV. AArch64's others: SIGTRAP, as before.
+  return x86 ? kSigSegv : kSigTrap;
 }
 
 bool RecordingSession::trap_handler(uint32_t intno) {
@@ -160,6 +166,26 @@ bool RecordingSession::trap_handler(uint32_t intno) {
   emit_delivery();
   redirect(*handler);
   return true;
+}
+
+bool RecordingSession::is_icebp(uint64_t pc) {
+  uint8_t byte = 0;
+  return uc_mem_read(uc_, pc, &byte, 1) == UC_ERR_OK && byte == 0xf1;
+}
+
+std::optional<uint64_t> RecordingSession::icebp() {
+  // Unicorn 2.0.1 calls icebp (F1) an invalid instruction; Linux raises
+  // SIGTRAP after it (#DB, a trap on hardware; some hypervisors report it
+  // at the instruction instead). Its code hook gave no size.
+  constexpr uint32_t kDebug = 1;
+  pending_size_ = 1;
+  if (!trap_handler(kDebug)) {
+    end_with_trap(kDebug);
+    return std::nullopt;
+  }
+  const auto handler = redirect_pc_;
+  redirect_pc_.reset();
+  return handler;
 }
 
 bool RecordingSession::simd_exception(uint32_t unmasked) {

@@ -51,57 +51,47 @@ X87MemoryForm x87_memory_form(uint8_t op, uint8_t reg) {
 
 #if defined(__x86_64__)
 
-// 512 functions, one per register-form encoding D8 C0 ... DF FF, 32 bytes
-// apart: f(guest image in rdi, a word for the host's MXCSR in rsi) loads
+// One function per x87 encoding, 32 bytes apart: f(guest image in rdi, a
+// word for the host's MXCSR in rsi, a memory form's operand in rdx) loads
 // the guest's state, runs the two bytes and stores the result. What the
 // ABI asks a callee to keep is then put back: an empty x87 stack and the
 // control word (fninit: 0x37f, what the recorder runs with) and MXCSR;
 // the xmm registers FXRSTOR overwrote are the caller's to lose. Only
-// entries x87_runs_on_host accepts are ever called (the rest include
-// invalid encodings).
+// entries x87_runs_on_host / x87_memory_form accept are ever called (the
+// rest include invalid encodings). 512 register forms D8 C0 ... DF FF, then
+// 64 memory forms D8 /0 ... DF /7 with the operand at (%rdx).
 asm(R"(
   .pushsection .text
+  .macro ttd_x87_entry hi, lo
+  .balign 32
+  endbr64
+  stmxcsr (%rsi)
+  fxrstor (%rdi)
+  .byte \hi, \lo
+  fxsave (%rdi)
+  fninit
+  ldmxcsr (%rsi)
+  ret
+  .endm
   .balign 32
   .globl ttd_x87_register_ops
   .hidden ttd_x87_register_ops
 ttd_x87_register_ops:
   .irp hi, 0xd8, 0xd9, 0xda, 0xdb, 0xdc, 0xdd, 0xde, 0xdf
   .irp lo, 0xc0, 0xc1, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7, 0xc8, 0xc9, 0xca, 0xcb, 0xcc, 0xcd, 0xce, 0xcf, 0xd0, 0xd1, 0xd2, 0xd3, 0xd4, 0xd5, 0xd6, 0xd7, 0xd8, 0xd9, 0xda, 0xdb, 0xdc, 0xdd, 0xde, 0xdf, 0xe0, 0xe1, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9, 0xea, 0xeb, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff
-  .balign 32
-  endbr64
-  stmxcsr (%rsi)
-  fxrstor (%rdi)
-  .byte \hi, \lo
-  fxsave (%rdi)
-  fninit
-  ldmxcsr (%rsi)
-  ret
+  ttd_x87_entry \hi, \lo
   .endr
   .endr
-  .popsection
-)");
-
-// 64 more, one per memory form D8 /0 ... DF /7, the operand at (%rdx):
-// f(guest image, host MXCSR word, operand).
-asm(R"(
-  .pushsection .text
   .balign 32
   .globl ttd_x87_memory_ops
   .hidden ttd_x87_memory_ops
 ttd_x87_memory_ops:
   .irp hi, 0xd8, 0xd9, 0xda, 0xdb, 0xdc, 0xdd, 0xde, 0xdf
   .irp lo, 0x02, 0x0a, 0x12, 0x1a, 0x22, 0x2a, 0x32, 0x3a
-  .balign 32
-  endbr64
-  stmxcsr (%rsi)
-  fxrstor (%rdi)
-  .byte \hi, \lo
-  fxsave (%rdi)
-  fninit
-  ldmxcsr (%rsi)
-  ret
+  ttd_x87_entry \hi, \lo
   .endr
   .endr
+  .purgem ttd_x87_entry
   .popsection
 )");
 

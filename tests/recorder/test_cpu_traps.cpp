@@ -1,0 +1,56 @@
+// Instructions that stop Unicorn by themselves (hlt, wfi, wfe) and CPU
+// exceptions without a handler end or go on as on Linux
+// (RecordingSession::halted, end_with_trap; programs/cpu_traps.c). Before
+// 2026-11-29 a run ended silently with status 0 at hlt, wfi or wfe, and
+// every unhandled trap ended with SIGTRAP.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "tests/recorder/recording_support.h"
+
+namespace test_cpu_traps {
+
+using namespace ttd::rec;
+
+namespace {
+
+// Stdout and "status N" as the shell reports them.
+std::string native(const std::string& prog, const char* mode) {
+  return test::run_shell("env -i '" + prog + "' " + mode + "; echo \"status $?\"").out;
+}
+
+std::string recorded(const std::string& prog, const char* mode) {
+  RecordOptions o = test::capture_options({prog, mode}, test::temp_trace("cpu-traps"));
+  auto sum = record(o);
+  REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
+  std::filesystem::remove(o.output);
+  return sum->captured_stdout + "status " + std::to_string(sum->exit_code) + "\n";
+}
+
+}  // namespace
+
+TEST_CASE("hlt, int $n and icebp end or trap as on Linux: SIGSEGV, SIGSEGV to a handler, SIGTRAP") {
+  const std::string dyn = test::program_path("x86_64-dyn", "cpu_traps");
+  if (dyn.empty()) return;
+  CHECK(native(dyn, "hlt") == "before\nstatus 139\n");
+  CHECK(native(dyn, "hlt-handled") == "before\nSIGSEGV si_code 128 trapno 13\nafter\nstatus 0\n");
+  CHECK(native(dyn, "icebp") == "before\nstatus 133\n");
+  for (const char* variant : {"x86_64", "x86_64-dyn"}) {
+    const std::string prog = test::program_path(variant, "cpu_traps");
+    if (prog.empty()) continue;
+    for (const char* mode : {"hlt", "hlt-handled", "int", "icebp", "wait"}) {
+      CAPTURE(variant);
+      CAPTURE(mode);
+      CHECK(recorded(prog, mode) == native(prog, mode));
+    }
+  }
+}
+
+TEST_CASE("AArch64's wfi and wfe run on in user mode") {
+  const std::string prog = test::program_path("aarch64", "cpu_traps");
+  if (prog.empty()) return;
+  CHECK(recorded(prog, "wait") == "before\nafter\nstatus 0\n");
+}
+
+}  // namespace test_cpu_traps
