@@ -12,6 +12,7 @@
 
 #include "tests/recorder/recording_support.h"
 #include "tools/recorder/sse_host_eval.h"
+#include "tools/recorder/x87_host_ops.h"
 
 namespace test_float_exceptions {
 
@@ -193,6 +194,56 @@ TEST_CASE("run_on_host: flags raised under the guest's control bits, the host's 
   CHECK(raised == 0x04);
   asm volatile("stmxcsr %0" : "=m"(after));
   CHECK(after == before);
+}
+
+
+TEST_CASE("run_x87_on_host: fsqrt and fstpl on a guest image; the host's x87 is left empty, its control words kept") {
+  FxsaveImage image;
+  const uint16_t fcw = 0x37f, fsw = 0x3800;  // TOP 7: ST0 is physical register 7
+  const uint32_t mxcsr = 0x1f80;
+  std::memcpy(image.b + 0, &fcw, 2);
+  std::memcpy(image.b + 2, &fsw, 2);
+  image.b[4] = 0x80;  // physical register 7 in use
+  std::memcpy(image.b + 24, &mxcsr, 4);
+  const uint64_t two_mantissa = 0x8000000000000000ull;
+  const uint16_t two_exponent = 0x4000;
+  std::memcpy(image.b + 32, &two_mantissa, 8);
+  std::memcpy(image.b + 40, &two_exponent, 2);
+  uint32_t host_mxcsr_before = 0, host_mxcsr_after = 0;
+  asm volatile("stmxcsr %0" : "=m"(host_mxcsr_before));
+
+  REQUIRE(run_x87_on_host(0xd9, 0xfa, image));  // fsqrt
+  uint64_t mantissa;
+  uint16_t exponent, status;
+  std::memcpy(&mantissa, image.b + 32, 8);
+  std::memcpy(&exponent, image.b + 40, 2);
+  std::memcpy(&status, image.b + 2, 2);
+  CHECK(mantissa == 0xb504f333f9de6484ull);  // sqrt(2) to 64 bits
+  CHECK(exponent == 0x3fff);
+  CHECK((status & 0x3f) == 0x20);  // inexact
+
+  // fstpl to the operand: the double nearest sqrt(2), popped.
+  alignas(16) uint8_t operand[16] = {};
+  REQUIRE(x87_memory_form(0xdd, 3).stores);
+  REQUIRE(run_x87_memory_on_host(0xdd, 3, image, operand));
+  double stored;
+  std::memcpy(&stored, operand, 8);
+  CHECK(stored == 1.4142135623730951);
+  std::memcpy(&status, image.b + 2, 2);
+  CHECK(((status >> 11) & 7) == 0);  // TOP wrapped from 7 to 0
+  CHECK(image.b[4] == 0);            // every register empty
+
+  uint16_t host_fcw = 0;
+  uint8_t env[28];
+  asm volatile("fnstcw %0\n\tfnstenv %1" : "=m"(host_fcw), "=m"(env));
+  asm volatile("stmxcsr %0" : "=m"(host_mxcsr_after));
+  CHECK(host_fcw == 0x37f);
+  uint16_t host_tags;
+  std::memcpy(&host_tags, env + 8, 2);
+  CHECK(host_tags == 0xffff);
+  CHECK(host_mxcsr_after == host_mxcsr_before);
+  CHECK_FALSE(x87_runs_on_host(0xda, 0xc0));  // fcmovb reads EFLAGS: left to Unicorn
+  CHECK(x87_memory_form(0xd9, 5).bytes == 0);  // fldcw
 }
 
 }  // namespace test_float_exceptions
