@@ -52,6 +52,7 @@ Mapping map_instruction(unsigned id) {
     X(HADDPS, HaddPs) X(HADDPD, HaddPd) X(HSUBPS, HsubPs) X(HSUBPD, HsubPd)
     X(ADDSUBPS, AddsubPs) X(ADDSUBPD, AddsubPd)
     X(SQRTPS, SqrtPs) X(SQRTSS, SqrtSs) X(SQRTPD, SqrtPd) X(SQRTSD, SqrtSd)
+    X(RCPPS, RcpPs) X(RCPSS, RcpSs) X(RSQRTPS, RsqrtPs) X(RSQRTSS, RsqrtSs)
     X(CVTSS2SD, CvtSs2Sd) X(CVTSD2SS, CvtSd2Ss) X(CVTPS2PD, CvtPs2Pd) X(CVTPD2PS, CvtPd2Ps)
     X(CVTDQ2PS, CvtDq2Ps) X(CVTPS2DQ, CvtPs2Dq) X(CVTTPS2DQ, CvttPs2Dq) X(CVTPD2DQ, CvtPd2Dq)
     X(CVTTPD2DQ, CvttPd2Dq)

@@ -43,6 +43,7 @@ SSE_XX(maxps, "maxps") SSE_XX(maxss, "maxss") SSE_XX(maxpd, "maxpd") SSE_XX(maxs
 SSE_XX(haddps, "haddps") SSE_XX(haddpd, "haddpd") SSE_XX(hsubps, "hsubps") SSE_XX(hsubpd, "hsubpd")
 SSE_XX(addsubps, "addsubps") SSE_XX(addsubpd, "addsubpd")
 SSE_XX(sqrtps, "sqrtps") SSE_XX(sqrtss, "sqrtss") SSE_XX(sqrtpd, "sqrtpd") SSE_XX(sqrtsd, "sqrtsd")
+SSE_XX(rcpps, "rcpps") SSE_XX(rcpss, "rcpss") SSE_XX(rsqrtps, "rsqrtps") SSE_XX(rsqrtss, "rsqrtss")
 SSE_XX(cvtss2sd, "cvtss2sd") SSE_XX(cvtsd2ss, "cvtsd2ss") SSE_XX(cvtps2pd, "cvtps2pd") SSE_XX(cvtpd2ps, "cvtpd2ps")
 SSE_XX(cvtdq2ps, "cvtdq2ps") SSE_XX(cvtps2dq, "cvtps2dq") SSE_XX(cvttps2dq, "cvttps2dq")
 SSE_XX(cvtpd2dq, "cvtpd2dq") SSE_XX(cvttpd2dq, "cvttpd2dq")
@@ -122,6 +123,7 @@ constexpr std::array<OpInfo, size_t(SseHostOp::Count)> make_table() {
   OP(HaddPs, haddps, 16, true); OP(HaddPd, haddpd, 16, true); OP(HsubPs, hsubps, 16, true);
   OP(HsubPd, hsubpd, 16, true); OP(AddsubPs, addsubps, 16, true); OP(AddsubPd, addsubpd, 16, true);
   OP(SqrtPs, sqrtps, 16, true); OP(SqrtSs, sqrtss, 4, true); OP(SqrtPd, sqrtpd, 16, true); OP(SqrtSd, sqrtsd, 8, true);
+  OP(RcpPs, rcpps, 16, true); OP(RcpSs, rcpss, 4, true); OP(RsqrtPs, rsqrtps, 16, true); OP(RsqrtSs, rsqrtss, 4, true);
   OP(CvtSs2Sd, cvtss2sd, 4, true); OP(CvtSd2Ss, cvtsd2ss, 8, true); OP(CvtPs2Pd, cvtps2pd, 8, true);
   OP(CvtPd2Ps, cvtpd2ps, 16, true); OP(CvtDq2Ps, cvtdq2ps, 16, true); OP(CvtPs2Dq, cvtps2dq, 16, true);
   OP(CvttPs2Dq, cvttps2dq, 16, true); OP(CvtPd2Dq, cvtpd2dq, 16, true); OP(CvttPd2Dq, cvttpd2dq, 16, true);

@@ -27,6 +27,8 @@ enum class SseHostOp : uint8_t {
   MinPs, MinSs, MinPd, MinSd, MaxPs, MaxSs, MaxPd, MaxSd,
   HaddPs, HaddPd, HsubPs, HsubPd, AddsubPs, AddsubPd,
   SqrtPs, SqrtSs, SqrtPd, SqrtSd,
+  // Approximations: each CPU family gives its own bits (Unicorn divides).
+  RcpPs, RcpSs, RsqrtPs, RsqrtSs,
   CvtSs2Sd, CvtSd2Ss, CvtPs2Pd, CvtPd2Ps,
   CvtDq2Ps, CvtPs2Dq, CvttPs2Dq, CvtPd2Dq, CvttPd2Dq,
   // With an immediate (the predicate, the rounding mode).

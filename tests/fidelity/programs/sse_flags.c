@@ -74,6 +74,9 @@ void fid_main(void) {
       CLEAR "roundsd $4, fid_d+56(%%rip), %%xmm0\n\t" SAVE(0)
       CLEAR "roundsd $12, fid_d+56(%%rip), %%xmm0\n\t" SAVE(1)
       CLEAR "roundps $1, fid_p1(%%rip), %%xmm5\n\t" SAVE(2)
+      // approximations: the CPU's own bits (Unicorn divided exactly)
+      "movaps fid_p2(%%rip), %%xmm5\n\t rcpps %%xmm5, %%xmm6\n\t rsqrtps %%xmm5, %%xmm7\n\t"
+      "rcpss fid_f+4(%%rip), %%xmm6\n\t rsqrtss fid_f+4(%%rip), %%xmm7\n\t"
       // horizontal and alternating add, packed conversions
       CLEAR "movapd fid_d+32(%%rip), %%xmm7\n\t haddpd %%xmm7, %%xmm7\n\t" SAVE(3)
       CLEAR "movaps fid_p1(%%rip), %%xmm5\n\t addsubps fid_p2(%%rip), %%xmm5\n\t" SAVE(4)
