@@ -38,6 +38,28 @@ TEST_CASE("long double math (x87) gives the CPU's digits and flags") {
   ttd::rec::test::check_mode_like_native("fenv_flags", "long-double", {"x86_64", "x86_64-glibc", "x86_64-dyn"});
 }
 
+TEST_CASE("a fork child that is not recorded computes floating point as natively too") {
+  // It runs without the recording hooks; before 2026-11-29 its SSE flags
+  // were never set and its long double transcendentals were Unicorn's
+  // (RecordingSession::on_child_code).
+  const std::string prog = ttd::rec::test::program_path("x86_64-dyn", "fenv_flags");
+  if (prog.empty()) return;
+  const std::string native = ttd::rec::test::run_native({prog, "child"}).out;
+  REQUIRE(native.find("remainderl 0\n") != std::string::npos);
+  REQUIRE(native.find("child status 0\n") != std::string::npos);
+  for (const char* variant : {"x86_64", "x86_64-glibc", "x86_64-dyn"}) {
+    CAPTURE(variant);
+    const std::string p = ttd::rec::test::program_path(variant, "fenv_flags");
+    if (p.empty()) continue;
+    // The child writes to the real stdout: the helper puts both in one file.
+    ttd::rec::RecordOptions o = ttd::rec::test::capture_options({p, "child"}, ttd::rec::test::temp_trace("fenv-child"));
+    o.env = {"LC_ALL=C"};
+    const auto run = ttd::rec::test::record_with_host_stdout(o);
+    CHECK(run.out == ttd::rec::test::run_native({p, "child"}).out);
+    std::filesystem::remove(o.output);
+  }
+}
+
 TEST_CASE("an SSE exception unmasked in MXCSR traps: SIGFPE at the instruction, its result not written") {
   // Caught: si_code by exception, si_addr and the saved rip at the divsd,
   // MXCSR's flag set in the saved state, xmm0 as before the division.

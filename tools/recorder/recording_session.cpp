@@ -77,6 +77,10 @@ SessionResult RecordingSession::run(uint64_t entry) {
     const uint64_t slice_us = child_slice_us();
     uc_err err = uc_emu_start(uc_, pc, ~0ull, slice_us, 0);
     mem_.shared().release();  // an instruction's accesses to shared memory are over
+    if (child_fp_) {  // an unrecorded child's last floating-point instruction
+      if (err != UC_ERR_OK && !stopped_) child_fp_ = nullptr;  // it faulted: no result
+      else if (!finish_child_fp() && res_.exited) break;
+    }
     if (err != UC_ERR_OK && !stopped_) {
       if (auto handler = fault_handler(err)) {
         pc = *handler;

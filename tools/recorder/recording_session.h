@@ -170,6 +170,12 @@ class RecordingSession {
   bool child_slice_ended();
   // The child has shared memory and no hook yet to release its lock.
   bool wants_release_hook() const { return child_ && !has_release_hook_ && mem_.shared().any(); }
+  // A fork's child that is not recorded still runs floating point on the
+  // host (sse_host_eval.h, x87_host_eval.h): a code hook of its own takes
+  // each such instruction's operands, the next hook (or run()) its result.
+  static void on_child_code(uc_engine* uc, uint64_t addr, uint32_t size, void* self);
+  // The result of child_fp_; false if it raised an unmasked SIMD exception.
+  bool finish_child_fp();
   // A call the kernel parked (pause, sigsuspend, a sleep, a timed futex
   // wait): the child has one thread, so it waits here as switch_threads
   // would have the recorded process wait. False: nothing can end it.
@@ -202,6 +208,8 @@ class RecordingSession {
   bool child_ = false;          // a fork's child: nothing is recorded
   uc_hook release_hook_ = 0;    // a fork's child with shared memory: HostSharedMemory::release at each instruction
   bool has_release_hook_ = false;
+  uc_hook child_fp_hook_ = 0;    // on_child_code
+  InsnInfo* child_fp_ = nullptr;  // the floating-point instruction on_child_code saw last
   uint64_t clock_base_ = 0;     // steps of earlier traces of the chain (restart_counting)
 
   // The instruction that has started but not been finished.

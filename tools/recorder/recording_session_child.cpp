@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <utility>
 
 #include "tools/recorder/host_signal_forwarding.h"
 #include "tools/recorder/recording_session.h"
@@ -94,6 +95,10 @@ void RecordingSession::drop_recording_hooks() {
   recording_hooks_.clear();
   slice_left_ = 0;
   mem_.shared().stop_observing();
+  if (guest_.id() == ArchId::X86_64 && !child_fp_hook_) {
+    uc_cb_hookcode_t cb = on_child_code;
+    if (uc_hook_add(uc_, &child_fp_hook_, UC_HOOK_CODE, (void*)cb, this, 1, 0) == UC_ERR_OK) uc_ctl_flush_tlb(uc_);
+  }
   // Memory shared with other processes: the CrossProcessLock an
   // instruction takes there is given back when the next one starts.
   if (wants_release_hook()) {
@@ -106,6 +111,45 @@ void RecordingSession::drop_recording_hooks() {
       uc_ctl_flush_tlb(uc_);  // blocks translated before would not call it
     }
   }
+}
+
+void RecordingSession::on_child_code(uc_engine* uc, uint64_t addr, uint32_t size, void* p) {
+  auto* s = static_cast<RecordingSession*>(p);
+  if (s->stopped_) return;
+  if (s->child_fp_ && !s->finish_child_fp()) return;
+  InsnInfo& info = s->tracker_.lookup(addr, size);
+  const HostFpOp& op = info.host_fp;
+  if (op.op == SseHostOp::None) return;
+  // No memory hooks here: the operand's address from the decode.
+  const bool memory = op.op == SseHostOp::X87Memory || (!is_x87(op) && op.src == HostFpOp::kMemory);
+  uint64_t at = 0;
+  if (memory) {
+    const MemoryOperand& m = s->tracker_.memory_operand(addr, size);
+    if (!m.valid) return;
+    at = effective_address(uc, m, addr + size);
+  }
+  if (is_x87(op)) {
+    s->x87_eval_.before(uc);
+    if (memory) s->x87_eval_.on_access(at);
+  } else {
+    s->sse_eval_.before(uc, op);
+    if (memory) s->sse_eval_.on_read(at);
+  }
+  s->child_fp_ = &info;
+  s->pending_pc_ = addr;
+  s->pending_size_ = size;
+}
+
+bool RecordingSession::finish_child_fp() {
+  InsnInfo* info = std::exchange(child_fp_, nullptr);
+  if (is_x87(info->host_fp)) {
+    x87_eval_.after(uc_, info->host_fp);  // a store's bytes went into memory there
+    return true;
+  }
+  const uint32_t unmasked = sse_eval_.after(uc_, info->host_fp);
+  if (!unmasked) return true;
+  pending_ = info;  // simd_exception undoes and signals the pending instruction
+  return simd_exception(unmasked);
 }
 
 void RecordingSession::child_syscall() {

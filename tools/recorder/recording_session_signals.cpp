@@ -193,7 +193,10 @@ bool RecordingSession::simd_exception(uint32_t unmasked) {
   // rest of what the instruction did in the emulator is undone.
   uint32_t mxcsr = 0;
   uc_reg_read(uc_, UC_X86_REG_MXCSR, &mxcsr);
-  tracker_.rewind(*pending_);
+  // An unrecorded child keeps no shadow of the registers: there only an
+  // xmm destination goes back (sse_host_eval.h).
+  if (child_) sse_eval_.undo(uc_, pending_->host_fp);
+  else tracker_.rewind(*pending_);
   uc_reg_write(uc_, UC_X86_REG_MXCSR, &mxcsr);
   emit_.drop_accesses();
   SigInfo info{kSigFpe, simd_fpe_code(unmasked)};

@@ -149,8 +149,22 @@ void RegisterTracker::decode(InsnInfo& info, uint32_t size) {
   }
 }
 
+const MemoryOperand& RegisterTracker::memory_operand(uint64_t pc, uint32_t size) {
+  auto [it, fresh] = mem_operands_.try_emplace(pc);
+  if (!fresh) return it->second;
+  uint8_t code[16] = {};
+  size = std::min<uint32_t>(size, sizeof code);
+  cs_insn* insn = nullptr;
+  if (size && uc_mem_read(uc_, pc, code, size) == UC_ERR_OK && cs_disasm(cs_, code, size, pc, 1, &insn) == 1) {
+    it->second = ttd::rec::memory_operand(*insn);
+    cs_free(insn, 1);
+  }
+  return it->second;
+}
+
 void RegisterTracker::invalidate_cache() {
   cache_.clear();
+  mem_operands_.clear();
   code_pages_.clear();
   std::fill(front_.begin(), front_.end(), nullptr);
 }
@@ -163,6 +177,7 @@ void RegisterTracker::invalidate(uint64_t begin, uint64_t end) {
   auto page = code_pages_.lower_bound(first_page);
   if (page == code_pages_.end() || *page > last_page) return;  // no decoded code there
   code_pages_.erase(page, code_pages_.upper_bound(last_page));
+  std::erase_if(mem_operands_, [&](const auto& e) { return e.first >= begin && e.first < end; });
   for (InsnInfo*& f : front_)
     if (f && f->pc >= begin && f->pc < end) f = nullptr;
   for (auto it = cache_.begin(); it != cache_.end();) {

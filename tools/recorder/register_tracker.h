@@ -21,6 +21,7 @@
 #include "state/arch.h"
 #include "state/error.h"
 #include "tools/recorder/guest_arch.h"
+#include "tools/recorder/memory_operand.h"
 #include "tools/recorder/sse_host_eval.h"
 #include "tools/recorder/x87_host_eval.h"
 #include "tools/recorder/x87_image_fixup.h"
@@ -157,6 +158,11 @@ class RegisterTracker {
   // SIMD exception the program unmasked, which traps before any write).
   void rewind(const InsnInfo& info);
 
+  // The memory operand of the instruction at pc, decoded once: where a
+  // fork child that is not recorded (no memory hooks) finds the operand of
+  // a floating-point instruction it evaluates on the host.
+  const MemoryOperand& memory_operand(uint64_t pc, uint32_t size);
+
   // Forgets every cached decode (code may have changed: munmap, mprotect).
   void invalidate_cache();
   // Forgets the cached decodes of pcs in [begin, end) (that range was
@@ -243,6 +249,7 @@ class RegisterTracker {
   std::unordered_map<std::string, uint16_t> slot_by_name_;
   std::unordered_map<uint64_t, std::unique_ptr<InsnInfo>> cache_;
   std::set<uint64_t> code_pages_;  // pages (pc >> kPageShift) holding an entry of cache_
+  std::unordered_map<uint64_t, MemoryOperand> mem_operands_;  // memory_operand()
   std::vector<InsnInfo*> front_ = std::vector<InsnInfo*>(kFrontSize, nullptr);
   // diff()'s batch: where uc_reg_read_batch stores each register.
   static constexpr size_t kMaxBatch = 32;

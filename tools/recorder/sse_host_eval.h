@@ -57,6 +57,10 @@ class SseHostEval {
   // the CPU would have trapped (#XM, SIGFPE) without writing a result, so
   // only MXCSR's flags are set and the caller undoes the rest.
   uint32_t after(uc_engine* uc, const HostFpOp& op);
+  // Puts back the xmm destination's value from before the instruction.
+  void undo(uc_engine* uc, const HostFpOp& op) const {
+    if (op.dst != HostFpOp::kNone && writes_xmm(op.op)) uc_reg_write(uc, UC_X86_REG_XMM0 + op.dst, dst_.b);
+  }
 
  private:
   Xmm dst_, src_;

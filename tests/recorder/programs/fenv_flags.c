@@ -6,7 +6,9 @@
    modes "trap" and "trap-fatal" unmask an SSE exception in MXCSR and
    raise it: SIGFPE at the instruction, caught or fatal (x86-64 only);
    mode "intdiv" divides an integer by zero without a handler; mode
-   "long-double" prints long double math (x87 on x86-64) and its flags. */
+   "long-double" prints long double math (x87 on x86-64) and its flags;
+   mode "child" runs "all", "long-double" and "trap" in a fork child,
+   which the recorder does not record. */
 #define _GNU_SOURCE
 #include <fenv.h>
 #include <math.h>
@@ -14,7 +16,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 static volatile double zero = 0.0, one = 1.0, three = 3.0, big = 1e308, tiny = 1e-308, minus = -1.0;
 static volatile float fbig = 3e38f;
@@ -130,6 +134,24 @@ int main(int argc, char** argv) {
   if (argc > 1 && strcmp(argv[1], "trap-fatal") == 0) return traps(1);
 #endif
   if (argc > 1 && strcmp(argv[1], "long-double") == 0) return long_double_math();
+  if (argc > 1 && strcmp(argv[1], "child") == 0) {
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+      const char* modes[] = {"all", "long-double", "trap"};
+      for (unsigned i = 0; i < sizeof modes / sizeof modes[0]; ++i) {
+        char* child_argv[] = {argv[0], (char*)modes[i], NULL};
+        printf("-- %s\n", modes[i]);
+        main(2, child_argv);
+      }
+      fflush(stdout);
+      _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    printf("child status %d\n", status);
+    return 0;
+  }
   if (argc > 1 && strcmp(argv[1], "intdiv") == 0) {
     static volatile int izero = 0;
     printf("before\n");
