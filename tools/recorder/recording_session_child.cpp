@@ -96,8 +96,11 @@ void RecordingSession::drop_recording_hooks() {
   slice_left_ = 0;
   mem_.shared().stop_observing();
   if (guest_.id() == ArchId::X86_64 && !child_fp_hook_) {
+    // The blocks translated so far call the code hooks already (the
+    // recording's own was one): no flush, which would cost the child
+    // seconds of copy-on-write faults.
     uc_cb_hookcode_t cb = on_child_code;
-    if (uc_hook_add(uc_, &child_fp_hook_, UC_HOOK_CODE, (void*)cb, this, 1, 0) == UC_ERR_OK) uc_ctl_flush_tlb(uc_);
+    uc_hook_add(uc_, &child_fp_hook_, UC_HOOK_CODE, (void*)cb, this, 1, 0);
   }
   // Memory shared with other processes: the CrossProcessLock an
   // instruction takes there is given back when the next one starts.
