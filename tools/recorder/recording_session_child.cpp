@@ -111,7 +111,10 @@ void RecordingSession::drop_recording_hooks() {
     uc_cb_hookcode_t cb = release;
     if (uc_hook_add(uc_, &release_hook_, UC_HOOK_CODE, (void*)cb, &mem_.shared(), 1, 0) == UC_ERR_OK) {
       has_release_hook_ = true;
-      uc_ctl_flush_tlb(uc_);  // blocks translated before would not call it
+      // Blocks translated while no code hook existed would not call it.
+      // With the floating-point hook there always was one (x86-64); the
+      // flush cost a child seconds of copy-on-write faults.
+      if (!child_fp_hook_) uc_ctl_flush_tlb(uc_);
     }
   }
 }
