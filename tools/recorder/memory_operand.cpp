@@ -4,27 +4,20 @@ namespace ttd::rec {
 
 namespace {
 
-// Capstone's 64-bit general register to Unicorn's id; 0 if it is not one.
+constexpr x86_reg kCs64[16] = {X86_REG_RAX, X86_REG_RCX, X86_REG_RDX, X86_REG_RBX, X86_REG_RSP, X86_REG_RBP,
+                               X86_REG_RSI, X86_REG_RDI, X86_REG_R8,  X86_REG_R9,  X86_REG_R10, X86_REG_R11,
+                               X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15};
+constexpr x86_reg kCs32[16] = {X86_REG_EAX, X86_REG_ECX, X86_REG_EDX, X86_REG_EBX, X86_REG_ESP, X86_REG_EBP,
+                               X86_REG_ESI, X86_REG_EDI, X86_REG_R8D,  X86_REG_R9D,  X86_REG_R10D, X86_REG_R11D,
+                               X86_REG_R12D, X86_REG_R13D, X86_REG_R14D, X86_REG_R15D};
+constexpr int kUc[16] = {UC_X86_REG_RAX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RBX, UC_X86_REG_RSP, UC_X86_REG_RBP,
+                         UC_X86_REG_RSI, UC_X86_REG_RDI, UC_X86_REG_R8,  UC_X86_REG_R9,  UC_X86_REG_R10, UC_X86_REG_R11,
+                         UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15};
+
+// Unicorn's id of a 64-bit general register; 0 if r is not one.
 int unicorn_gpr(x86_reg r) {
-  switch (r) {
-    case X86_REG_RAX: return UC_X86_REG_RAX;
-    case X86_REG_RCX: return UC_X86_REG_RCX;
-    case X86_REG_RDX: return UC_X86_REG_RDX;
-    case X86_REG_RBX: return UC_X86_REG_RBX;
-    case X86_REG_RSP: return UC_X86_REG_RSP;
-    case X86_REG_RBP: return UC_X86_REG_RBP;
-    case X86_REG_RSI: return UC_X86_REG_RSI;
-    case X86_REG_RDI: return UC_X86_REG_RDI;
-    case X86_REG_R8: return UC_X86_REG_R8;
-    case X86_REG_R9: return UC_X86_REG_R9;
-    case X86_REG_R10: return UC_X86_REG_R10;
-    case X86_REG_R11: return UC_X86_REG_R11;
-    case X86_REG_R12: return UC_X86_REG_R12;
-    case X86_REG_R13: return UC_X86_REG_R13;
-    case X86_REG_R14: return UC_X86_REG_R14;
-    case X86_REG_R15: return UC_X86_REG_R15;
-    default: return 0;
-  }
+  const int n = x86_gpr_number(r, false);
+  return n < 0 ? 0 : x86_gpr_unicorn_id(n);
 }
 
 uint64_t reg(uc_engine* uc, int id) {
@@ -34,6 +27,14 @@ uint64_t reg(uc_engine* uc, int id) {
 }
 
 }  // namespace
+
+int x86_gpr_number(x86_reg r, bool also_32_bit) {
+  for (int i = 0; i < 16; ++i)
+    if (r == kCs64[i] || (also_32_bit && r == kCs32[i])) return i;
+  return -1;
+}
+
+int x86_gpr_unicorn_id(int number) { return kUc[number]; }
 
 MemoryOperand memory_operand(const cs_insn& insn) {
   MemoryOperand m;

@@ -3,8 +3,9 @@
 // scale + displacement, rip-relative from the next instruction.
 //
 // For a fork child that is not recorded (no memory hooks there), so that
-// the host evaluation of floating point (sse_host_eval.h, x87_host_eval.h)
-// finds its operand. 64-bit addressing only; anything else is not valid.
+// the host evaluation of floating point (host_fp_eval.h) finds its
+// operand. 64-bit addressing only; anything else is not valid. Also the
+// general registers' numbering, shared with sse_host_eval.cpp.
 #pragma once
 #include <cstdint>
 
@@ -22,6 +23,12 @@ struct MemoryOperand {
   uint8_t scale = 1;
   int64_t disp = 0;
 };
+
+// General register number 0-15 (rax, rcx, ... r15) of Capstone's 64-bit
+// name, or also of its 32-bit one; -1 for anything else.
+int x86_gpr_number(x86_reg r, bool also_32_bit);
+// Unicorn's id of general register `number` (0-15), its 64-bit name.
+int x86_gpr_unicorn_id(int number);
 
 // The instruction's first memory operand (valid false if it has none or
 // addresses it in a way not handled here).

@@ -210,14 +210,15 @@ void RecordingSession::fault(uc_err err) {
 }
 
 bool RecordingSession::finish_instruction() {
-  std::optional<X87StoreCorrection> x87_store;
-  if (is_x87(pending_->host_fp)) x87_store = x87_eval_.after(uc_, pending_->host_fp);
-  else if (pending_->host_fp.op != SseHostOp::None)
-    if (const uint32_t unmasked = sse_eval_.after(uc_, pending_->host_fp)) return simd_exception(unmasked);
+  HostFpEval::Outcome fp;
+  if (pending_->host_fp.op != SseHostOp::None) {
+    fp = fp_eval_.after(uc_, pending_->host_fp);
+    if (fp.unmasked) return simd_exception(fp.unmasked);
+  }
   if (pending_->tsc) virtual_tsc(pending_->tsc == 2);
   emit_.flush_accesses();
   // After the instruction's own writes, so the CPU's bytes win.
-  if (x87_store) emit_.corrected_memory(x87_store->addr, {x87_store->bytes, x87_store->size});
+  if (fp.store) emit_.corrected_memory(fp.store->addr, {fp.store->bytes, fp.store->size});
   if (pending_->x87_env_store) {
     uint8_t image[28];
     // After the instruction's own writes, so the corrected bytes win.
@@ -268,8 +269,7 @@ void RecordingSession::on_code(uc_engine* uc, uint64_t addr, uint32_t size, void
     s->slice_left_ = s->quantum_;
   }
   s->pending_ = &s->tracker_.lookup(addr, size);
-  if (is_x87(s->pending_->host_fp)) s->x87_eval_.before(uc);
-  else if (s->pending_->host_fp.op != SseHostOp::None) s->sse_eval_.before(uc, s->pending_->host_fp);
+  if (s->pending_->host_fp.op != SseHostOp::None) s->fp_eval_.before(uc, s->pending_->host_fp);
   s->pending_pc_ = addr;
   s->pending_size_ = size;
   if (s->mirror_ || s->opts_.on_step) s->view_.at(addr);
@@ -284,12 +284,10 @@ void RecordingSession::on_mem(uc_engine*, uc_mem_type type, uint64_t addr, int s
   if (type == UC_MEM_WRITE) {
     s->emit_.mem_write(addr, uint32_t(size), value);
     if (s->pending_->x87_env_store) s->x87_image_.on_write(addr);
-    if (s->pending_->host_fp.op == SseHostOp::X87Memory) s->x87_eval_.on_access(addr);
   } else {
     s->emit_.mem_read(addr, uint32_t(size));
-    if (s->pending_->host_fp.op == SseHostOp::X87Memory) s->x87_eval_.on_access(addr);
-    else if (s->pending_->host_fp.op != SseHostOp::None) s->sse_eval_.on_read(addr);
   }
+  if (s->pending_->host_fp.op != SseHostOp::None) s->fp_eval_.on_access(s->pending_->host_fp, addr);
 }
 
 bool RecordingSession::on_bad_mem(uc_engine*, uc_mem_type type, uint64_t addr, int, int64_t, void* p) {
@@ -332,12 +330,15 @@ std::optional<uint64_t> RecordingSession::halted() {
   }
   // x86's hlt in user mode raises #GP: SIGSEGV, at the instruction.
   constexpr uint32_t kGeneralProtection = 13;
-  if (!trap_handler(kGeneralProtection)) {
-    end_with_trap(kGeneralProtection);
+  return trap_outside_hook(kGeneralProtection);
+}
+
+std::optional<uint64_t> RecordingSession::trap_outside_hook(uint32_t intno) {
+  if (!trap_handler(intno)) {
+    end_with_trap(intno);
     return std::nullopt;
   }
-  if (!redirect_pc_) return std::nullopt;  // the frame did not fit: the run ended
-  const uint64_t handler = *redirect_pc_;
+  const auto handler = redirect_pc_;  // none: the frame did not fit, the run ended
   redirect_pc_.reset();
   return handler;
 }

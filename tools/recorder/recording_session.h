@@ -18,8 +18,7 @@
 #include "tools/recorder/linux_kernel.h"
 #include "tools/recorder/recorder.h"
 #include "tools/recorder/register_tracker.h"
-#include "tools/recorder/sse_host_eval.h"
-#include "tools/recorder/x87_host_eval.h"
+#include "tools/recorder/host_fp_eval.h"
 #include "tools/recorder/thread_contexts.h"
 #include "tools/recorder/trace_emitter.h"
 #include "tools/recorder/trace_mirror.h"
@@ -96,6 +95,9 @@ class RecordingSession {
   // wfe): what Linux does instead. Where to go on, or nullopt if the run
   // ended.
   std::optional<uint64_t> halted();
+  // CPU exception `intno` at the pending instruction, raised from run()
+  // rather than from a hook: the handler's pc, or nullopt if the run ended.
+  std::optional<uint64_t> trap_outside_hook(uint32_t intno);
   // icebp (int1), which Unicorn reports as invalid: SIGTRAP after it.
   bool is_icebp(uint64_t pc);
   std::optional<uint64_t> icebp();
@@ -193,8 +195,7 @@ class RecordingSession {
   TraceMirror* mirror_;
   std::vector<std::string>& verify_errors_;
   EmulatorView view_;
-  SseHostEval sse_eval_;
-  X87HostEval x87_eval_;
+  HostFpEval fp_eval_;
   X87ImageFixup x87_image_;
   ThreadContexts contexts_;
   uint64_t quantum_;

@@ -127,20 +127,14 @@ void RecordingSession::on_child_code(uc_engine* uc, uint64_t addr, uint32_t size
   const HostFpOp& op = info.host_fp;
   if (op.op == SseHostOp::None) return;
   // No memory hooks here: the operand's address from the decode.
-  const bool memory = op.op == SseHostOp::X87Memory || (!is_x87(op) && op.src == HostFpOp::kMemory);
   uint64_t at = 0;
-  if (memory) {
+  if (has_memory_operand(op)) {
     const MemoryOperand& m = s->tracker_.memory_operand(addr, size);
     if (!m.valid) return;
     at = effective_address(uc, m, addr + size);
   }
-  if (is_x87(op)) {
-    s->x87_eval_.before(uc);
-    if (memory) s->x87_eval_.on_access(at);
-  } else {
-    s->sse_eval_.before(uc, op);
-    if (memory) s->sse_eval_.on_read(at);
-  }
+  s->fp_eval_.before(uc, op);
+  if (has_memory_operand(op)) s->fp_eval_.on_access(op, at);
   s->child_fp_ = &info;
   s->pending_pc_ = addr;
   s->pending_size_ = size;
@@ -148,11 +142,8 @@ void RecordingSession::on_child_code(uc_engine* uc, uint64_t addr, uint32_t size
 
 bool RecordingSession::finish_child_fp() {
   InsnInfo* info = std::exchange(child_fp_, nullptr);
-  if (is_x87(info->host_fp)) {
-    x87_eval_.after(uc_, info->host_fp);  // a store's bytes went into memory there
-    return true;
-  }
-  const uint32_t unmasked = sse_eval_.after(uc_, info->host_fp);
+  // An x87 store's bytes are in memory already; there is no trace here.
+  const uint32_t unmasked = fp_eval_.after(uc_, info->host_fp).unmasked;
   if (!unmasked) return true;
   pending_ = info;  // simd_exception undoes and signals the pending instruction
   return simd_exception(unmasked);

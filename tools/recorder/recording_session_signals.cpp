@@ -179,13 +179,7 @@ std::optional<uint64_t> RecordingSession::icebp() {
   // at the instruction instead). Its code hook gave no size.
   constexpr uint32_t kDebug = 1;
   pending_size_ = 1;
-  if (!trap_handler(kDebug)) {
-    end_with_trap(kDebug);
-    return std::nullopt;
-  }
-  const auto handler = redirect_pc_;
-  redirect_pc_.reset();
-  return handler;
+  return trap_outside_hook(kDebug);
 }
 
 bool RecordingSession::simd_exception(uint32_t unmasked) {
@@ -195,7 +189,7 @@ bool RecordingSession::simd_exception(uint32_t unmasked) {
   uc_reg_read(uc_, UC_X86_REG_MXCSR, &mxcsr);
   // An unrecorded child keeps no shadow of the registers: there only an
   // xmm destination goes back (sse_host_eval.h).
-  if (child_) sse_eval_.undo(uc_, pending_->host_fp);
+  if (child_) fp_eval_.undo(uc_, pending_->host_fp);
   else tracker_.rewind(*pending_);
   uc_reg_write(uc_, UC_X86_REG_MXCSR, &mxcsr);
   emit_.drop_accesses();

@@ -112,12 +112,18 @@ InsnInfo& RegisterTracker::lookup_slow(uint64_t pc, uint32_t size, InsnInfo*& f)
   return *slot;
 }
 
-void RegisterTracker::decode(InsnInfo& info, uint32_t size) {
+cs_insn* RegisterTracker::disassemble(uint64_t pc, uint32_t size) const {
   uint8_t code[16] = {};
   size = std::min<uint32_t>(size, sizeof code);
   cs_insn* insn = nullptr;
-  if (size == 0 || uc_mem_read(uc_, info.pc, code, size) != UC_ERR_OK ||
-      cs_disasm(cs_, code, size, info.pc, 1, &insn) != 1) {
+  if (size == 0 || uc_mem_read(uc_, pc, code, size) != UC_ERR_OK || cs_disasm(cs_, code, size, pc, 1, &insn) != 1)
+    return nullptr;
+  return insn;
+}
+
+void RegisterTracker::decode(InsnInfo& info, uint32_t size) {
+  cs_insn* insn = disassemble(info.pc, size);
+  if (!insn) {
     info.compare_all = true;
     return;
   }
@@ -152,10 +158,7 @@ void RegisterTracker::decode(InsnInfo& info, uint32_t size) {
 const MemoryOperand& RegisterTracker::memory_operand(uint64_t pc, uint32_t size) {
   auto [it, fresh] = mem_operands_.try_emplace(pc);
   if (!fresh) return it->second;
-  uint8_t code[16] = {};
-  size = std::min<uint32_t>(size, sizeof code);
-  cs_insn* insn = nullptr;
-  if (size && uc_mem_read(uc_, pc, code, size) == UC_ERR_OK && cs_disasm(cs_, code, size, pc, 1, &insn) == 1) {
+  if (cs_insn* insn = disassemble(pc, size)) {
     it->second = ttd::rec::memory_operand(*insn);
     cs_free(insn, 1);
   }

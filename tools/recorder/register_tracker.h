@@ -22,8 +22,7 @@
 #include "state/error.h"
 #include "tools/recorder/guest_arch.h"
 #include "tools/recorder/memory_operand.h"
-#include "tools/recorder/sse_host_eval.h"
-#include "tools/recorder/x87_host_eval.h"
+#include "tools/recorder/host_fp_eval.h"
 #include "tools/recorder/x87_image_fixup.h"
 
 namespace ttd::rec {
@@ -238,6 +237,8 @@ class RegisterTracker {
     info.learned = true;
   }
   InsnInfo& lookup_slow(uint64_t pc, uint32_t size, InsnInfo*& f);
+  // Capstone's decode of the instruction at pc (cs_free it), or nullptr.
+  cs_insn* disassemble(uint64_t pc, uint32_t size) const;
   void decode(InsnInfo& info, uint32_t size);
 
   uc_engine* uc_ = nullptr;

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "tools/recorder/memory_operand.h"
+
 namespace ttd::rec {
 
 namespace {
@@ -10,24 +12,6 @@ int xmm_number(x86_reg r) {
   if (r >= X86_REG_XMM0 && r <= X86_REG_XMM15) return int(r - X86_REG_XMM0);
   return -1;
 }
-
-// General register number 0-15 (rax, rcx, ... r15) of a 32- or 64-bit name.
-int gpr_number(x86_reg r) {
-  static constexpr x86_reg k64[16] = {X86_REG_RAX, X86_REG_RCX, X86_REG_RDX, X86_REG_RBX, X86_REG_RSP, X86_REG_RBP,
-                                      X86_REG_RSI, X86_REG_RDI, X86_REG_R8,  X86_REG_R9,  X86_REG_R10, X86_REG_R11,
-                                      X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15};
-  static constexpr x86_reg k32[16] = {X86_REG_EAX, X86_REG_ECX, X86_REG_EDX, X86_REG_EBX, X86_REG_ESP, X86_REG_EBP,
-                                      X86_REG_ESI, X86_REG_EDI, X86_REG_R8D,  X86_REG_R9D,  X86_REG_R10D, X86_REG_R11D,
-                                      X86_REG_R12D, X86_REG_R13D, X86_REG_R14D, X86_REG_R15D};
-  for (int i = 0; i < 16; ++i)
-    if (r == k64[i] || r == k32[i]) return i;
-  return -1;
-}
-
-constexpr int kUcGpr[16] = {UC_X86_REG_RAX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RBX,
-                            UC_X86_REG_RSP, UC_X86_REG_RBP, UC_X86_REG_RSI, UC_X86_REG_RDI,
-                            UC_X86_REG_R8,  UC_X86_REG_R9,  UC_X86_REG_R10, UC_X86_REG_R11,
-                            UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15};
 
 enum class Form : uint8_t { XmmXmm, XmmInt, IntXmm, Compare };
 
@@ -102,7 +86,7 @@ HostFpOp classify_sse(const cs_insn& insn) {
   op.op = m.op;
   if (m.imm) op.imm = insn.bytes[insn.size - 1];  // imm8 ends every legacy form
   if (m.form == Form::IntXmm) {
-    if (gpr_number(a.reg) < 0) return {};
+    if (x86_gpr_number(a.reg, true) < 0) return {};
     if (a.size == 8) op.op = wide(op.op);
   } else {
     int d = xmm_number(a.reg);
@@ -115,7 +99,7 @@ HostFpOp classify_sse(const cs_insn& insn) {
   } else if (b.type != X86_OP_REG) {
     return {};
   } else if (m.form == Form::XmmInt) {
-    int g = gpr_number(b.reg);
+    int g = x86_gpr_number(b.reg, true);
     if (g < 0) return {};
     op.src = uint8_t(HostFpOp::kGpr + g);
     if (b.size == 8) op.op = wide(op.op);
@@ -133,7 +117,7 @@ void SseHostEval::before(uc_engine* uc, const HostFpOp& op) {
   if (op.src == HostFpOp::kMemory) return;
   if (op.src >= HostFpOp::kGpr) {
     std::memset(src_.b, 0, sizeof src_.b);
-    uc_reg_read(uc, kUcGpr[op.src - HostFpOp::kGpr], src_.b);
+    uc_reg_read(uc, x86_gpr_unicorn_id(op.src - HostFpOp::kGpr), src_.b);
   } else {
     uc_reg_read(uc, UC_X86_REG_XMM0 + op.src, src_.b);
   }

@@ -1,4 +1,4 @@
-// Runs one register-form x87 instruction on the host CPU.
+// Runs one x87 instruction (register or memory form) on the host CPU.
 //
 // Unicorn 2.0.1 (QEMU 5) computes f2xm1, fyl2x, fyl2xp1, fptan, fpatan,
 // fsin, fcos, fsincos, fprem and fprem1 through the host's double
