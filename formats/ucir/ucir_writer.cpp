@@ -73,6 +73,12 @@ class UcirFileWriter final : public UcirWriter {
     enc().jmp(addr, block_size);
     count_op();
   }
+  void block(uint64_t addr, uint32_t block_size) override {
+    end_syscall();
+    if (kind_ != OP_FRAME || frame_.size() >= kBlockFrameBytes) begin_frame();
+    enc().jmp(addr, block_size);
+    count_op();
+  }
   void step(uint8_t size) override {
     end_syscall();
     if (kind_ == OP_FRAME && frame_.size() >= kFrameSplitBytes) begin_frame();
@@ -255,8 +261,8 @@ class UcirFileWriter final : public UcirWriter {
     end_syscall();
     if (kind_ == 0) return;
     if (kind_ == OP_KEYFRAME) fix_keyframe_writes();
-    // One frame per basic block when recording: the header buffer is
-    // reused rather than allocated each time.
+    // Many frames when recording: the header buffer is reused rather than
+    // allocated each time.
     head_.clear();
     BasicOpEncoder<OpBuffer>(head_).frame_header(kind_, open_pid_, frame_ops_);
     out_.write(head_.bytes());

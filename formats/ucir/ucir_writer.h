@@ -3,8 +3,8 @@
 // stream of little-endian ops). Used by `ttd record` and by tests.
 //
 // Usage: create(); keyframe ops between begin_keyframe()/end_keyframe()
-// (registers, mappings, memory); then per basic block begin_frame(), jmp(),
-// and per instruction its memory ops, its register changes, then step();
+// (registers, mappings, memory); then per basic block block() (or
+// begin_frame() and jmp()), and per instruction its memory ops, its register changes, then step();
 // a syscall instruction's step() is followed by begin_syscall() ... ops ...
 // end_syscall(). close() flushes and reports I/O errors.
 //
@@ -55,6 +55,13 @@ class UcirWriter {
   // closed by end_keyframe().
   virtual void begin_thread_keyframe(uint32_t thread) = 0;
   virtual void jmp(uint64_t addr, uint32_t block_size) = 0;
+  // A basic block starts: its OP_JMP goes into the open frame, and a new
+  // frame starts only when that one holds kBlockFrameBytes or more (or none
+  // is open). usercorn's writer usually opens a frame per block, but
+  // readers take frames as containers of ops, and a 13-byte OP_FRAME per
+  // block was a tenth of a recording's bytes (docs/performance.md).
+  virtual void block(uint64_t addr, uint32_t block_size) = 0;
+  static constexpr size_t kBlockFrameBytes = 16 << 10;
   virtual void step(uint8_t size) = 0;
   // Register by index into arch_desc(arch).regs; written with the Unicorn
   // 1.x register number usercorn used. Registers wider than 64 bits go out

@@ -7,6 +7,8 @@
 
 #include "formats/ucir/ucir_format.h"
 #include "formats/ucir/ucir_op_encoder.h"
+#include "formats/ucir/snappy_frame_reader.h"
+#include "formats/ucir/ucir_ops.h"
 #include "formats/ucir/ucir_writer.h"
 #include "sample_traces.h"
 #include "ucir_test_support.h"
@@ -129,6 +131,73 @@ TEST_CASE("ucir round trip: every op kind, special registers, map/unmap/protect"
       "end",
   };
   CHECK(test::join(sink.after_first_step()) == test::join(after));
+}
+
+// The top-level op kinds of a written trace's op stream, in order (frames'
+// bodies walked through; only the ops block() traces use).
+std::vector<uint8_t> top_level_ops(const std::string& path) {
+  std::vector<uint8_t> file = test::read_bytes(path), ops, block(SnappyFrameReader::kMaxBlock);
+  std::FILE* f = std::tmpfile();
+  std::fwrite(file.data() + 74, 1, file.size() - 74, f);
+  std::rewind(f);
+  SnappyFrameReader r(f, path, 74, file.size());
+  for (;;) {
+    auto n = r.next(block.data());
+    REQUIRE(n.ok());
+    if (*n == 0) break;
+    ops.insert(ops.end(), block.begin(), block.begin() + long(*n));
+  }
+  std::vector<uint8_t> kinds;
+  for (size_t p = 0; p < ops.size();) {
+    const uint8_t op = ops[p];
+    if (op == ucir::OP_FRAME || op == ucir::OP_KEYFRAME) kinds.push_back(op);
+    switch (op) {
+      case ucir::OP_FRAME: case ucir::OP_KEYFRAME: p += 13; break;  // its ops follow
+      case ucir::OP_JMP: p += 13; break;
+      case ucir::OP_STEP: p += 2; break;
+      case ucir::OP_REG: p += 11; break;
+      default: FAIL("op " << int(op) << " at " << p); return kinds;
+    }
+  }
+  return kinds;
+}
+
+TEST_CASE("ucir: block() fills a frame with blocks up to 16 KiB; a thread switch starts a new one") {
+  const ArchId a = ArchId::X86_64;
+  const std::string path = test::temp_path("blocks.ucir");
+  // Each block: OP_JMP (13 bytes) and two steps with a register change
+  // (2 x 13): 39 bytes, so 16 KiB hold 421 blocks.
+  constexpr int kBlocks = 3000;
+  {
+    auto w = UcirWriter::create(path, a).value();
+    w->begin_keyframe();
+    w->end_keyframe();
+    for (int b = 0; b < kBlocks; ++b) {
+      if (b == 2000) w->set_thread(2);
+      w->block(0x1000 + uint64_t(b) * 0x10, 8);
+      for (int i = 0; i < 2; ++i) {
+        w->reg_u64(idx(a, "rax"), uint64_t(b * 2 + i));
+        w->step(4);
+      }
+    }
+    REQUIRE(w->close().ok());
+  }
+  const std::vector<uint8_t> kinds = top_level_ops(path);
+  const size_t frames = size_t(std::count(kinds.begin(), kinds.end(), ucir::OP_FRAME));
+  // Thread 1's 2000 blocks (78,000 bytes) in 5 frames, thread 2's 1000 in 3.
+  const size_t per_frame = (UcirWriter::kBlockFrameBytes + 38) / 39;
+  CHECK(frames == (2000 + per_frame - 1) / per_frame + (1000 + per_frame - 1) / per_frame);
+  CHECK(frames == 8);
+  RecordingSink sink;
+  Status s = test::read_ucir(path, sink);
+  REQUIRE_MESSAGE(s.ok(), s.error().to_string());
+  REQUIRE(sink.steps.size() == 2 * kBlocks);
+  for (int b : {0, 1, 420, 421, 422, 1999, 2000, 2999}) {
+    CAPTURE(b);
+    CHECK(sink.steps[size_t(b) * 2].pc == 0x1000 + uint64_t(b) * 0x10);
+    CHECK(sink.steps[size_t(b) * 2 + 1].pc == 0x1004 + uint64_t(b) * 0x10);
+    CHECK(sink.steps[size_t(b) * 2].tid == (b < 2000 ? 1u : 2u));
+  }
 }
 
 TEST_CASE("ucir: big- and little-endian version fields; i386 registers; sniff and open") {

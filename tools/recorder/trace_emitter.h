@@ -43,10 +43,7 @@ class TraceEmitter {
   // and every register (`shadow` in the tracker's layout).
   void thread_keyframe(uint32_t number, uint64_t pc, const RegisterTracker& regs, std::span<const uint8_t> shadow);
 
-  void block(uint64_t addr, uint32_t size) {
-    w_->begin_frame();
-    w_->jmp(addr, size);
-  }
+  void block(uint64_t addr, uint32_t size) { w_->block(addr, size); }
   void mem_read(uint64_t addr, uint32_t size) { add({addr, 0, size, false}); }
   void mem_write(uint64_t addr, uint32_t size, int64_t value) { add({addr, uint64_t(value), size, true}); }
   // The instruction faulted: its accesses never happened.
