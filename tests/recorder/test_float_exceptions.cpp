@@ -84,6 +84,40 @@ TEST_CASE("an SSE exception unmasked in MXCSR traps: SIGFPE at the instruction, 
   }
 }
 
+TEST_CASE("an x87 exception unmasked in the control word traps at the next waiting instruction, as on the CPU") {
+  // #MF: si_code, si_addr, trapno 16, the saved x87 state (an untouched
+  // destination, a bias-adjusted overflow and underflow, a suppressed
+  // store), fldcw unmasking a flag already set, fnstsw and fnclex not
+  // waiting, a handler that masks and returns. Before 2026-11-29 none was
+  // delivered: "divide" printed "no trap" and an inf.
+  const std::string prog = ttd::rec::test::program_path("x86_64-dyn", "x87_traps");
+  if (prog.empty()) return;
+  const std::string native = ttd::rec::test::run_native({prog, "caught"}).out;
+  REQUIRE(native.find("SIGFPE si_code 3 at db 3d trapno 16 rip at it 1") != std::string::npos);
+  REQUIRE(native.find("no trap") != std::string::npos);  // the no-wait case
+  for (const char* mode : {"caught", "resume"})
+    ttd::rec::test::check_mode_like_native("x87_traps", mode, {"x86_64", "x86_64-glibc", "x86_64-dyn"});
+  // Not caught: SIGFPE ends the process.
+  const auto fatal = ttd::rec::test::run_shell("env -i '" + prog + "' fatal; echo \"status $?\"");
+  REQUIRE(fatal.out == "before\nstatus 136\n");
+  ttd::rec::RecordOptions o = ttd::rec::test::capture_options({prog, "fatal"}, ttd::rec::test::temp_trace("x87-fatal"));
+  auto sum = ttd::rec::record(o);
+  REQUIRE_MESSAGE(sum.ok(), ttd::rec::test::error_text(sum));
+  CHECK(sum->captured_stdout == "before\n");
+  CHECK(sum->signal == 8);
+  REQUIRE(sum->fault.has_value());
+  CHECK(sum->fault->find("x87 floating-point exception (divide by zero)") != std::string::npos);
+  std::filesystem::remove(o.output);
+  // In an unrecorded fork child (its own code hook), caught and fatal.
+  o = ttd::rec::test::capture_options({prog, "child"}, ttd::rec::test::temp_trace("x87-child"));
+  o.env = {"LC_ALL=C"};
+  const auto run = ttd::rec::test::record_with_host_stdout(o);
+  const std::string native_child = ttd::rec::test::run_native({prog, "child"}).out;
+  REQUIRE(native_child.find("child fatal: signal 8\n") != std::string::npos);
+  CHECK(run.out == native_child);
+  std::filesystem::remove(o.output);
+}
+
 TEST_CASE("an integer division by zero without a handler ends the run with SIGFPE, as natively") {
   // Before 2026-11-29 every unhandled CPU exception ended with SIGTRAP.
   const std::string prog = ttd::rec::test::program_path("x86_64-dyn", "fenv_flags");

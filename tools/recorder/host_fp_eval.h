@@ -20,16 +20,20 @@ inline bool has_memory_operand(const HostFpOp& op) {
 
 class HostFpEval {
  public:
-  // Before the instruction runs: its register operands.
-  void before(uc_engine* uc, const HostFpOp& op) {
-    if (is_x87(op)) x87_.before(uc);
-    else sse_.before(uc, op);
+  // Before the instruction runs: its register operands. Returns the
+  // unmasked x87 exceptions an x87 instruction finds pending (#MF,
+  // x87_host_eval.h), 0 if it runs.
+  uint16_t before(uc_engine* uc, const HostFpOp& op) {
+    if (op.op == SseHostOp::X87Wait) return x87_pending(uc);
+    if (is_x87(op)) return x87_.before(uc);
+    sse_.before(uc, op);
+    return 0;
   }
   // The memory operand's address: from an access hook while it runs (the
   // first access is its start; the SSE instructions here write no memory),
   // or computed before it.
-  void on_access(const HostFpOp& op, uint64_t addr) {
-    if (op.op == SseHostOp::X87Memory) x87_.on_access(addr);
+  void on_access(uc_engine* uc, const HostFpOp& op, uint64_t addr) {
+    if (op.op == SseHostOp::X87Memory) x87_.on_access(uc, op, addr);
     else if (!is_x87(op)) sse_.on_read(addr);
   }
   struct Outcome {
@@ -39,6 +43,7 @@ class HostFpEval {
   // After it ran: the host's result into the emulator.
   Outcome after(uc_engine* uc, const HostFpOp& op) {
     Outcome o;
+    if (op.op == SseHostOp::X87Wait) return o;
     if (is_x87(op)) o.store = x87_.after(uc, op);
     else o.unmasked = sse_.after(uc, op);
     return o;
@@ -47,6 +52,12 @@ class HostFpEval {
   void undo(uc_engine* uc, const HostFpOp& op) const { sse_.undo(uc, op); }
 
  private:
+  static uint16_t x87_pending(uc_engine* uc) {
+    uint64_t fsw = 0, fcw = 0;
+    uc_reg_read(uc, UC_X86_REG_FPSW, &fsw);
+    uc_reg_read(uc, UC_X86_REG_FPCW, &fcw);
+    return x87_unmasked(uint16_t(fsw), uint16_t(fcw));
+  }
   SseHostEval sse_;
   X87HostEval x87_;
 };

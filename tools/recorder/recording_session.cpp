@@ -269,9 +269,10 @@ void RecordingSession::on_code(uc_engine* uc, uint64_t addr, uint32_t size, void
     s->slice_left_ = s->quantum_;
   }
   s->pending_ = &s->tracker_.lookup(addr, size);
-  if (s->pending_->host_fp.op != SseHostOp::None) s->fp_eval_.before(uc, s->pending_->host_fp);
   s->pending_pc_ = addr;
   s->pending_size_ = size;
+  if (s->pending_->host_fp.op != SseHostOp::None)
+    if (const uint16_t unmasked = s->fp_eval_.before(uc, s->pending_->host_fp)) return void(s->x87_exception(unmasked));
   if (s->mirror_ || s->opts_.on_step) s->view_.at(addr);
   if (s->mirror_)
     s->res_.register_mismatches += s->mirror_->check_registers(s->view_.registers(), s->res_.steps, s->verify_errors_);
@@ -287,7 +288,7 @@ void RecordingSession::on_mem(uc_engine*, uc_mem_type type, uint64_t addr, int s
   } else {
     s->emit_.mem_read(addr, uint32_t(size));
   }
-  if (s->pending_->host_fp.op != SseHostOp::None) s->fp_eval_.on_access(s->pending_->host_fp, addr);
+  if (s->pending_->host_fp.op != SseHostOp::None) s->fp_eval_.on_access(s->uc_, s->pending_->host_fp, addr);
 }
 
 bool RecordingSession::on_bad_mem(uc_engine*, uc_mem_type type, uint64_t addr, int, int64_t, void* p) {

@@ -106,6 +106,13 @@ class RecordingSession {
   // SIGFPE goes to the guest's handler at it, or ends the run. Returns
   // false (the instruction did not complete; the emulator is stopped).
   bool simd_exception(uint32_t unmasked);
+  // The x87 instruction at pending_pc_, which waits, finds exceptions its
+  // control word unmasks pending (`unmasked`: FSW bits 0-5): #MF, before it
+  // runs, so SIGFPE goes to the handler at it, or ends the run.
+  void x87_exception(uint16_t unmasked);
+  // SIGFPE for a floating-point exception at pending_pc_ (trap number
+  // `trapno`), to the guest's handler or ending the run; `unit` names it.
+  bool fp_exception(uint32_t unmasked, uint64_t trapno, const char* unit);
   // A thread was just scheduled at `pc`: its pending signals are delivered
   // (nullopt: a fatal one ended the run).
   std::optional<uint64_t> deliver_on_schedule(uint64_t pc);

@@ -133,11 +133,11 @@ void RecordingSession::on_child_code(uc_engine* uc, uint64_t addr, uint32_t size
     if (!m.valid) return;
     at = effective_address(uc, m, addr + size);
   }
-  s->fp_eval_.before(uc, op);
-  if (has_memory_operand(op)) s->fp_eval_.on_access(op, at);
-  s->child_fp_ = &info;
   s->pending_pc_ = addr;
   s->pending_size_ = size;
+  if (const uint16_t unmasked = s->fp_eval_.before(uc, op)) return void(s->x87_exception(unmasked));
+  if (has_memory_operand(op)) s->fp_eval_.on_access(uc, op, at);
+  s->child_fp_ = &info;
 }
 
 bool RecordingSession::finish_child_fp() {

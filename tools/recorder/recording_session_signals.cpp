@@ -17,7 +17,7 @@ constexpr int32_t kSegvMaperr = 1, kSegvAccerr = 2, kIllIllopc = 1, kIllIllopn =
 // x86 #XM's si_code, by Linux's priority (fpu__exception_code): invalid,
 // divide by zero, overflow, underflow or denormal, inexact.
 constexpr int32_t kFpeFltdiv = 3, kFpeFltovf = 4, kFpeFltund = 5, kFpeFltres = 6, kFpeFltinv = 7;
-constexpr uint64_t kTrapSimd = 19;
+constexpr uint64_t kTrapX87 = 16, kTrapSimd = 19;
 
 int32_t simd_fpe_code(uint32_t unmasked) {
   if (unmasked & 0x01) return kFpeFltinv;
@@ -193,6 +193,24 @@ bool RecordingSession::simd_exception(uint32_t unmasked) {
   else tracker_.rewind(*pending_);
   uc_reg_write(uc_, UC_X86_REG_MXCSR, &mxcsr);
   emit_.drop_accesses();
+  return fp_exception(unmasked, kTrapSimd, "SIMD");
+}
+
+void RecordingSession::x87_exception(uint16_t unmasked) {
+  // Nothing ran: the handler sees the x87 state as it is, the flags set
+  // (Linux's signal frame; the handler itself starts with a fresh one), and
+  // sigreturn without clearing them signals again. ES and B say an
+  // exception is pending, as the CPU sets them also when fldcw unmasks a
+  // flag already set (Unicorn does not).
+  uint64_t fsw = 0;
+  uc_reg_read(uc_, UC_X86_REG_FPSW, &fsw);
+  fsw |= 0x8080;
+  uc_reg_write(uc_, UC_X86_REG_FPSW, &fsw);
+  (void)fp_exception(unmasked, kTrapX87, "x87");
+}
+
+bool RecordingSession::fp_exception(uint32_t unmasked, uint64_t trapno, const char* unit) {
+  // Linux's fpu__exception_code: the same order for x87 and SSE flags.
   SigInfo info{kSigFpe, simd_fpe_code(unmasked)};
   info.fault = true;
   info.addr = pending_pc_;
@@ -202,7 +220,7 @@ bool RecordingSession::simd_exception(uint32_t unmasked) {
                      : info.code == kFpeFltund ? "underflow"
                                                : "inexact result";
   if (kernel_.fault_handled(kSigFpe)) {
-    auto handler = kernel_.deliver_fault(info, pending_pc_, FaultTrap{kTrapSimd, 0, 0});
+    auto handler = kernel_.deliver_fault(info, pending_pc_, FaultTrap{trapno, 0, 0});
     pending_ = nullptr;
     if (handler) {
       emit_delivery();
@@ -212,7 +230,7 @@ bool RecordingSession::simd_exception(uint32_t unmasked) {
     info.signo = kSigSegv;  // the stack could not take the frame
   }
   emit_delivery();  // MXCSR's flags, which a core dump would show
-  res_.fault = std::string("SIMD floating-point exception (") + what + ") at pc " + hex_address(info.addr);
+  res_.fault = std::string(unit) + " floating-point exception (" + what + ") at pc " + hex_address(info.addr);
   res_.exited = true;
   res_.signal = info.signo;
   res_.exit_code = 128 + info.signo;

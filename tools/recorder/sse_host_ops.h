@@ -39,8 +39,9 @@ enum class SseHostOp : uint8_t {
   CvtSs2Si32, CvtSs2Si64, CvttSs2Si32, CvttSs2Si64,
   CvtSd2Si32, CvtSd2Si64, CvttSd2Si32, CvttSd2Si64,
   Comiss, Comisd, Ucomiss, Ucomisd,
-  // Not SSE: an x87 instruction, register or memory form (x87_host_eval.h).
-  X87Register, X87Memory,
+  // Not SSE: an x87 instruction, register or memory form (x87_host_eval.h),
+  // or one the host does not run that still signals a pending exception.
+  X87Register, X87Memory, X87Wait,
   Count
 };
 

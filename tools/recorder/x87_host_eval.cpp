@@ -9,7 +9,6 @@ namespace ttd::rec {
 namespace {
 
 constexpr size_t kFcw = 0, kFsw = 2, kTags = 4, kMxcsr = 24, kSt = 32;
-constexpr uint16_t kExceptionMasks = 0x3f;
 constexpr uint16_t kPendingBits = 0x8080;  // FSW.B and FSW.ES: an unmasked exception is pending
 constexpr uint32_t kHostMxcsr = 0x1f80;
 
@@ -36,44 +35,66 @@ HostFpOp classify_x87(const cs_insn& insn) {
   // comes from the access hook wherever prefixes, SIB or displacement put it.
   if (!insn.detail) return {};
   const uint8_t opcode = insn.detail->x86.opcode[0];
+  HostFpOp op;
+  if (opcode == 0x9b && insn.size == 1) {  // fwait
+    op.op = SseHostOp::X87Wait;
+    return op;
+  }
   if (opcode < 0xd8 || opcode > 0xdf || insn.detail->x86.opcode[1] != 0) return {};
   const uint8_t modrm = insn.detail->x86.modrm;
-  HostFpOp op;
   op.dst = opcode;
   if (modrm >= 0xc0) {
-    if (!x87_runs_on_host(opcode, modrm)) return {};
-    op.op = SseHostOp::X87Register;
+    // fneni, fndisi, fnclex, fninit, fnsetpm and fnstsw ax do not wait.
+    if ((opcode == 0xdb && modrm >= 0xe0 && modrm <= 0xe4) || (opcode == 0xdf && modrm == 0xe0)) return {};
+    op.op = x87_runs_on_host(opcode, modrm) ? SseHostOp::X87Register : SseHostOp::X87Wait;
     op.src = modrm;
   } else {
     const uint8_t reg = (modrm >> 3) & 7;
-    if (x87_memory_form(opcode, reg).bytes == 0) return {};
-    op.op = SseHostOp::X87Memory;
     op.src = reg;
+    if (x87_memory_form(opcode, reg).bytes != 0) op.op = SseHostOp::X87Memory;
+    else if ((opcode == 0xd9 && (reg == 4 || reg == 5)) || (opcode == 0xdd && reg == 4)) op.op = SseHostOp::X87Wait;  // fldenv, fldcw, frstor
+    else return {};  // fnstenv, fnstcw, fnsave, fnstsw m16: no wait
   }
   return op;
 }
 
-void X87HostEval::before(uc_engine* uc) {
-  have_addr_ = false;
+uint16_t X87HostEval::before(uc_engine* uc) {
+  have_addr_ = have_old_ = false;
   read_x87(uc, image_);
-  fcw_ = get16(image_, kFcw);
-  put16(image_, kFcw, uint16_t(fcw_ | kExceptionMasks));
-  put16(image_, kFsw, uint16_t(get16(image_, kFsw) & ~kPendingBits));
+  const uint16_t fsw = get16(image_, kFsw);
+  const uint16_t unmasked = x87_unmasked(fsw, get16(image_, kFcw));
+  pending_ = unmasked != 0;
+  // With nothing unmasked pending the host may run the instruction, under
+  // the guest's control word; an ES without such a flag (a loaded
+  // environment that says so) would trap it, so it goes.
+  put16(image_, kFsw, uint16_t(fsw & ~kPendingBits));
   std::memcpy(image_.b + kMxcsr, &kHostMxcsr, 4);
+  return unmasked;
+}
+
+void X87HostEval::on_access(uc_engine* uc, const HostFpOp& op, uint64_t addr) {
+  if (have_addr_ || op.op != SseHostOp::X87Memory) return;
+  addr_ = addr;
+  have_addr_ = true;
+  const X87MemoryForm form = x87_memory_form(op.dst, op.src);
+  if (form.stores) have_old_ = uc_mem_read(uc, addr, old_, form.bytes) == UC_ERR_OK;
 }
 
 std::optional<X87StoreCorrection> X87HostEval::after(uc_engine* uc, const HostFpOp& op) {
   std::optional<X87StoreCorrection> fix;
+  if (pending_ || op.op == SseHostOp::X87Wait) return fix;
   if (op.op == SseHostOp::X87Register) {
     if (!run_x87_on_host(op.dst, op.src, image_)) return fix;
   } else {
     const X87MemoryForm form = x87_memory_form(op.dst, op.src);
-    if (!have_addr_) return fix;
-    alignas(16) uint8_t operand[16] = {};
-    // A load's operand is still in memory; a store's bytes are Unicorn's.
-    if (uc_mem_read(uc, addr_, operand, form.bytes) != UC_ERR_OK) return fix;
-    alignas(16) uint8_t emulated[16];
-    std::memcpy(emulated, operand, sizeof operand);
+    if (!have_addr_ || (form.stores && !have_old_)) return fix;
+    // A load's operand is still in memory; a store's bytes there are
+    // Unicorn's, and the host stores over the old ones (or leaves them, if
+    // an unmasked exception suppresses the store).
+    alignas(16) uint8_t emulated[16] = {};
+    if (uc_mem_read(uc, addr_, emulated, form.bytes) != UC_ERR_OK) return fix;
+    alignas(16) uint8_t operand[16];
+    std::memcpy(operand, form.stores ? old_ : emulated, sizeof operand);
     if (!run_x87_memory_on_host(op.dst, op.src, image_, operand)) return fix;
     if (form.stores && std::memcmp(operand, emulated, form.bytes) != 0 &&
         uc_mem_write(uc, addr_, operand, form.bytes) == UC_ERR_OK) {
@@ -83,11 +104,10 @@ std::optional<X87StoreCorrection> X87HostEval::after(uc_engine* uc, const HostFp
       std::memcpy(fix->bytes, operand, form.bytes);
     }
   }
+  // The host ran under the guest's control word: its status word, ES and B
+  // included, is the CPU's.
   FxsaveImage emulated;
   read_x87(uc, emulated);
-  // The guest's own control word, and its pending bits as Unicorn has them.
-  put16(image_, kFcw, fcw_);
-  put16(image_, kFsw, uint16_t((get16(image_, kFsw) & ~kPendingBits) | (get16(emulated, kFsw) & kPendingBits)));
   if (!same_stack(image_, emulated)) {
     write_x87(uc, image_);
   } else if (get16(image_, kFsw) != get16(emulated, kFsw)) {
