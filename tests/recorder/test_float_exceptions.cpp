@@ -204,27 +204,27 @@ HostFpOp classify(std::initializer_list<uint8_t> bytes) {
 
 TEST_CASE("classify_sse: operands, integer widths and immediates; string and integer instructions left alone") {
   HostFpOp op = classify({0xf2, 0x0f, 0x5e, 0xc1});  // divsd xmm0, xmm1
-  CHECK(op.op == SseHostOp::DivSd);
+  CHECK(op.op == HostFpOpcode::DivSd);
   CHECK(op.dst == 0);
   CHECK(op.src == 1);
   op = classify({0xf2, 0x48, 0x0f, 0x2a, 0xc1});  // cvtsi2sd xmm0, rcx
-  CHECK(op.op == SseHostOp::CvtSi2Sd64);
+  CHECK(op.op == HostFpOpcode::CvtSi2Sd64);
   CHECK(op.src == HostFpOp::kGpr + 1);
   op = classify({0xf2, 0x0f, 0x2a, 0x05, 0, 0, 0, 0});  // cvtsi2sd xmm0, dword ptr [rip]
-  CHECK(op.op == SseHostOp::CvtSi2Sd32);
+  CHECK(op.op == HostFpOpcode::CvtSi2Sd32);
   CHECK(op.src == HostFpOp::kMemory);
   op = classify({0xf2, 0x4c, 0x0f, 0x2c, 0xc1});  // cvttsd2si r8, xmm1
-  CHECK(op.op == SseHostOp::CvttSd2Si64);
+  CHECK(op.op == HostFpOpcode::CvttSd2Si64);
   CHECK(op.dst == HostFpOp::kNone);
   op = classify({0xf2, 0x0f, 0xc2, 0xc1, 0x01});  // cmpltsd xmm0, xmm1
-  CHECK(op.op == SseHostOp::CmpSd);
+  CHECK(op.op == HostFpOpcode::CmpSd);
   CHECK(op.imm == 1);
   op = classify({0x66, 0x0f, 0x3a, 0x0b, 0xc1, 0x0c});  // roundsd xmm0, xmm1, 12
-  CHECK(op.op == SseHostOp::RoundSd);
+  CHECK(op.op == HostFpOpcode::RoundSd);
   CHECK(op.imm == 12);
-  CHECK(classify({0xa7}).op == SseHostOp::None);              // cmpsd (string compare)
-  CHECK(classify({0x66, 0x0f, 0xfe, 0xc1}).op == SseHostOp::None);  // paddd
-  CHECK(classify({0x0f, 0x28, 0xc1}).op == SseHostOp::None);  // movaps
+  CHECK(classify({0xa7}).op == HostFpOpcode::None);              // cmpsd (string compare)
+  CHECK(classify({0x66, 0x0f, 0xfe, 0xc1}).op == HostFpOpcode::None);  // paddd
+  CHECK(classify({0x0f, 0x28, 0xc1}).op == HostFpOpcode::None);  // movaps
 }
 
 TEST_CASE("run_on_host: flags raised under the guest's control bits, the host's MXCSR left as it was") {
@@ -234,11 +234,11 @@ TEST_CASE("run_on_host: flags raised under the guest's control bits, the host's 
   const double one = 1.0, three = 3.0, zero = 0.0;
   std::memcpy(d.b, &one, 8);
   std::memcpy(s.b, &zero, 8);
-  REQUIRE(run_on_host(SseHostOp::DivSd, d, s, 0, 0x1f80, raised));
+  REQUIRE(run_on_host(HostFpOpcode::DivSd, d, s, 0, 0x1f80, raised));
   CHECK(raised == 0x04);  // divide by zero
   std::memcpy(d.b, &one, 8);
   std::memcpy(s.b, &three, 8);
-  REQUIRE(run_on_host(SseHostOp::DivSd, d, s, 0, 0x5f80, raised));  // round upward
+  REQUIRE(run_on_host(HostFpOpcode::DivSd, d, s, 0, 0x5f80, raised));  // round upward
   CHECK(raised == 0x20);  // inexact
   double r;
   std::memcpy(&r, d.b, 8);
@@ -246,7 +246,7 @@ TEST_CASE("run_on_host: flags raised under the guest's control bits, the host's 
   // Unmasked exceptions in the guest's MXCSR do not trap on the host.
   std::memcpy(d.b, &one, 8);
   std::memcpy(s.b, &zero, 8);
-  REQUIRE(run_on_host(SseHostOp::DivSd, d, s, 0, 0x0000, raised));
+  REQUIRE(run_on_host(HostFpOpcode::DivSd, d, s, 0, 0x0000, raised));
   CHECK(raised == 0x04);
   asm volatile("stmxcsr %0" : "=m"(after));
   CHECK(after == before);

@@ -15,7 +15,7 @@ namespace ttd::rec {
 
 // Whether op reads or writes a memory operand (its address is needed).
 inline bool has_memory_operand(const HostFpOp& op) {
-  return op.op == SseHostOp::X87Memory || (!is_x87(op) && op.src == HostFpOp::kMemory);
+  return op.op == HostFpOpcode::X87Memory || (!is_x87(op) && op.src == HostFpOp::kMemory);
 }
 
 class HostFpEval {
@@ -24,7 +24,7 @@ class HostFpEval {
   // unmasked x87 exceptions an x87 instruction finds pending (#MF,
   // x87_host_eval.h), 0 if it runs.
   uint16_t before(uc_engine* uc, const HostFpOp& op) {
-    if (op.op == SseHostOp::X87Wait) return x87_pending(uc);
+    if (op.op == HostFpOpcode::X87Wait) return x87_pending(uc);
     if (is_x87(op)) return x87_.before(uc);
     sse_.before(uc, op);
     return 0;
@@ -33,7 +33,7 @@ class HostFpEval {
   // first access is its start; the SSE instructions here write no memory),
   // or computed before it.
   void on_access(uc_engine* uc, const HostFpOp& op, uint64_t addr) {
-    if (op.op == SseHostOp::X87Memory) x87_.on_access(uc, op, addr);
+    if (op.op == HostFpOpcode::X87Memory) x87_.on_access(uc, op, addr);
     else if (!is_x87(op)) sse_.on_read(addr);
   }
   struct Outcome {
@@ -43,7 +43,7 @@ class HostFpEval {
   // After it ran: the host's result into the emulator.
   Outcome after(uc_engine* uc, const HostFpOp& op) {
     Outcome o;
-    if (op.op == SseHostOp::X87Wait) return o;
+    if (op.op == HostFpOpcode::X87Wait) return o;
     if (is_x87(op)) o.store = x87_.after(uc, op);
     else o.unmasked = sse_.after(uc, op);
     return o;

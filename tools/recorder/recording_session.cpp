@@ -211,7 +211,7 @@ void RecordingSession::fault(uc_err err) {
 
 bool RecordingSession::finish_instruction() {
   HostFpEval::Outcome fp;
-  if (pending_->host_fp.op != SseHostOp::None) {
+  if (pending_->host_fp.op != HostFpOpcode::None) {
     fp = fp_eval_.after(uc_, pending_->host_fp);
     if (fp.unmasked) return simd_exception(fp.unmasked);
   }
@@ -271,7 +271,7 @@ void RecordingSession::on_code(uc_engine* uc, uint64_t addr, uint32_t size, void
   s->pending_ = &s->tracker_.lookup(addr, size);
   s->pending_pc_ = addr;
   s->pending_size_ = size;
-  if (s->pending_->host_fp.op != SseHostOp::None)
+  if (s->pending_->host_fp.op != HostFpOpcode::None)
     if (const uint16_t unmasked = s->fp_eval_.before(uc, s->pending_->host_fp)) return void(s->x87_exception(unmasked));
   if (s->mirror_ || s->opts_.on_step) s->view_.at(addr);
   if (s->mirror_)
@@ -288,7 +288,7 @@ void RecordingSession::on_mem(uc_engine*, uc_mem_type type, uint64_t addr, int s
   } else {
     s->emit_.mem_read(addr, uint32_t(size));
   }
-  if (s->pending_->host_fp.op != SseHostOp::None) s->fp_eval_.on_access(s->uc_, s->pending_->host_fp, addr);
+  if (s->pending_->host_fp.op != HostFpOpcode::None) s->fp_eval_.on_access(s->uc_, s->pending_->host_fp, addr);
 }
 
 bool RecordingSession::on_bad_mem(uc_engine*, uc_mem_type type, uint64_t addr, int, int64_t, void* p) {

@@ -125,7 +125,7 @@ void RecordingSession::on_child_code(uc_engine* uc, uint64_t addr, uint32_t size
   if (s->child_fp_ && !s->finish_child_fp()) return;
   InsnInfo& info = s->tracker_.lookup(addr, size);
   const HostFpOp& op = info.host_fp;
-  if (op.op == SseHostOp::None) return;
+  if (op.op == HostFpOpcode::None) return;
   // No memory hooks here: the operand's address from the decode.
   uint64_t at = 0;
   if (has_memory_operand(op)) {

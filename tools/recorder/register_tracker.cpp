@@ -141,9 +141,9 @@ void RegisterTracker::decode(InsnInfo& info, uint32_t size) {
   guest_->implicit_writes(*insn, written, names);
   if (arch_->id == ArchId::X86_64) {
     info.host_fp = classify_sse(*insn);
-    if (info.host_fp.op == SseHostOp::None) info.host_fp = classify_x87(*insn);
+    if (info.host_fp.op == HostFpOpcode::None) info.host_fp = classify_x87(*insn);
     // The host evaluation may set MXCSR's sticky flags.
-    if (info.host_fp.op != SseHostOp::None && !is_x87(info.host_fp)) names.push_back("mxcsr");
+    if (info.host_fp.op != HostFpOpcode::None && !is_x87(info.host_fp)) names.push_back("mxcsr");
     info.x87_env_store = stores_x87_environment(*insn);
     info.tsc = insn->id == X86_INS_RDTSC ? 1 : insn->id == X86_INS_RDTSCP ? 2 : 0;
   }

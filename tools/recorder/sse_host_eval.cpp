@@ -16,7 +16,7 @@ int xmm_number(x86_reg r) {
 enum class Form : uint8_t { XmmXmm, XmmInt, IntXmm, Compare };
 
 struct Mapping {
-  SseHostOp op = SseHostOp::None;
+  HostFpOpcode op = HostFpOpcode::None;
   Form form = Form::XmmXmm;
   bool imm = false;
 };
@@ -24,7 +24,7 @@ struct Mapping {
 // Capstone's instruction to the host operation. Integer forms pick their
 // 32- or 64-bit variant from the integer operand's size afterwards.
 Mapping map_instruction(unsigned id) {
-  using O = SseHostOp;
+  using O = HostFpOpcode;
   switch (id) {
 #define X(ins, o) case X86_INS_##ins: return {O::o, Form::XmmXmm, false};
     X(ADDPS, AddPs) X(ADDSS, AddSs) X(ADDPD, AddPd) X(ADDSD, AddSd)
@@ -66,14 +66,14 @@ Mapping map_instruction(unsigned id) {
   }
 }
 
-// The 64-bit variant follows its 32-bit one in SseHostOp.
-SseHostOp wide(SseHostOp op) { return SseHostOp(uint8_t(op) + 1); }
+// The 64-bit variant follows its 32-bit one in HostFpOpcode.
+HostFpOpcode wide(HostFpOpcode op) { return HostFpOpcode(uint8_t(op) + 1); }
 
 }  // namespace
 
 HostFpOp classify_sse(const cs_insn& insn) {
   const Mapping m = map_instruction(insn.id);
-  if (m.op == SseHostOp::None) return {};
+  if (m.op == HostFpOpcode::None) return {};
   const cs_x86* x = insn.detail ? &insn.detail->x86 : nullptr;
   // The legacy forms only (reg, reg/mem [, imm]); VEX forms are not emulated
   // by Unicorn 2.0.1 anyway, and the string instruction cmpsd has two

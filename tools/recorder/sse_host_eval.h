@@ -30,7 +30,7 @@ struct HostFpOp {
   static constexpr uint8_t kNone = 0xff;     // no xmm destination input
   static constexpr uint8_t kMemory = 0xff;   // src is the memory operand
   static constexpr uint8_t kGpr = 0x10;      // src 0x10 + n: general register n
-  SseHostOp op = SseHostOp::None;
+  HostFpOpcode op = HostFpOpcode::None;
   uint8_t dst = kNone;  // xmm register whose value is an input (and the result's place)
   uint8_t src = kMemory;
   uint8_t imm = 0;

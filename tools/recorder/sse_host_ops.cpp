@@ -111,9 +111,9 @@ SSE_COMPARE(comiss, "comiss") SSE_COMPARE(comisd, "comisd") SSE_COMPARE(ucomiss,
 SSE_COMPARE(ucomisd, "ucomisd")
 #undef SSE_COMPARE
 
-#define OP(e, f, bytes, xmm) t[size_t(SseHostOp::e)] = OpInfo{f, bytes, xmm}
-constexpr std::array<OpInfo, size_t(SseHostOp::Count)> make_table() {
-  std::array<OpInfo, size_t(SseHostOp::Count)> t{};
+#define OP(e, f, bytes, xmm) t[size_t(HostFpOpcode::e)] = OpInfo{f, bytes, xmm}
+constexpr std::array<OpInfo, size_t(HostFpOpcode::Count)> make_table() {
+  std::array<OpInfo, size_t(HostFpOpcode::Count)> t{};
   OP(AddPs, addps, 16, true); OP(AddSs, addss, 4, true); OP(AddPd, addpd, 16, true); OP(AddSd, addsd, 8, true);
   OP(SubPs, subps, 16, true); OP(SubSs, subss, 4, true); OP(SubPd, subpd, 16, true); OP(SubSd, subsd, 8, true);
   OP(MulPs, mulps, 16, true); OP(MulSs, mulss, 4, true); OP(MulPd, mulpd, 16, true); OP(MulSd, mulsd, 8, true);
@@ -153,7 +153,7 @@ void set_mxcsr(uint32_t v) { asm volatile("ldmxcsr %0" : : "m"(v) : "memory"); }
 
 #else
 
-constexpr std::array<OpInfo, size_t(SseHostOp::Count)> kOps{};
+constexpr std::array<OpInfo, size_t(HostFpOpcode::Count)> kOps{};
 
 #endif
 
@@ -163,11 +163,11 @@ constexpr uint32_t kControlKept = 0x0040 /* DAZ */ | 0x6000 /* RC */ | 0x8000 /*
 
 }  // namespace
 
-bool writes_xmm(SseHostOp op) { return kOps[size_t(op)].xmm_result; }
+bool writes_xmm(HostFpOpcode op) { return kOps[size_t(op)].xmm_result; }
 
-unsigned memory_operand_bytes(SseHostOp op) { return kOps[size_t(op)].mem_bytes; }
+unsigned memory_operand_bytes(HostFpOpcode op) { return kOps[size_t(op)].mem_bytes; }
 
-bool run_on_host(SseHostOp op, Xmm& dst, const Xmm& src, uint8_t imm, uint32_t guest_mxcsr, uint32_t& raised) {
+bool run_on_host(HostFpOpcode op, Xmm& dst, const Xmm& src, uint8_t imm, uint32_t guest_mxcsr, uint32_t& raised) {
   raised = 0;
   const OpInfo& info = kOps[size_t(op)];
   if (!info.fn) return false;

@@ -19,7 +19,9 @@ struct alignas(16) Xmm {
   uint8_t b[16] = {};
 };
 
-enum class SseHostOp : uint8_t {
+// What the host evaluation runs (HostFpOp::op): an SSE operation from the
+// table here, or an x87 kind (x87_host_eval.h).
+enum class HostFpOpcode : uint8_t {
   None,
   // Two xmm inputs, xmm result (the scalar forms keep dst's upper lanes).
   AddPs, AddSs, AddPd, AddSd, SubPs, SubSs, SubPd, SubSd,
@@ -47,14 +49,14 @@ enum class SseHostOp : uint8_t {
 
 // Whether op's result is an xmm register (else a general register or
 // EFLAGS, which Unicorn computes right).
-bool writes_xmm(SseHostOp op);
+bool writes_xmm(HostFpOpcode op);
 // Bytes op reads from a memory source operand.
-unsigned memory_operand_bytes(SseHostOp op);
+unsigned memory_operand_bytes(HostFpOpcode op);
 
 // Runs op with dst (the destination's value before), src and imm, under the
 // guest's MXCSR control bits. On return dst holds the result (for ops that
 // write an xmm register) and `raised` the exception flags (MXCSR bits 0-5)
 // the instruction raised. The host's own MXCSR is restored.
-bool run_on_host(SseHostOp op, Xmm& dst, const Xmm& src, uint8_t imm, uint32_t guest_mxcsr, uint32_t& raised);
+bool run_on_host(HostFpOpcode op, Xmm& dst, const Xmm& src, uint8_t imm, uint32_t guest_mxcsr, uint32_t& raised);
 
 }  // namespace ttd::rec

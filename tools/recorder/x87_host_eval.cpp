@@ -37,7 +37,7 @@ HostFpOp classify_x87(const cs_insn& insn) {
   const uint8_t opcode = insn.detail->x86.opcode[0];
   HostFpOp op;
   if (opcode == 0x9b && insn.size == 1) {  // fwait
-    op.op = SseHostOp::X87Wait;
+    op.op = HostFpOpcode::X87Wait;
     return op;
   }
   if (opcode < 0xd8 || opcode > 0xdf || insn.detail->x86.opcode[1] != 0) return {};
@@ -46,13 +46,13 @@ HostFpOp classify_x87(const cs_insn& insn) {
   if (modrm >= 0xc0) {
     // fneni, fndisi, fnclex, fninit, fnsetpm and fnstsw ax do not wait.
     if ((opcode == 0xdb && modrm >= 0xe0 && modrm <= 0xe4) || (opcode == 0xdf && modrm == 0xe0)) return {};
-    op.op = x87_runs_on_host(opcode, modrm) ? SseHostOp::X87Register : SseHostOp::X87Wait;
+    op.op = x87_runs_on_host(opcode, modrm) ? HostFpOpcode::X87Register : HostFpOpcode::X87Wait;
     op.src = modrm;
   } else {
     const uint8_t reg = (modrm >> 3) & 7;
     op.src = reg;
-    if (x87_memory_form(opcode, reg).bytes != 0) op.op = SseHostOp::X87Memory;
-    else if ((opcode == 0xd9 && (reg == 4 || reg == 5)) || (opcode == 0xdd && reg == 4)) op.op = SseHostOp::X87Wait;  // fldenv, fldcw, frstor
+    if (x87_memory_form(opcode, reg).bytes != 0) op.op = HostFpOpcode::X87Memory;
+    else if ((opcode == 0xd9 && (reg == 4 || reg == 5)) || (opcode == 0xdd && reg == 4)) op.op = HostFpOpcode::X87Wait;  // fldenv, fldcw, frstor
     else return {};  // fnstenv, fnstcw, fnsave, fnstsw m16: no wait
   }
   return op;
@@ -73,7 +73,7 @@ uint16_t X87HostEval::before(uc_engine* uc) {
 }
 
 void X87HostEval::on_access(uc_engine* uc, const HostFpOp& op, uint64_t addr) {
-  if (have_addr_ || op.op != SseHostOp::X87Memory) return;
+  if (have_addr_ || op.op != HostFpOpcode::X87Memory) return;
   addr_ = addr;
   have_addr_ = true;
   const X87MemoryForm form = x87_memory_form(op.dst, op.src);
@@ -82,8 +82,8 @@ void X87HostEval::on_access(uc_engine* uc, const HostFpOp& op, uint64_t addr) {
 
 std::optional<X87StoreCorrection> X87HostEval::after(uc_engine* uc, const HostFpOp& op) {
   std::optional<X87StoreCorrection> fix;
-  if (pending_ || op.op == SseHostOp::X87Wait) return fix;
-  if (op.op == SseHostOp::X87Register) {
+  if (pending_ || op.op == HostFpOpcode::X87Wait) return fix;
+  if (op.op == HostFpOpcode::X87Register) {
     if (!run_x87_on_host(op.dst, op.src, image_)) return fix;
   } else {
     const X87MemoryForm form = x87_memory_form(op.dst, op.src);

@@ -31,7 +31,7 @@ namespace ttd::rec {
 // op None (the no-wait FN* instructions among them).
 HostFpOp classify_x87(const cs_insn& insn);
 inline bool is_x87(const HostFpOp& op) {
-  return op.op == SseHostOp::X87Register || op.op == SseHostOp::X87Memory || op.op == SseHostOp::X87Wait;
+  return op.op == HostFpOpcode::X87Register || op.op == HostFpOpcode::X87Memory || op.op == HostFpOpcode::X87Wait;
 }
 // The unmasked exception flags a waiting x87 instruction would signal
 // (#MF) given the status and control words: FSW & ~FCW, low six bits.
