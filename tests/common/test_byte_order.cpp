@@ -25,7 +25,7 @@ TEST_CASE("little-endian loads read least significant byte first, at any alignme
   }
 }
 
-TEST_CASE("stores are the loads' inverse; big-endian is most significant byte first") {
+TEST_CASE("stores are the loads' inverse, big-endian is most significant byte first") {
   uint8_t b[10] = {};
   store_le16(b, 0xbeef);
   CHECK(load_le16(b) == 0xbeef);

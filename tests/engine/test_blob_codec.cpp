@@ -184,7 +184,7 @@ TEST_CASE("blob writer: every kind is compressed with the codec chosen for it, a
 
 // engine/blob_reader.h: the one read path of IndexFile::read_blob and the
 // build's read-back of its keyframes (mapped_files_at_build).
-TEST_CASE("blob reader: stored and compressed blobs read back from a file; short reads and bad checksums named") {
+TEST_CASE("blob reader: stored and compressed blobs read back from a file, short reads and bad checksums named") {
   char path[] = "/tmp/ttd-blob-reader-XXXXXX";
   const int fd = ::mkstemp(path);
   REQUIRE(fd >= 0);

@@ -83,7 +83,7 @@ void edit_stream(const TempTrace& tt, size_t c, const std::function<void(std::ve
 
 }  // namespace
 
-TEST_CASE("index v12: step streams are zstd blobs; a truncated one is reported with the index file and its offset") {
+TEST_CASE("index v12: step streams are zstd blobs, a truncated one is reported with the index file and its offset") {
   TempTrace tt;
   const size_t c = compressed_chunk(tt);
   const StreamBlob b = stream_of(tt, c);
@@ -106,7 +106,7 @@ TEST_CASE("index v12: step streams are zstd blobs; a truncated one is reported w
   CHECK(v.error().offset == b.ref.offset);
 }
 
-TEST_CASE("index v12: a blob another codec wrote (snappy) reads back the same; corrupt, it is reported") {
+TEST_CASE("index v12: a blob another codec wrote (snappy) reads back the same, corrupt, it is reported") {
   for (const bool damage : {false, true}) {
     CAPTURE(damage);
     TempTrace tt;

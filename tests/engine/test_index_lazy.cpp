@@ -33,7 +33,7 @@ std::string at_byte(uint64_t offset) { return "at byte " + std::to_string(offset
 
 }  // namespace
 
-TEST_CASE("a corrupt step stream is reported by the seek that reads it; open and other seeks are unaffected") {
+TEST_CASE("a corrupt step stream is reported by the seek that reads it, open and other seeks are unaffected") {
   TempTrace tt(2000);
   uint64_t bad = 0;
   {
@@ -73,7 +73,7 @@ TEST_CASE("a corrupt step stream is reported by the seek that reads it; open and
   CHECK(rc.seek(1999).ok());
 }
 
-TEST_CASE("a corrupt summary group answers 'maybe' and names its offset; verify finds it") {
+TEST_CASE("a corrupt summary group answers 'maybe' and names its offset, verify finds it") {
   TempTrace tt(2000);
   uint64_t bad = 0;
   {
@@ -214,7 +214,7 @@ TEST_CASE("a thread's next step across a chunk that cannot be read is an error, 
   CHECK(st.kind != StopKind::HistoryEnd);
 }
 
-TEST_CASE("chunk_passing gives chunk()'s entry without caching the group; a corrupt group leaves its refs empty") {
+TEST_CASE("chunk_passing gives chunk()'s entry without caching the group, a corrupt group leaves its refs empty") {
   TempTrace tt(20000);  // 1,250 chunks of 16 steps: two chunk-table groups
   std::vector<ChunkEntry> want;
   {

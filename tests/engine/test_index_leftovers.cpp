@@ -40,7 +40,7 @@ std::vector<std::string> temp_files(const ScratchDir& d) {
 }
 }  // namespace
 
-TEST_CASE("temporary files of builds that died are removed by the next open; a live build's stays") {
+TEST_CASE("temporary files of builds that died are removed by the next open, a live build's stays") {
   ScratchDir d;
   spit(d / "t.trace", "trace");
   std::string dead = std::to_string(dead_pid());

@@ -75,7 +75,7 @@ TEST_CASE("--index naming a directory, a FIFO or a device is refused") {
   if (fs::exists(d / "null")) CHECK(fs::is_character_file(d / "null"));
 }
 
-TEST_CASE("a valid index of another trace is not overwritten; this trace's own stale one is rebuilt") {
+TEST_CASE("a valid index of another trace is not overwritten, this trace's own stale one is rebuilt") {
   ScratchDir d;
   spit(d / "a.trace", "trace a");
   spit(d / "b.trace", "trace b, longer");

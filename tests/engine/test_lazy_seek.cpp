@@ -77,7 +77,7 @@ struct TempTrace : test::TempSynthTrace {
 
 }  // namespace
 
-TEST_CASE("a lazy seek reads no page; a page never touched since returns the right bytes when read") {
+TEST_CASE("a lazy seek reads no page, a page never touched since returns the right bytes when read") {
   TempTrace tt(700);
   auto t = Trace::open(tt.path, tt.options());
   REQUIRE(t.ok());

@@ -77,7 +77,7 @@ const char* kX86Example =
 
 }  // namespace
 
-TEST_CASE("tenet: line n is step n; its memory belongs to step n-1") {
+TEST_CASE("tenet: line n is step n, its memory belongs to step n-1") {
   auto r = read_text(kX86Example);
   REQUIRE_MESSAGE(r->status.ok(), r->status.error().to_string());
   auto& sink = r->sink;

@@ -157,7 +157,7 @@ TEST_CASE("A sync marker before an instruction: its code bytes are in memory at 
   CHECK(sink.steps[0].info.kind == fmt::StepKind::Marker);
 }
 
-TEST_CASE("Sniffing by extension and plausibility; the registry names") {
+TEST_CASE("Sniffing by extension and plausibility, the registry names") {
   const GuestRun& run = guest_run();
   REQUIRE(run.error.empty());
   fmt::FormatEntry tt6 = fmt::tt6_format(), tt6e = fmt::tt6e_format(), full = fmt::tt6_full_format();

@@ -33,7 +33,7 @@ TEST_CASE("crc32c: masking as the snappy framing format defines it") {
   CHECK(crc32c_mask(0xe3069283u) == uint32_t(((0xe3069283u >> 15) | (0xe3069283u << 17)) + 0xa282ead8u));
 }
 
-TEST_CASE("crc32c: hardware and table paths agree at every length and alignment; updates chain") {
+TEST_CASE("crc32c: hardware and table paths agree at every length and alignment, updates chain") {
   std::mt19937 rng(7);
   std::vector<uint8_t> data(70000 + 16);
   for (auto& b : data) b = uint8_t(rng());

@@ -110,7 +110,7 @@ TEST_CASE("end record: a writer destroyed unclosed leaves a file that reads as n
   CHECK(sink.property(std::string(UcirReader::kEndedProperty)).empty());
 }
 
-TEST_CASE("end record: close() without an ending says complete; a long ending is cut to the limit") {
+TEST_CASE("end record: close() without an ending says complete, a long ending is cut to the limit") {
   RecordingSink plain;
   REQUIRE(test::read_ucir(write_trace("plain.ucir", 3, std::string()), plain).ok());
   CHECK(plain.property(std::string(UcirReader::kEndedProperty)) == "complete");

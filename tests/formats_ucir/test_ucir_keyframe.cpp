@@ -123,7 +123,7 @@ TEST_CASE("keyframe: the writer's keyframes are always trusted (pages, plus a ze
   CHECK(sink.property("keyframe") == "3 mappings, 6 writes, 0 mappings unknown (zero-trimmed data)");
 }
 
-TEST_CASE("keyframe: registers of usercorn's list the keyframe leaves out are zero; others stay unknown") {
+TEST_CASE("keyframe: registers of usercorn's list the keyframe leaves out are zero, others stay unknown") {
   std::vector<uint8_t> b;
   OpEncoder e(b);
   e.reg(35, 5);     // rax

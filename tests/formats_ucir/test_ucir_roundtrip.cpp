@@ -162,7 +162,7 @@ std::vector<uint8_t> top_level_ops(const std::string& path) {
   return kinds;
 }
 
-TEST_CASE("ucir: block() fills a frame with blocks up to 16 KiB; a thread switch starts a new one") {
+TEST_CASE("ucir: block() fills a frame with blocks up to 16 KiB, a thread switch starts a new one") {
   const ArchId a = ArchId::X86_64;
   const std::string path = test::temp_path("blocks.ucir");
   // Each block: OP_JMP (13 bytes) and two steps with a register change
@@ -200,7 +200,7 @@ TEST_CASE("ucir: block() fills a frame with blocks up to 16 KiB; a thread switch
   }
 }
 
-TEST_CASE("ucir: big- and little-endian version fields; i386 registers; sniff and open") {
+TEST_CASE("ucir: big- and little-endian version fields, i386 registers, sniff and open") {
   const std::string be = test::write_sample_x86_64(test::temp_path("be.ucir"));
   const std::string le = test::write_sample_i386_le_version(test::temp_path("le.ucir"));
   auto hb = test::read_bytes(be), hl = test::read_bytes(le);

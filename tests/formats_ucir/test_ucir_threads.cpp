@@ -185,7 +185,7 @@ TEST_CASE("threads: a frame naming too many threads is an error with its offset"
   CHECK(test::read_ucir(test::write_raw_ucir(ops), ok_sink).ok());
 }
 
-TEST_CASE("threads: usercorn's exit quirk still applies within one thread; a thread switch settles it") {
+TEST_CASE("threads: usercorn's exit quirk still applies within one thread, a thread switch settles it") {
   // STEP SYSCALL{EXIT} then a frame of another thread: the exit is the
   // step's own (ttd's order), not given to the other thread's next step.
   std::vector<uint8_t> ops;

@@ -54,7 +54,7 @@ UmtraceTracerSetup shortened(UmtraceTracerSetup s) {
 
 }  // namespace
 
-TEST_CASE("fuzz inputs: a packed trace unpacks to the same files; seeds on request") {
+TEST_CASE("fuzz inputs: a packed trace unpacks to the same files, seeds on request") {
   std::vector<std::pair<std::string, std::vector<uint8_t>>> seeds;
   {
     TempDir d;

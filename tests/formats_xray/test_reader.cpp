@@ -117,7 +117,7 @@ TEST_CASE("steps, EIDs and attributes of a multi-threaded log with its instrumen
   }
 }
 
-TEST_CASE("without a map the pc is the function id; events sit in the innermost call") {
+TEST_CASE("without a map the pc is the function id, events sit in the innermost call") {
   auto sink = read_all(data("fdr-v5-custom-event.xray"));
   CHECK(sink.property("xray.pc").find("function id") != std::string::npos);
   REQUIRE(sink.steps.size() == 7);

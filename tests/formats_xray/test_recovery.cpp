@@ -72,7 +72,7 @@ void check_intact(const Read& bug, const Read& good, size_t lost_events, bool ar
 
 }  // namespace
 
-TEST_CASE("a record cut by the bug is skipped and reported; the next buffer is read") {
+TEST_CASE("a record cut by the bug is skipped and reported, the next buffer is read") {
   struct Case {
     const char* name;
     std::function<void(FdrWriter&)> tail;

@@ -22,7 +22,7 @@ TEST_CASE("g: every register in regnum order, xx for unknown ones") {
   CHECK(h.one("g1") == "E03");
 }
 
-TEST_CASE("p: one register; lldb's ;thread: suffix picks the thread") {
+TEST_CASE("p: one register, and lldb's thread: suffix picks the thread") {
   Harness h;
   h.connect_as_lldb();
   CHECK(h.one("p5") == le64(0x1000));

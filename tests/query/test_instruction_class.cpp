@@ -60,7 +60,7 @@ TEST_CASE("classifier: ppc32 calls are every branch with LK=1, returns bclr with
                              });
 }
 
-TEST_CASE("classifier: arm bl/blx calls; bx lr, pop {pc}, ldm sp!/fp {pc}, mov pc, lr returns") {
+TEST_CASE("classifier: arm bl/blx calls, bx lr, pop {pc}, ldm sp!/fp {pc}, mov pc, lr returns") {
   check_words(ArchId::Arm, {
                                {0xeb000000, InsnClass::Call, "bl .+8"},
                                {0x0bfffffe, InsnClass::Call, "bleq ."},
@@ -104,7 +104,7 @@ TEST_CASE("classifier: aarch64 bl/blr calls, ret returns") {
                                });
 }
 
-TEST_CASE("classifier: x86-64 and x86 call/ret/jumps; no bytes is Unknown") {
+TEST_CASE("classifier: x86-64 and x86 call/ret/jumps, no bytes is Unknown") {
   for (ArchId arch : {ArchId::X86_64, ArchId::I386}) {
     InstructionClassifier cls(arch_desc(arch));
     auto at = [&](std::vector<uint8_t> b) { return cls.classify(0x1000, b); };

@@ -83,7 +83,7 @@ Walk walk(std::shared_ptr<const Trace> t) {
 
 }  // namespace
 
-TEST_CASE("calls without code bytes report incomplete; --program supplies the bytes") {
+TEST_CASE("calls without code bytes report incomplete, --program supplies the bytes") {
   test::FileFixture file("nocode.ucir");
   REQUIRE(test::write_call_program(file.path, {40, false, 0}).ok());
   const std::string elf = test::temp_path("prog.elf");

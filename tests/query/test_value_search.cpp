@@ -48,7 +48,7 @@ struct ReferenceMemory {
 
 }  // namespace
 
-TEST_CASE("hex patterns: spaces and 0x are fine; empty, odd and non-hex are errors") {
+TEST_CASE("hex patterns: spaces and 0x are fine, empty, odd and non-hex are errors") {
   CHECK(*parse_hex_bytes("de ad BE ef") == std::vector<uint8_t>{0xde, 0xad, 0xbe, 0xef});
   CHECK(*parse_hex_bytes("0x0102") == std::vector<uint8_t>{1, 2});
   CHECK(parse_hex_bytes("").error().message.find("empty") != std::string::npos);

@@ -195,7 +195,7 @@ TEST_CASE("exec chain: execve keeps fds without O_CLOEXEC, umask, cwd, ignored s
         "pid kept: yes\numask: 027\ncwd: /tmp\nSIGUSR1 ignored: yes\nSIGUSR2 default: yes\nSIGHUP blocked: yes\n");
 }
 
-TEST_CASE("follow_fork: sh -c 'prog 1; prog 2' gives a trace per child, each with prog's run") {
+TEST_CASE("follow_fork: sh -c with two programs gives a trace per child, each with its program's run") {
   if (!fs::exists("/bin/sh")) return;
   for (const char* variant : {"x86_64", "x86_64-dyn"}) {
     const std::string prog = test::program_path(variant, "exec_chain");

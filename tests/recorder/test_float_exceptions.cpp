@@ -202,7 +202,7 @@ HostFpOp classify(std::initializer_list<uint8_t> bytes) {
 
 }  // namespace
 
-TEST_CASE("classify_sse: operands, integer widths and immediates; string and integer instructions left alone") {
+TEST_CASE("classify_sse: operands, integer widths and immediates, string and integer instructions left alone") {
   HostFpOp op = classify({0xf2, 0x0f, 0x5e, 0xc1});  // divsd xmm0, xmm1
   CHECK(op.op == HostFpOpcode::DivSd);
   CHECK(op.dst == 0);
@@ -253,7 +253,7 @@ TEST_CASE("run_on_host: flags raised under the guest's control bits, the host's 
 }
 
 
-TEST_CASE("run_x87_on_host: fsqrt and fstpl on a guest image; the host's x87 is left empty, its control words kept") {
+TEST_CASE("run_x87_on_host: fsqrt and fstpl on a guest image, the host's x87 is left empty, its control words kept") {
   FxsaveImage image;
   const uint16_t fcw = 0x37f, fsw = 0x3800;  // TOP 7: ST0 is physical register 7
   const uint32_t mxcsr = 0x1f80;

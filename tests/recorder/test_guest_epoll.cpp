@@ -72,7 +72,7 @@ TEST_CASE("GuestEpoll: ctl answers as Linux's") {
   CHECK(ep.items().empty());
 }
 
-TEST_CASE("GuestEpoll: level-triggered items go round in the order added; only what was asked is reported") {
+TEST_CASE("GuestEpoll: level-triggered items go round in the order added, only what was asked is reported") {
   GuestEpoll ep;
   FakeFiles files;
   ep.ctl(GuestEpoll::kAdd, k(9), GuestEpoll::kIn, 90);
@@ -126,7 +126,7 @@ TEST_CASE("GuestEpoll: edge-triggered once per change, one-shot until MOD, forge
   CHECK(ep.items().empty());
 }
 
-TEST_CASE("GuestEpoll: items are (open file, fd); forget drops every item of a file") {
+TEST_CASE("GuestEpoll: items are (open file, fd), forget drops every item of a file") {
   GuestEpoll ep;
   // fd 3 and its dup 4 are one open file (30); fd 3 reused for file 31.
   CHECK(ep.ctl(GuestEpoll::kAdd, {30, 3}, GuestEpoll::kIn, 1) == 0);

@@ -15,7 +15,7 @@
 using namespace ttd;
 using namespace ttd::rec;
 
-TEST_CASE("guest signals: faults first, then the lowest number; the thread's own before the process's; no queueing") {
+TEST_CASE("guest signals: faults first, then the lowest number, the thread's own before the process's, no queueing") {
   GuestSignals s;
   auto info = [](int sig, int32_t code = SigInfo::kUser) {
     SigInfo i;
@@ -172,7 +172,7 @@ TEST_CASE("x86-64 signal frame: SA_ONSTACK puts it at the top of the alternate s
   CHECK(frame < Stack::kBase + 0x3000);
 }
 
-TEST_CASE("AArch64 signal frame: siginfo, ucontext with fpsimd_context, frame record; rt_sigreturn takes the handler's edits") {
+TEST_CASE("AArch64 signal frame: siginfo, ucontext with fpsimd_context, frame record, rt_sigreturn takes the handler's edits") {
   Stack st(UC_ARCH_ARM64, UC_MODE_ARM);
   const uint64_t sp = Stack::kBase + 0x8000;
   st.set(UC_ARM64_REG_SP, sp);

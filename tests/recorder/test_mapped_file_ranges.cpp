@@ -32,7 +32,7 @@ TEST_CASE("mapped file ranges: the parts that map a file's bytes, widened to pag
   CHECK(m.of_file(8, 80).size() == 1);
 }
 
-TEST_CASE("mapped file ranges: an unmap in the middle splits a range; a new mapping replaces") {
+TEST_CASE("mapped file ranges: an unmap in the middle splits a range, a new mapping replaces") {
   MappedFileRanges m;
   m.add({0x10000, 4 * kPage, 0, 1, 2, false});
   m.remove(0x11000, kPage);

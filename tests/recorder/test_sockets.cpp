@@ -115,7 +115,7 @@ TEST_CASE("sockets: pairs, SCM_RIGHTS, AF_UNIX, TCP/UDP, poll/epoll and a fork's
   }
 }
 
-TEST_CASE("sockets: a thread blocked in recv on a socketpair parks; the same trace twice") {
+TEST_CASE("sockets: a thread blocked in recv on a socketpair parks, the same trace twice") {
   const std::string prog = test::program_path("x86_64-dyn", "sockets");
   if (prog.empty()) return;
   const std::string out = test::temp_trace("sockets-pair");

@@ -50,7 +50,7 @@ TEST_CASE("timed waits: a fork's unrecorded child's select and epoll_wait wait o
   test::check_mode_like_native("timed_waits", "child-select", {"x86_64", "x86_64-dyn", "aarch64"});
 }
 
-TEST_CASE("GuestThreads: a timed wait with an end is due like a sleep; without one it is not") {
+TEST_CASE("GuestThreads: a timed wait with an end is due like a sleep, without one it is not") {
   GuestThreads threads(100);
   threads.add();
   threads.add();

@@ -125,7 +125,7 @@ TEST_CASE("writes, fills and invalidations of lazy pages give the eager bytes an
   CHECK(f.lazy.read(f.base9, &b, &v, 1) == 0);
 }
 
-TEST_CASE("pages() and digests read every lazy page; copies share the lazy groups") {
+TEST_CASE("pages() and digests read every lazy page, copies share the lazy groups") {
   Fixture f;
   PagedMemory copy = f.lazy;
   CHECK(copy.page_count() == 3);

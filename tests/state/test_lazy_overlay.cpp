@@ -75,7 +75,7 @@ uint64_t digest_of(const PagedMemory& m) {
 
 }  // namespace
 
-TEST_CASE("changes to unread lazy pages read no page; the first read merges them as an eager memory has them") {
+TEST_CASE("changes to unread lazy pages read no page, the first read merges them as an eager memory has them") {
   std::mt19937_64 rng(17);
   for (int round = 0; round < 40; ++round) {
     Pair p;
@@ -110,7 +110,7 @@ TEST_CASE("changes to unread lazy pages read no page; the first read merges them
   }
 }
 
-TEST_CASE("an overlay: write, then invalidate, then write again; a page made wholly unknown is gone") {
+TEST_CASE("an overlay: write, then invalidate, then write again, a page made wholly unknown is gone") {
   Pair p;
   const uint8_t a[8] = {1, 2, 3, 4, 5, 6, 7, 8}, b[2] = {9, 9};
   for (PagedMemory* m : {&p.lazy, &p.eager}) {
@@ -127,7 +127,7 @@ TEST_CASE("an overlay: write, then invalidate, then write again; a page made who
   CHECK(p.lazy.resident_page_count() == p.eager.resident_page_count());
 }
 
-TEST_CASE("copies of a memory with overlays do not share their writes; set_page and install_lazy drop overlays") {
+TEST_CASE("copies of a memory with overlays do not share their writes, set_page and install_lazy drop overlays") {
   Pair p;
   const uint8_t one = 1, two = 2;
   p.lazy.write(page_addr(0), &one, 1);

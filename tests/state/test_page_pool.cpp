@@ -57,7 +57,7 @@ TEST_CASE("page pool: a copy is the page, byte for byte") {
   CHECK(std::memcmp(a.get(), c.get(), sizeof(Page)) == 0);
 }
 
-TEST_CASE("page pool: pages released on another thread; empty slabs go back") {
+TEST_CASE("page pool: pages released on another thread, empty slabs go back") {
   const PagePoolStats before = page_pool_stats();
   std::vector<std::shared_ptr<Page>> pages;
   for (size_t i = 0; i < 3 * kMany; ++i) pages.push_back(make_page());

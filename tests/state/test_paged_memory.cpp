@@ -142,7 +142,7 @@ TEST_CASE("invalidate remembers a missing page only until that page appears") {
   }
 }
 
-TEST_CASE("copies share pages; a write unshares only the written page") {
+TEST_CASE("copies share pages, a write unshares only the written page") {
   PagedMemory a;
   auto data = iota_bytes(2 * kPageSize);
   a.write(0, data.data(), data.size());
