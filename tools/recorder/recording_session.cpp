@@ -314,6 +314,14 @@ void RecordingSession::end_with_trap(uint32_t intno) {
   // so Linux's default action for the signal ends the process.
   emit_.drop_accesses();
   res_.fault = "CPU exception " + std::to_string(intno) + " at pc " + hex_address(pending_pc_);
+  if (guest_.id() == ArchId::X86_64 && intno == 0x80) {
+    // Linux built with IA32 emulation runs it as a 32-bit system call; the
+    // recorder does not, so say so rather than leave a bare exception.
+    uint64_t eax = 0;
+    uc_reg_read(uc_, UC_X86_REG_RAX, &eax);
+    res_.fault = "int $0x80 at pc " + hex_address(pending_pc_) + " (a 32-bit system call, eax " +
+                 std::to_string(uint32_t(eax)) + "): not emulated in a 64-bit program; Linux's IA32 emulation would run it";
+  }
   res_.exited = true;
   res_.signal = trap_signal(intno);
   res_.exit_code = 128 + res_.signal;

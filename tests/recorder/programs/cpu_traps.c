@@ -35,6 +35,8 @@ int main(int argc, char** argv) {
     __asm__ volatile("hlt");
   }
   if (strcmp(mode, "int") == 0) __asm__ volatile("int $0x42");
+  /* A 32-bit exit(42): Linux's IA32 emulation runs it, the recorder not. */
+  if (strcmp(mode, "int80") == 0) __asm__ volatile("mov $1, %eax\n\tmov $42, %ebx\n\tint $0x80");
   if (strcmp(mode, "icebp") == 0) __asm__ volatile(".byte 0xf1");
   if (strcmp(mode, "wait") == 0) __asm__ volatile("pause");
 #elif defined(__aarch64__)
