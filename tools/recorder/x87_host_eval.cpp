@@ -40,6 +40,14 @@ HostFpOp classify_x87(const cs_insn& insn) {
     op.op = HostFpOpcode::X87Wait;
     return op;
   }
+  // MMX instructions signal a pending x87 exception too (their registers
+  // are the x87 stack's); Capstone's MMX group is the mm-register forms.
+  for (uint8_t g = 0; g < insn.detail->groups_count; ++g) {
+    if (insn.detail->groups[g] == X86_GRP_MMX) {
+      op.op = HostFpOpcode::X87Wait;
+      return op;
+    }
+  }
   if (opcode < 0xd8 || opcode > 0xdf || insn.detail->x86.opcode[1] != 0) return {};
   const uint8_t modrm = insn.detail->x86.modrm;
   op.dst = opcode;

@@ -9,7 +9,7 @@
 // destination it leaves alone, the store it suppresses, FSW.ES.
 //
 // Such an exception is delivered as the CPU does, at the next waiting x87
-// instruction (#MF: every x87 instruction but the FN* ones, and fwait):
+// instruction (#MF: every x87 instruction but the FN* ones, fwait, MMX):
 // before() reports it pending and the instruction does not run. The host
 // never traps: it runs an instruction only when nothing is pending, and
 // follows it with non-waiting ones only (fxsave, fninit).
@@ -27,8 +27,8 @@ namespace ttd::rec {
 // op X87Register with the opcode and ModRM bytes for a register form the
 // host runs (x87_runs_on_host), op X87Memory with the opcode and the ModRM
 // reg field for a memory form (x87_memory_form), op X87Wait for any other
-// waiting x87 instruction (fwait, fldcw, fldenv, frstor, fcmov ...), else
-// op None (the no-wait FN* instructions among them).
+// waiting x87 instruction (fwait, fldcw, fldenv, frstor, fcmov ...) and for
+// MMX instructions, else op None (the no-wait FN* instructions among them).
 HostFpOp classify_x87(const cs_insn& insn);
 inline bool is_x87(const HostFpOp& op) {
   return op.op == HostFpOpcode::X87Register || op.op == HostFpOpcode::X87Memory || op.op == HostFpOpcode::X87Wait;

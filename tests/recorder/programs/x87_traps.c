@@ -4,7 +4,8 @@
    instruction, trapno 16, the saved x87 state as the CPU left it (the
    destination an invalid or divide-by-zero operation does not write, the
    bias-adjusted result of an overflow or underflow, the rounded result of
-   an inexact one, a store an invalid operation suppresses), the handler
+   an inexact one, a store an invalid operation suppresses; an MMX
+   instruction signals it too), the handler
    starting with a fresh FPU. Mode "caught" runs each case with a handler
    that jumps out, "resume" one whose handler masks the exception in the
    saved state and returns (the instruction runs again), "fatal" one
@@ -105,6 +106,11 @@ static void unmasked_later(void) {
                    :
                    : "m"(cw), "m"(unmask), "m"(one), "m"(zero_d));
 }
+static void mmx(void) {
+  /* An MMX instruction signals it too: pxor %mm0, %mm0 traps. */
+  cw = 0x37b;
+  __asm__ volatile("fldcw %0\n\tfldt %1\n\tfdivl %2\n\tpxor %%mm0, %%mm0\n\temms" : : "m"(cw), "m"(one), "m"(zero_d));
+}
 static void no_wait(void) {
   /* fnstsw and fnclex do not wait: no trap, and nothing pending after. */
   unsigned short sw;
@@ -132,6 +138,7 @@ static int caught(void) {
   run("inexact", inexact);
   run("store suppressed", store_suppressed);
   run("unmasked later", unmasked_later);
+  run("mmx", mmx);
   run("no wait", no_wait);
   return 0;
 }
