@@ -74,10 +74,8 @@ class UcirFileWriter final : public UcirWriter {
     count_op();
   }
   void block(uint64_t addr, uint32_t block_size) override {
-    end_syscall();
     if (kind_ != OP_FRAME || frame_.size() >= kBlockFrameBytes) begin_frame();
-    enc().jmp(addr, block_size);
-    count_op();
+    jmp(addr, block_size);
   }
   void step(uint8_t size) override {
     end_syscall();

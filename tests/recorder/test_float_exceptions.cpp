@@ -16,6 +16,48 @@
 
 namespace test_float_exceptions {
 
+namespace {
+
+// `program` (x86_64-dyn build unless `variant`) in `mode` prints "before"
+// and dies of SIGFPE natively; recorded, the run ends the same way, with
+// `fault` (if given) in the recorder's fault text.
+void check_dies_of_sigfpe(const char* program, const char* mode, const char* fault, const char* variant = "x86_64-dyn") {
+  CAPTURE(variant);
+  CAPTURE(mode);
+  const std::string prog = ttd::rec::test::program_path(variant, program);
+  if (prog.empty()) return;
+  const auto native = ttd::rec::test::run_shell("env -i '" + prog + "' " + mode + "; echo \"status $?\"");
+  REQUIRE(native.out == "before\nstatus 136\n");
+  ttd::rec::RecordOptions o =
+      ttd::rec::test::capture_options({prog, mode}, ttd::rec::test::temp_trace(std::string(program) + "-" + mode));
+  auto sum = ttd::rec::record(o);
+  REQUIRE_MESSAGE(sum.ok(), ttd::rec::test::error_text(sum));
+  std::filesystem::remove(o.output);
+  CHECK(sum->captured_stdout == "before\n");
+  CHECK(sum->signal == 8);
+  CHECK(sum->exit_code == 136);
+  if (!fault) return;
+  REQUIRE(sum->fault.has_value());
+  CHECK(sum->fault->find(fault) != std::string::npos);
+}
+
+// `program` in `mode` forks a child that is not recorded and writes to the
+// real stdout: recorded (the helper puts both processes' output in one
+// file), it prints what it prints natively.
+void check_child_like_native(const char* program, const char* mode, const char* variant) {
+  CAPTURE(variant);
+  const std::string prog = ttd::rec::test::program_path(variant, program);
+  if (prog.empty()) return;
+  ttd::rec::RecordOptions o =
+      ttd::rec::test::capture_options({prog, mode}, ttd::rec::test::temp_trace(std::string(program) + "-child"));
+  o.env = {"LC_ALL=C"};
+  const auto run = ttd::rec::test::record_with_host_stdout(o);
+  CHECK(run.out == ttd::rec::test::run_native({prog, mode}).out);
+  std::filesystem::remove(o.output);
+}
+
+}  // namespace
+
 TEST_CASE("fenv: fetestexcept after each operation and results under each rounding mode are as native") {
   const std::string prog = ttd::rec::test::program_path("x86_64-dyn", "fenv_flags");
   if (prog.empty()) return;
@@ -47,17 +89,8 @@ TEST_CASE("a fork child that is not recorded computes floating point as natively
   const std::string native = ttd::rec::test::run_native({prog, "child"}).out;
   REQUIRE(native.find("remainderl 0\n") != std::string::npos);
   REQUIRE(native.find("child status 0\n") != std::string::npos);
-  for (const char* variant : {"x86_64", "x86_64-glibc", "x86_64-dyn"}) {
-    CAPTURE(variant);
-    const std::string p = ttd::rec::test::program_path(variant, "fenv_flags");
-    if (p.empty()) continue;
-    // The child writes to the real stdout: the helper puts both in one file.
-    ttd::rec::RecordOptions o = ttd::rec::test::capture_options({p, "child"}, ttd::rec::test::temp_trace("fenv-child"));
-    o.env = {"LC_ALL=C"};
-    const auto run = ttd::rec::test::record_with_host_stdout(o);
-    CHECK(run.out == ttd::rec::test::run_native({p, "child"}).out);
-    std::filesystem::remove(o.output);
-  }
+  for (const char* variant : {"x86_64", "x86_64-glibc", "x86_64-dyn"})
+    check_child_like_native("fenv_flags", "child", variant);
 }
 
 TEST_CASE("an SSE exception unmasked in MXCSR traps: SIGFPE at the instruction, its result not written") {
@@ -65,23 +98,8 @@ TEST_CASE("an SSE exception unmasked in MXCSR traps: SIGFPE at the instruction, 
   // MXCSR's flag set in the saved state, xmm0 as before the division.
   ttd::rec::test::check_mode_like_native("fenv_flags", "trap", {"x86_64", "x86_64-glibc", "x86_64-dyn"});
   // Not caught: the process dies of SIGFPE, as natively.
-  for (const char* variant : {"x86_64", "x86_64-dyn"}) {
-    CAPTURE(variant);
-    const std::string prog = ttd::rec::test::program_path(variant, "fenv_flags");
-    if (prog.empty()) continue;
-    const auto native = ttd::rec::test::run_shell("env -i '" + prog + "' trap-fatal; echo \"status $?\"");
-    REQUIRE(native.out == "before\nstatus 136\n");
-    ttd::rec::RecordOptions o =
-        ttd::rec::test::capture_options({prog, "trap-fatal"}, ttd::rec::test::temp_trace("fenv-fatal"));
-    auto sum = ttd::rec::record(o);
-    REQUIRE_MESSAGE(sum.ok(), ttd::rec::test::error_text(sum));
-    CHECK(sum->captured_stdout == "before\n");
-    CHECK(sum->signal == 8);
-    CHECK(sum->exit_code == 136);
-    REQUIRE(sum->fault.has_value());
-    CHECK(sum->fault->find("SIMD floating-point exception (invalid operation)") != std::string::npos);
-    std::filesystem::remove(o.output);
-  }
+  for (const char* variant : {"x86_64", "x86_64-dyn"})
+    check_dies_of_sigfpe("fenv_flags", "trap-fatal", "SIMD floating-point exception (invalid operation)", variant);
 }
 
 TEST_CASE("an x87 exception unmasked in the control word traps at the next waiting instruction, as on the CPU") {
@@ -98,39 +116,15 @@ TEST_CASE("an x87 exception unmasked in the control word traps at the next waiti
   for (const char* mode : {"caught", "resume"})
     ttd::rec::test::check_mode_like_native("x87_traps", mode, {"x86_64", "x86_64-glibc", "x86_64-dyn"});
   // Not caught: SIGFPE ends the process.
-  const auto fatal = ttd::rec::test::run_shell("env -i '" + prog + "' fatal; echo \"status $?\"");
-  REQUIRE(fatal.out == "before\nstatus 136\n");
-  ttd::rec::RecordOptions o = ttd::rec::test::capture_options({prog, "fatal"}, ttd::rec::test::temp_trace("x87-fatal"));
-  auto sum = ttd::rec::record(o);
-  REQUIRE_MESSAGE(sum.ok(), ttd::rec::test::error_text(sum));
-  CHECK(sum->captured_stdout == "before\n");
-  CHECK(sum->signal == 8);
-  REQUIRE(sum->fault.has_value());
-  CHECK(sum->fault->find("x87 floating-point exception (divide by zero)") != std::string::npos);
-  std::filesystem::remove(o.output);
+  check_dies_of_sigfpe("x87_traps", "fatal", "x87 floating-point exception (divide by zero)");
   // In an unrecorded fork child (its own code hook), caught and fatal.
-  o = ttd::rec::test::capture_options({prog, "child"}, ttd::rec::test::temp_trace("x87-child"));
-  o.env = {"LC_ALL=C"};
-  const auto run = ttd::rec::test::record_with_host_stdout(o);
-  const std::string native_child = ttd::rec::test::run_native({prog, "child"}).out;
-  REQUIRE(native_child.find("child fatal: signal 8\n") != std::string::npos);
-  CHECK(run.out == native_child);
-  std::filesystem::remove(o.output);
+  REQUIRE(ttd::rec::test::run_native({prog, "child"}).out.find("child fatal: signal 8\n") != std::string::npos);
+  check_child_like_native("x87_traps", "child", "x86_64-dyn");
 }
 
 TEST_CASE("an integer division by zero without a handler ends the run with SIGFPE, as natively") {
   // Before 2026-11-29 every unhandled CPU exception ended with SIGTRAP.
-  const std::string prog = ttd::rec::test::program_path("x86_64-dyn", "fenv_flags");
-  if (prog.empty()) return;
-  const auto native = ttd::rec::test::run_shell("env -i '" + prog + "' intdiv; echo \"status $?\"");
-  REQUIRE(native.out == "before\nstatus 136\n");
-  ttd::rec::RecordOptions o = ttd::rec::test::capture_options({prog, "intdiv"}, ttd::rec::test::temp_trace("intdiv"));
-  auto sum = ttd::rec::record(o);
-  REQUIRE_MESSAGE(sum.ok(), ttd::rec::test::error_text(sum));
-  CHECK(sum->captured_stdout == "before\n");
-  CHECK(sum->signal == 8);
-  CHECK(sum->exit_code == 136);
-  std::filesystem::remove(o.output);
+  check_dies_of_sigfpe("fenv_flags", "intdiv", nullptr);
 }
 
 TEST_CASE("CPUID: the SSE levels Unicorn runs are reported, SSE3 among them, as on the host") {

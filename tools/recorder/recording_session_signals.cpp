@@ -204,7 +204,7 @@ void RecordingSession::x87_exception(uint16_t unmasked) {
   // flag already set (Unicorn does not).
   uint64_t fsw = 0;
   uc_reg_read(uc_, UC_X86_REG_FPSW, &fsw);
-  fsw |= 0x8080;
+  fsw |= kX87PendingBits;
   uc_reg_write(uc_, UC_X86_REG_FPSW, &fsw);
   (void)fp_exception(unmasked, kTrapX87, "x87");
 }

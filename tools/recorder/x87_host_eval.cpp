@@ -9,7 +9,6 @@ namespace ttd::rec {
 namespace {
 
 constexpr size_t kFcw = 0, kFsw = 2, kTags = 4, kMxcsr = 24, kSt = 32;
-constexpr uint16_t kPendingBits = 0x8080;  // FSW.B and FSW.ES: an unmasked exception is pending
 constexpr uint32_t kHostMxcsr = 0x1f80;
 
 uint16_t get16(const FxsaveImage& m, size_t off) {
@@ -75,7 +74,7 @@ uint16_t X87HostEval::before(uc_engine* uc) {
   // With nothing unmasked pending the host may run the instruction, under
   // the guest's control word; an ES without such a flag (a loaded
   // environment that says so) would trap it, so it goes.
-  put16(image_, kFsw, uint16_t(fsw & ~kPendingBits));
+  put16(image_, kFsw, uint16_t(fsw & ~kX87PendingBits));
   std::memcpy(image_.b + kMxcsr, &kHostMxcsr, 4);
   return unmasked;
 }

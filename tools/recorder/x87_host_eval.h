@@ -36,6 +36,8 @@ inline bool is_x87(const HostFpOp& op) {
 // The unmasked exception flags a waiting x87 instruction would signal
 // (#MF) given the status and control words: FSW & ~FCW, low six bits.
 inline uint16_t x87_unmasked(uint16_t fsw, uint16_t fcw) { return uint16_t(fsw & ~fcw & 0x3f); }
+// FSW.B and FSW.ES: an unmasked exception is pending.
+constexpr uint16_t kX87PendingBits = 0x8080;
 
 // A store's bytes as the CPU writes them, where Unicorn wrote others.
 struct X87StoreCorrection {
