@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "engine/index_file.h"
+#include "engine/segment_codec.h"
 #include "engine/trace.h"
 #include "state/paged_memory.h"
 
@@ -20,7 +21,7 @@ void add(IndexBytes& b, const BlobRef& r) {
 Result<std::vector<IndexBytes>> index_breakdown(const Trace& trace) {
   const IndexFile& index = trace.index();
   IndexBytes streams{"step streams"}, keyframes{"keyframes"}, whole{"pages whole"}, deltas{"page deltas"},
-      segments{"page-map segments"}, summaries{"summary groups"}, rest{"header, tables, directory"};
+      segments{"page-map segments"}, segment_deltas{"segment deltas"}, summaries{"summary groups"}, rest{"header, tables, directory"};
   for (size_t c = 0; c < index.chunk_count(); ++c) {
     const ChunkEntry e = index.chunk(c);
     if (e.stream.size == 0 && e.keyframe.size == 0 && e.steps != 0) return index.chunk_error(c);
@@ -35,7 +36,13 @@ Result<std::vector<IndexBytes>> index_breakdown(const Trace& trace) {
   for (uint64_t id = 0; id < index.segment_count(); ++id) {
     if (!index.segment_ref(id, r))
       return make_error(index.path(), "segment table entry " + std::to_string(id) + " is unreadable");
-    add(segments, r);
+    // Whole or delta is in the blob's first byte (engine/segment_codec.h).
+    std::string raw;
+    SegmentHead head;
+    if (!index.read_blob(r, raw) ||
+        parse_segment_head(reinterpret_cast<const uint8_t*>(raw.data()), raw.size(), id, head))
+      return make_error_at(index.path(), r.offset, "page-map segment " + std::to_string(id) + " is unreadable");
+    add(head.delta ? segment_deltas : segments, r);
   }
   // Summary groups are found through their group index.
   const TablePlace& sp = index.table(IndexTable::Summaries);
@@ -52,7 +59,7 @@ Result<std::vector<IndexBytes>> index_breakdown(const Trace& trace) {
     add(summaries, rec.ref());
   }
   ::close(fd);
-  std::vector<IndexBytes> out{streams, keyframes, whole, deltas, segments, summaries};
+  std::vector<IndexBytes> out{streams, keyframes, whole, deltas, segments, segment_deltas, summaries};
   uint64_t accounted = 0;
   for (const IndexBytes& b : out) accounted += b.stored;
   rest.count = 1;

@@ -24,6 +24,7 @@
 #include "engine/keyframe_codec.h"
 #include "engine/keyframe_page_lists.h"
 #include "engine/page_version_store.h"
+#include "engine/segment_version_store.h"
 #include "engine/state_apply.h"
 #include "engine/step_codec.h"
 #include "state/byte_order.h"  // store_le64
@@ -116,7 +117,7 @@ struct IndexBuilder::Impl : ChunkStepRecorder<IndexBuilder::Impl> {
   };
   std::vector<ChunkTickets> chunk_tickets;
   PageVersionStore pages;
-  DedupStore segments;
+  SegmentVersionStore segments;
   ByteWriter keyframe_buf;
 
   KeyframePageLists page_lists{
@@ -125,8 +126,10 @@ struct IndexBuilder::Impl : ChunkStepRecorder<IndexBuilder::Impl> {
             p, previous, previous_id, [&](const std::shared_ptr<Page>& whole) { return blobs->put(std::shared_ptr<const Page>(whole)); },
             [&](const uint8_t* d, size_t n) { return blobs->put(ByteBlock::copy_of(d, n), BlobKind::PageDelta); });
       },
-      [this](const uint8_t* d, size_t n) {
-        return segments.id_of(d, n, [&] { return blobs->put(ByteBlock::copy_of(d, n), BlobKind::Segment); });
+      [this](const std::vector<KeyframePage>& pg, uint64_t key, const std::vector<KeyframePage>& previous,
+             uint64_t previous_id) {
+        return segments.id_of(pg.data(), pg.size(), key, previous.data(), previous.size(), previous_id,
+                              [&](const uint8_t* d, size_t n) { return blobs->put(ByteBlock::copy_of(d, n), BlobKind::Segment); });
       }};
 
   AttrKeyTable attr_keys{meta.attr_keys};

@@ -13,7 +13,9 @@
 #include "engine/blob_reader.h"
 #include "engine/byte_codec.h"
 #include "engine/index_meta_json.h"
+#include "engine/page_cache.h"
 #include "engine/page_delta_codec.h"
+#include "engine/segment_codec.h"
 
 namespace ttd {
 
@@ -383,7 +385,8 @@ Status IndexFile::verify(const std::function<void(uint64_t, uint64_t)>& progress
   // Deltas each page's restore applies (engine/page_delta_codec.h): the
   // reader refuses a chain longer than kMaxPageDeltaChain, so does this.
   // Grown as pages are read: a crafted head's page count allocates nothing.
-  std::vector<uint8_t> chain;
+  std::vector<uint8_t> chain, segment_chain;
+  PageCache segments(*this, 0, 4096);
   for (IndexTable t : {IndexTable::Pages, IndexTable::Segments}) {
     const uint64_t n = t == IndexTable::Pages ? page_count() : segment_count();
     for (uint64_t id = 0; id < n; ++id) {
@@ -392,6 +395,23 @@ Status IndexFile::verify(const std::function<void(uint64_t, uint64_t)>& progress
       if (!ok) return failed(std::string(table_name(t)) + " group " + std::to_string(id / tables_[size_t(t)].group_entries));
       const std::string what = std::string(t == IndexTable::Pages ? "page " : "page-map segment ") + std::to_string(id);
       if (!read_blob(ref, blob)) return failed(what);
+      if (t == IndexTable::Segments) {
+        const auto* raw = reinterpret_cast<const uint8_t*>(blob.data());
+        SegmentHead head;
+        const char* e = check_segment_blob(raw, blob.size(), id);
+        segment_chain.push_back(0);
+        if (!e && !parse_segment_head(raw, blob.size(), id, head) && head.delta) {
+          segment_chain[id] = uint8_t(std::min<uint32_t>(segment_chain[head.base_id] + 1u, 255u));
+          if (segment_chain[id] > kMaxSegmentDeltaChain) e = "delta chain longer than the reader allows";
+        }
+        if (e) {
+          fail_at(ref.offset, e);
+          return failed(what);
+        }
+        // A delta is checked against its base too (a removal of a page the
+        // base lacks); bases are mostly still cached, a few ids back.
+        if (!segments.segment(id)) return failed(what);
+      }
       if (t == IndexTable::Pages) {
         const auto* raw = reinterpret_cast<const uint8_t*>(blob.data());
         PageDeltaHead head;

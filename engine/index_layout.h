@@ -56,8 +56,10 @@ constexpr char kIndexMagic[8] = {'T', 'T', 'D', 'I', 'N', 'D', 'E', 'X'};
 // their anchor (docs/design.md); 12: a codec byte in front of every
 // compressed blob (snappy or zstd, engine/blob_codec.h), zstd for most
 // kinds; 13: summary filters salted by the summary group's number, access
-// filters also hold the pages of the lines (engine/summary_filter.h)
-constexpr uint32_t kIndexVersion = 13;
+// filters also hold the pages of the lines (engine/summary_filter.h); 14:
+// page-map segments stored as deltas against the previous version of
+// their key, with a kind byte in front (engine/segment_codec.h)
+constexpr uint32_t kIndexVersion = 14;
 constexpr uint64_t kIndexHeaderSize = 96;
 
 struct IndexHeader {

@@ -35,39 +35,6 @@ void encode_keyframe(const MachineState& st, const SegmentListOf& segments_of, B
   }
 }
 
-void encode_segment(const KeyframePage* pages, size_t n, uint64_t key, ByteWriter& out) {
-  const uint64_t base = key << kSegmentShift;
-  out.var(n);
-  uint64_t prev = 0, prev_id = 0;
-  for (size_t i = 0; i < n; ++i) {
-    uint64_t rel = pages[i].no - base;
-    out.var(rel - prev);
-    prev = rel;
-    // Index version 11: the id as its difference from the previous page's
-    // (neighbouring pages were mostly stored in the same chunks, so their
-    // ids are close: two bytes where an id of a large trace takes four).
-    out.svar(int64_t(pages[i].id - prev_id));
-    prev_id = pages[i].id;
-  }
-}
-
-bool decode_segment(const uint8_t* data, size_t size, SegmentPages& out) {
-  ByteReader r(data, size);
-  uint64_t n = r.var();
-  if (n > (uint64_t(1) << kSegmentShift) || !r.ok()) return false;
-  out.resize(n);
-  uint64_t rel = 0, id = 0;
-  for (size_t i = 0; i < n; ++i) {
-    uint64_t d = r.var();
-    if (i > 0 && d == 0) return false;  // numbers strictly ascending
-    rel += d;
-    if (rel >> kSegmentShift) return false;
-    id += uint64_t(r.svar());
-    out[i] = KeyframePage{rel, id};
-  }
-  return r.ok() && r.at_end();
-}
-
 bool parse_keyframe(const uint8_t* data, size_t size, const ArchDesc& arch, const SegmentById* segments,
                     KeyframeView& out) {
   ByteReader r(data, size);

@@ -3,9 +3,9 @@
 // index's deduplicated page store rather than stored inline.
 //
 // A page map is cut into segments of 2^kSegmentShift consecutive page
-// numbers. Each segment (its pages' offsets in the segment and their ids,
-// each id as its zigzag difference from the previous page's, version 11)
-// is a blob of its own, deduplicated by content like pages, and a keyframe
+// numbers. Each segment (engine/segment_codec.h: whole, or since version
+// 14 a delta against its previous version) is a blob of its own,
+// deduplicated by content like pages, and a keyframe
 // lists only (segment key, segment id) pairs: consecutive keyframes share
 // every segment nothing was written in, so a keyframe costs in proportion
 // to the pages dirtied since the last one, not to the memory mapped (a
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/byte_codec.h"
+#include "engine/segment_codec.h"
 #include "state/machine_state.h"
 
 namespace ttd {
@@ -33,23 +34,11 @@ struct KeyframeThread {
   const uint8_t* reg_bytes = nullptr;
   uint64_t valid[4] = {};
 };
-struct KeyframePage {
-  uint64_t no = 0, id = 0;
-};
-
-constexpr uint64_t kSegmentShift = 9;  // 512 pages: 2 MiB of address space
 struct KeyframeSegment {
   uint64_t key = 0, id = 0;  // key: page number >> kSegmentShift
 };
-// A decoded segment: page numbers relative to the segment's first page
-// (the same blob may serve several keys), ascending.
-using SegmentPages = std::vector<KeyframePage>;
 // Returns a segment by id (nullptr if the id or the stored segment is bad).
 using SegmentById = std::function<std::shared_ptr<const SegmentPages>(uint64_t id)>;
-// Encodes n pages of one segment, numbers relative to the segment start.
-void encode_segment(const KeyframePage* pages, size_t n, uint64_t key, ByteWriter& out);
-// False on corrupt data (numbers not ascending or outside a segment).
-bool decode_segment(const uint8_t* data, size_t size, SegmentPages& out);
 
 // Rebuilds the state; false on corrupt data. Without `segments` (nullptr)
 // only threads and mappings are restored and memory stays empty.

@@ -119,9 +119,10 @@ void KeyframePageLists::store_segments(ProcessMap& map, const std::vector<uint64
       map.by_key.erase(it);
       continue;
     }
-    segment_buf_.clear();
-    encode_segment(it->second.pages.data(), it->second.pages.size(), key, segment_buf_);
-    merged_.push_back(KeyframeSegment{key, store_segment_(segment_buf_.data(), segment_buf_.size())});
+    Segment& seg = it->second;
+    seg.stored_id = store_segment_(seg.pages, key, seg.stored, seg.stored_id);
+    seg.stored = seg.pages;
+    merged_.push_back(KeyframeSegment{key, seg.stored_id});
   }
   for (; old != map.segments.end(); ++old) merged_.push_back(*old);
   map.segments.swap(merged_);

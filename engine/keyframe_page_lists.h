@@ -36,8 +36,11 @@ class KeyframePageLists {
   // its id; `previous` (nullptr: none) is the version of the same page
   // number it replaces, stored as `previous_id` (a delta base).
   using StorePage = std::function<uint64_t(const std::shared_ptr<Page>& page, const Page* previous, uint64_t previous_id)>;
-  // Stores an encoded segment (deduplicated) and returns its id.
-  using StoreSegment = std::function<uint64_t(const uint8_t* data, size_t size)>;
+  // Stores segment `key`'s pages (deduplicated) and returns its id;
+  // `previous` is the version stored before for the key as `previous_id`
+  // (SegmentVersionStore::kNone and empty: none), a delta base.
+  using StoreSegment = std::function<uint64_t(const std::vector<KeyframePage>& pages, uint64_t key,
+                                              const std::vector<KeyframePage>& previous, uint64_t previous_id)>;
   KeyframePageLists(StorePage store, StoreSegment store_segment)
       : store_(std::move(store)), store_segment_(std::move(store_segment)) {}
 
@@ -71,6 +74,8 @@ class KeyframePageLists {
   struct Segment {
     std::vector<KeyframePage> pages;  // sorted by no
     std::vector<Held> holding;        // parallel
+    std::vector<KeyframePage> stored;  // pages as last stored (a delta base)
+    uint64_t stored_id = ~0ull;        // their segment id; ~0: none
   };
   class SpillSource;
   struct ProcessMap {
@@ -111,7 +116,6 @@ class KeyframePageLists {
   std::unordered_map<uint64_t, ProcessMap> maps_;
   std::vector<uint64_t> changed_, keys_;
   std::vector<KeyframeSegment> merged_;
-  ByteWriter segment_buf_;
 };
 
 }  // namespace ttd

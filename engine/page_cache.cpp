@@ -86,15 +86,54 @@ std::shared_ptr<Page> PageCache::get(uint64_t id) {
 
 std::shared_ptr<const SegmentPages> PageCache::segment(uint64_t id) {
   if (auto hit = cached(mu_, segments_, id)) return hit;
-  BlobRef ref;
-  if (!index_.segment_ref(id, ref)) return nullptr;
-  std::string raw;
-  auto seg = std::make_shared<SegmentPages>();
-  if (!index_.read_blob(ref, raw) ||
-      !decode_segment(reinterpret_cast<const uint8_t*>(raw.data()), raw.size(), *seg))
-    return nullptr;
-  remember(mu_, segments_, id, seg, max_segments_);
-  return seg;
+  // As for pages: walk the delta chain back to a whole or cached version
+  // (engine/segment_codec.h), then apply the deltas forward, caching each
+  // version made on the way.
+  struct Link {
+    uint64_t id, offset;
+    std::string raw;
+    SegmentHead head;
+  };
+  std::vector<Link> chain;
+  std::shared_ptr<const SegmentPages> base;
+  auto bytes = [](const std::string& raw) { return reinterpret_cast<const uint8_t*>(raw.data()); };
+  for (uint64_t cur = id;;) {
+    BlobRef ref;
+    if (!index_.segment_ref(cur, ref)) return nullptr;
+    std::string raw;
+    if (!index_.read_blob(ref, raw)) return nullptr;
+    SegmentHead head;
+    const char* e = parse_segment_head(bytes(raw), raw.size(), cur, head);
+    if (!e && !head.delta) {
+      auto whole = std::make_shared<SegmentPages>();
+      e = decode_segment_whole(bytes(raw), raw.size(), head, *whole);
+      base = std::move(whole);
+    } else if (!e && chain.size() == kMaxSegmentDeltaChain) {
+      e = "delta chain longer than the reader allows";
+    }
+    if (e) {
+      index_.note_failure(ref.offset, "page-map segment " + std::to_string(cur) + ": " + e);
+      return nullptr;
+    }
+    if (!head.delta) {
+      if (!chain.empty()) remember(mu_, segments_, cur, base, max_segments_);
+      break;
+    }
+    chain.push_back(Link{cur, ref.offset, std::move(raw), head});
+    cur = head.base_id;
+    if ((base = cached(mu_, segments_, cur))) break;
+  }
+  for (auto l = chain.rbegin(); l != chain.rend(); ++l) {
+    auto next = std::make_shared<SegmentPages>();
+    if (const char* e = apply_segment_delta(bytes(l->raw), l->raw.size(), l->head, *base, *next)) {
+      index_.note_failure(l->offset, "page-map segment " + std::to_string(l->id) + ": " + e);
+      return nullptr;
+    }
+    base = std::move(next);
+    if (l + 1 != chain.rend()) remember(mu_, segments_, l->id, base, max_segments_);
+  }
+  remember(mu_, segments_, id, base, max_segments_);
+  return base;
 }
 
 }  // namespace ttd

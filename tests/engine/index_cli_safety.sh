@@ -53,7 +53,7 @@ expect keyframe_interval_range 2 "keyframe-interval" "$TTD" info "$dir/t.ucir" -
 # --breakdown: one row per part, and the parts add up to the file's size.
 expect breakdown 0 "" "$TTD" index "$dir/t.ucir" --breakdown
 grep -q "^step streams " "$dir/out" || fail "breakdown: no step streams row: $(cat "$dir/out")"
-sum=$(awk '/^(step streams|keyframes|pages whole|page deltas|page-map segments|summary groups|header, tables, directory) / {s += $(NF-3)} END {print s}' "$dir/out")
+sum=$(awk '/^(step streams|keyframes|pages whole|page deltas|page-map segments|segment deltas|summary groups|header, tables, directory) / {s += $(NF-3)} END {print s}' "$dir/out")
 [ "$sum" = "$(stat -c %s "$dir/t.ucir.ttdidx")" ] || fail "breakdown: parts add up to $sum, not the index size"
 
 # A valid index beside a trace in a read-only folder is used, not rebuilt

@@ -27,11 +27,14 @@ TEST_CASE("keyframe segments: round trip, and corrupt segments are refused") {
   CHECK(back[2].id == 123456);
 
   auto refuse = [&](std::vector<uint8_t> bytes) { return !decode_segment(bytes.data(), bytes.size(), back); };
-  CHECK(refuse({2, 4, 1, 0, 1}));         // second page not after the first
-  CHECK(refuse({1, 0x80, 0x04, 1}));      // page 512: outside the segment
-  CHECK(refuse({0x81, 0x04}));            // 513 pages
-  CHECK(refuse({2, 1, 1}));               // cut short
-  CHECK(refuse({1, 1, 1, 9}));            // trailing bytes
+  CHECK(!refuse({0, 1, 1, 1}));           // the kind byte (0: whole), one page
+  CHECK(refuse({0, 2, 4, 1, 0, 1}));      // second page not after the first
+  CHECK(refuse({0, 1, 0x80, 0x04, 1}));   // page 512: outside the segment
+  CHECK(refuse({0, 0x81, 0x04}));         // 513 pages
+  CHECK(refuse({0, 2, 1, 1}));            // cut short
+  CHECK(refuse({0, 1, 1, 1, 9}));         // trailing bytes
+  CHECK(refuse({2, 1, 1, 1}));            // an unknown kind
+  CHECK(refuse({}));                      // empty
 }
 
 TEST_CASE("keyframe segments: a keyframe puts its page list together from its segments") {

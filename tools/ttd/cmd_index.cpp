@@ -67,7 +67,7 @@ void add_index_command(CLI::App& app, CommandRunner& run) {
   auto breakdown = std::make_shared<bool>(false);
   sub->add_flag("--breakdown", *breakdown,
                 "also print where the index's bytes go: step streams, keyframes, pages whole and as deltas, "
-                "page-map segments, summaries, tables");
+                "page-map segments whole and as deltas, summaries, tables");
   sub->callback([o, verify, breakdown, &run] {
     run = [o, verify, breakdown] { return run_index(*o, *verify, *breakdown); };
   });
