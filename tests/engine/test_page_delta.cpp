@@ -7,17 +7,15 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <random>
 
-#include "../fuzz/index_checksum_fixup.h"
 #include "engine/cursor.h"
 #include "engine/index_file.h"
 #include "engine/page_cache.h"
 #include "engine/page_delta_codec.h"
 #include "engine/page_version_store.h"
+#include "index_file_damage.h"
 #include "temp_synthetic_trace.h"
 
 using namespace ttd;
@@ -231,13 +229,6 @@ test::SynthTrace scattered_writes(uint64_t steps) {
   }
   return synth;
 }
-std::vector<uint8_t> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
-}
-void write_file(const std::string& path, const std::vector<uint8_t>& f) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(f.data()), long(f.size()));
-}
 struct StoredPage {
   BlobRef ref;
   std::string raw;
@@ -306,9 +297,7 @@ TEST_CASE("page delta: a corrupt base page is an error naming the index and the 
     }
   }
   REQUIRE(base_offset != 0);
-  std::vector<uint8_t> f = read_file(index_path);
-  f[base_offset + 3] ^= 0x40;
-  write_file(index_path, f);
+  test::flip_byte(index_path, base_offset + 3);
   auto t = Trace::open(tt.path, tt.options(64));
   REQUIRE(t.ok());
   Cursor c(*t);
@@ -340,24 +329,13 @@ TEST_CASE("page delta: crafted deltas behind correct checksums are errors with t
     REQUIRE(t.ok());
     REQUIRE((*t)->index().page_count() > 20);
   }
-  const std::vector<uint8_t> original = read_file(index_path);
+  const std::vector<uint8_t> original = test::read_file_bytes(index_path);
   // Points page ids at crafted blobs (stored as they are) appended to the
   // file, fixes every checksum up, and asks for page `ask`.
   // The error names blob `bad` (appended) and says `want`.
   auto craft = [&](const std::map<uint64_t, std::vector<uint8_t>>& blobs, uint64_t ask, uint64_t bad, const char* want) {
     CAPTURE(want);
-    std::vector<uint8_t> f = original;
-    std::map<uint64_t, uint64_t> at;
-    for (const auto& [id, b] : blobs) {
-      at[id] = f.size();
-      f.insert(f.end(), b.begin(), b.end());
-    }
-    fuzz::fix_up_index_checksums(f, [&](IndexTable t, uint64_t entry, BlobRef& ref) {
-      if (t != IndexTable::Pages || !at.count(entry)) return;
-      ref.offset = at[entry];
-      ref.size = ref.raw_size = uint32_t(blobs.at(entry).size());
-    });
-    write_file(index_path, f);
+    const std::map<uint64_t, uint64_t> at = test::write_with_crafted_blobs(index_path, original, IndexTable::Pages, blobs);
     auto t = Trace::open(tt.path, tt.options(64));
     REQUIRE(t.ok());
     const IndexFile& idx = (*t)->index();

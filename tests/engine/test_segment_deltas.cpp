@@ -7,17 +7,15 @@
 // and the blob's offset.
 #include <doctest/doctest.h>
 
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <random>
 
-#include "../fuzz/index_checksum_fixup.h"
 #include "engine/cursor.h"
 #include "engine/index_file.h"
 #include "engine/page_cache.h"
 #include "engine/segment_codec.h"
 #include "engine/segment_version_store.h"
+#include "index_file_damage.h"
 #include "temp_synthetic_trace.h"
 
 using namespace ttd;
@@ -182,13 +180,6 @@ test::SynthTrace pages_everywhere(uint64_t steps) {
   }
   return synth;
 }
-std::vector<uint8_t> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
-}
-void write_file(const std::string& path, const std::vector<uint8_t>& f) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(f.data()), long(f.size()));
-}
 }  // namespace
 
 TEST_CASE("segment delta: a trace writing a few pages of many segments per chunk stores deltas, and seeks are exact") {
@@ -231,21 +222,10 @@ TEST_CASE("segment delta: crafted segments behind correct checksums are errors w
     REQUIRE(t.ok());
     REQUIRE((*t)->index().segment_count() > 20);
   }
-  const std::vector<uint8_t> original = read_file(index_path);
+  const std::vector<uint8_t> original = test::read_file_bytes(index_path);
   auto craft = [&](const std::map<uint64_t, std::vector<uint8_t>>& blobs, uint64_t ask, uint64_t bad, const char* want) {
     CAPTURE(want);
-    std::vector<uint8_t> f = original;
-    std::map<uint64_t, uint64_t> at;
-    for (const auto& [id, b] : blobs) {
-      at[id] = f.size();
-      f.insert(f.end(), b.begin(), b.end());
-    }
-    fuzz::fix_up_index_checksums(f, [&](IndexTable t, uint64_t entry, BlobRef& ref) {
-      if (t != IndexTable::Segments || !at.count(entry)) return;
-      ref.offset = at[entry];
-      ref.size = ref.raw_size = uint32_t(blobs.at(entry).size());
-    });
-    write_file(index_path, f);
+    const std::map<uint64_t, uint64_t> at = test::write_with_crafted_blobs(index_path, original, IndexTable::Segments, blobs);
     auto t = Trace::open(tt.path, tt.options(64));
     REQUIRE(t.ok());
     const IndexFile& idx = (*t)->index();
