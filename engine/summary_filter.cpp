@@ -88,9 +88,14 @@ void SummaryFilterBuilder::add(const ChunkSummary& s) {
   pcs_.insert(pcs_.end(), s.pcs.begin(), s.pcs.end());
   constexpr unsigned kPageOfLine = kPageShift - ChunkSummary::kLineShift;
   auto lines = [](const std::vector<uint64_t>& from, std::vector<uint64_t>& keys) {
+    // The list is sorted, so a page's lines are adjacent: its key once
+    // per run (repeats across chunks are left to take()).
+    uint64_t last_page = ~0ull;
     for (uint64_t line : from) {
       keys.push_back(GroupAccessFilter::line_key(line));
-      keys.push_back(GroupAccessFilter::line_page_key(line >> kPageOfLine));  // repeats: take() drops them
+      if (line >> kPageOfLine == last_page) continue;
+      last_page = line >> kPageOfLine;
+      keys.push_back(GroupAccessFilter::line_page_key(last_page));
     }
   };
   lines(s.lines_written, written_);

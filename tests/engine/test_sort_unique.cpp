@@ -1,7 +1,8 @@
 // sort_unique_u64 (the builder's radix sort of summary lists and filter
 // keys) gives what std::sort + std::unique gives, on both sides of the
 // size where it switches to radix passes, for values that share high
-// bytes (addresses), that differ in every byte, and that are all equal.
+// bytes (addresses), that differ in every byte, in one byte or in two
+// bytes apart, and that are all equal.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -25,7 +26,7 @@ TEST_CASE("sort_unique_u64: the same as std::sort + std::unique, small and large
   std::mt19937_64 rng(17);
   const size_t sizes[] = {0, 1, 2, kRadixSortMin - 1, kRadixSortMin, kRadixSortMin + 1, 1000, 50000};
   for (size_t n : sizes) {
-    for (int pattern = 0; pattern < 5; ++pattern) {
+    for (int pattern = 0; pattern < 7; ++pattern) {
       std::vector<uint64_t> v(n);
       for (auto& x : v) {
         const uint64_t r = rng();
@@ -35,6 +36,8 @@ TEST_CASE("sort_unique_u64: the same as std::sort + std::unique, small and large
           case 2: x = (uint64_t(1) << 63) | ((r % 64) << 12) | (r >> 60); break;  // filter keys, many repeats
           case 3: x = 42; break;                                           // all equal
           case 4: x = (r & 1) ? ~0ull - (r & 0xff) : (r & 0xff); break;    // both ends of the range
+          case 5: x = 0x5500 + (r & 0xff); break;                          // one byte differs
+          case 6: x = 0x1000 + (r & 0x3f) + ((r >> 8 & 3) << 40); break;  // two bytes apart
         }
       }
       CAPTURE(n);
