@@ -65,6 +65,11 @@ TEST_CASE("native ground truth: SSE arithmetic sets MXCSR's sticky exception fla
   require_identical("sse_flags");
 }
 
+TEST_CASE("native ground truth: POPCNT and MOVBE, which Unicorn refuses, run by the recorder as the CPU runs them") {
+  // Before 2026-11-29 the recording ended at the first popcnt with SIGILL.
+  require_identical("popcnt_movbe");
+}
+
 TEST_CASE("native ground truth: an injected difference is reported with its EID, register and values") {
   SUBCASE("a flipped parity flag") {
     NativeComparison r = run("flags", [](uint64_t eid, NativeState& s) {

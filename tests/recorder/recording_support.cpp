@@ -62,6 +62,18 @@ RecordSummary check_records_like_native(RecordOptions o, const std::string& nati
   return *sum;
 }
 
+void check_child_like_native(const char* program, const char* mode, const char* variant) {
+  CAPTURE(variant);
+  const std::string prog = program_path(variant, program);
+  if (prog.empty()) return;
+  RecordOptions o =
+      capture_options({prog, mode}, temp_trace(std::string(program) + "-child"));
+  o.env = {"LC_ALL=C"};
+  const auto run = record_with_host_stdout(o);
+  CHECK(run.out == run_native({prog, mode}).out);
+  std::filesystem::remove(o.output);
+}
+
 void check_mode_like_native(const char* program, const char* mode, std::initializer_list<const char*> variants,
                             const std::string& arg, std::vector<int> inherit_fds) {
   const std::string glibc_prog = program_path("x86_64-dyn", program);

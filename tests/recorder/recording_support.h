@@ -52,6 +52,10 @@ RecordSummary check_records_like_native(RecordOptions o, const std::string& nati
 void check_mode_like_native(const char* program, const char* mode, std::initializer_list<const char*> variants,
                             const std::string& arg = "", std::vector<int> inherit_fds = {});
 
+// A mode that forks a child which the recording does not follow (its
+// stdout goes to the host's): prints what it prints natively.
+void check_child_like_native(const char* program, const char* mode, const char* variant);
+
 // Records with `o` (capture_output off, unless `capture_recorded`) while
 // the test's own stdout goes to a file: what a program's children print
 // lands there with what the recorded process prints (captured in the

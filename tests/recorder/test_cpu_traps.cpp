@@ -2,7 +2,8 @@
 // exceptions without a handler end or go on as on Linux
 // (RecordingSession::halted, end_with_trap; programs/cpu_traps.c). Before
 // 2026-11-29 a run ended silently with status 0 at hlt, wfi or wfe, and
-// every unhandled trap ended with SIGTRAP.
+// every unhandled trap ended with SIGTRAP. Also the instructions Unicorn
+// calls invalid that the recorder runs itself (programs/missing_insns.c).
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -62,6 +63,22 @@ TEST_CASE("int $0x80 in a 64-bit program is named as not emulated, not a bare CP
   REQUIRE(sum->fault.has_value());
   CHECK(sum->fault->find("int $0x80 at pc 0x") == 0);
   CHECK(sum->fault->find("(a 32-bit system call, eax 1): not emulated in a 64-bit program") != std::string::npos);
+}
+
+TEST_CASE("POPCNT and MOVBE, which Unicorn calls invalid, run as on the CPU: results, flags, faults, in a child") {
+  // Before 2026-11-29 the recording ended at the first popcnt with SIGILL
+  // (tools/recorder/missing_instructions.h). Every width, register and
+  // memory operands, the flags after them, a loop of them; an unmapped or
+  // read-only operand raises SIGSEGV with the CPU's si_code and si_addr;
+  // an unrecorded fork child runs them too.
+  const std::string dyn = test::program_path("x86_64-dyn", "missing_insns");
+  if (dyn.empty()) return;
+  const std::string native_run = test::run_native({dyn, "run"}).out;
+  REQUIRE(native_run.find("popcnt64 zero 0 flags 0x40\n") != std::string::npos);
+  REQUIRE(native_run.find("movbe16 store 0xffffffffffff2211\n") != std::string::npos);
+  for (const char* mode : {"run", "fault"})
+    test::check_mode_like_native("missing_insns", mode, {"x86_64", "x86_64-glibc", "x86_64-dyn"});
+  test::check_child_like_native("missing_insns", "child", "x86_64-dyn");
 }
 
 TEST_CASE("AArch64's wfi and wfe run on in user mode") {

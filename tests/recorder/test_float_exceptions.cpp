@@ -44,17 +44,6 @@ void check_dies_of_sigfpe(const char* program, const char* mode, const char* fau
 // `program` in `mode` forks a child that is not recorded and writes to the
 // real stdout: recorded (the helper puts both processes' output in one
 // file), it prints what it prints natively.
-void check_child_like_native(const char* program, const char* mode, const char* variant) {
-  CAPTURE(variant);
-  const std::string prog = ttd::rec::test::program_path(variant, program);
-  if (prog.empty()) return;
-  ttd::rec::RecordOptions o =
-      ttd::rec::test::capture_options({prog, mode}, ttd::rec::test::temp_trace(std::string(program) + "-child"));
-  o.env = {"LC_ALL=C"};
-  const auto run = ttd::rec::test::record_with_host_stdout(o);
-  CHECK(run.out == ttd::rec::test::run_native({prog, mode}).out);
-  std::filesystem::remove(o.output);
-}
 
 }  // namespace
 
@@ -90,7 +79,7 @@ TEST_CASE("a fork child that is not recorded computes floating point as natively
   REQUIRE(native.find("remainderl 0\n") != std::string::npos);
   REQUIRE(native.find("child status 0\n") != std::string::npos);
   for (const char* variant : {"x86_64", "x86_64-glibc", "x86_64-dyn"})
-    check_child_like_native("fenv_flags", "child", variant);
+    ttd::rec::test::check_child_like_native("fenv_flags", "child", variant);
 }
 
 TEST_CASE("an SSE exception unmasked in MXCSR traps: SIGFPE at the instruction, its result not written") {
@@ -119,7 +108,7 @@ TEST_CASE("an x87 exception unmasked in the control word traps at the next waiti
   check_dies_of_sigfpe("x87_traps", "fatal", "x87 floating-point exception (divide by zero)");
   // In an unrecorded fork child (its own code hook), caught and fatal.
   REQUIRE(ttd::rec::test::run_native({prog, "child"}).out.find("child fatal: signal 8\n") != std::string::npos);
-  check_child_like_native("x87_traps", "child", "x86_64-dyn");
+  ttd::rec::test::check_child_like_native("x87_traps", "child", "x86_64-dyn");
 }
 
 TEST_CASE("an integer division by zero without a handler ends the run with SIGFPE, as natively") {

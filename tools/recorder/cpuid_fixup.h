@@ -6,8 +6,9 @@
 // instruction (haddps, movddup, lddqu, fisttp ...); Debian's numpy is built
 // for an SSE3 baseline and refuses to import without it. The fix-up
 // answers CPUID with Unicorn's own values plus those three bits. (Other
-// features Unicorn leaves out, such as POPCNT, PCLMULQDQ, MOVBE and
-// RDRAND, it does not run either: they stay out.)
+// features Unicorn leaves out it does not run either: PCLMULQDQ and
+// RDRAND stay out, and so do POPCNT and MOVBE, which the recorder runs
+// itself for programs that use them without asking: missing_instructions.h.)
 //
 // Contract: install() hooks the emulator's cpuid instruction; the result
 // registers change as the instruction's own effects (the trace records

@@ -82,6 +82,12 @@ SessionResult RecordingSession::run(uint64_t entry) {
       else if (!finish_child_fp() && res_.exited) break;
     }
     if (err != UC_ERR_OK && !stopped_) {
+      if (err == UC_ERR_INSN_INVALID) {
+        if (auto next = missing_instruction(err)) {
+          pc = *next;
+          continue;
+        }
+      }
       if (auto handler = fault_handler(err)) {
         pc = *handler;
         continue;

@@ -16,6 +16,7 @@
 #include "tools/recorder/emulator_view.h"
 #include "tools/recorder/guest_arch.h"
 #include "tools/recorder/linux_kernel.h"
+#include "tools/recorder/missing_instructions.h"
 #include "tools/recorder/recorder.h"
 #include "tools/recorder/register_tracker.h"
 #include "tools/recorder/host_fp_eval.h"
@@ -101,6 +102,10 @@ class RecordingSession {
   // icebp (int1), which Unicorn reports as invalid: SIGTRAP after it.
   bool is_icebp(uint64_t pc);
   std::optional<uint64_t> icebp();
+  // An instruction Unicorn refuses that the recorder runs itself
+  // (missing_instructions.h): the pc after it, or nullopt; when its memory
+  // operand faults, err becomes that fault (bad_access_ says where).
+  std::optional<uint64_t> missing_instruction(uc_err& err);
   // The pending SSE instruction raised exceptions its MXCSR unmasks
   // (`unmasked`: MXCSR bits 0-5): it is undone but for MXCSR's flags, and
   // SIGFPE goes to the guest's handler at it, or ends the run. Returns
@@ -204,6 +209,7 @@ class RecordingSession {
   EmulatorView view_;
   HostFpEval fp_eval_;
   X87ImageFixup x87_image_;
+  MissingInstructions missing_;
   ThreadContexts contexts_;
   uint64_t quantum_;
   uint64_t slice_left_ = 0;  // instructions left in the running thread's turn; 0: one thread, no turns

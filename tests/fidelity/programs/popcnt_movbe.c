@@ -1,0 +1,35 @@
+// POPCNT and MOVBE, which Unicorn 2.0.1 calls invalid and the recorder
+// runs itself (tools/recorder/missing_instructions.h): every width, register
+// and memory operands, a zero source (ZF), flags set before each so that
+// what POPCNT clears and MOVBE keeps shows, stores into memory.
+#include "start.h"
+
+unsigned long fid_data[8] = {0xf00d00000000beefull, 0x8000000000000001ull, 0, 0, 0, 0, 0, 0};
+
+void fid_main(void) {
+  unsigned long r = 0;
+  for (int i = 0; i < 3; ++i) {
+    __asm__ volatile(
+        "mov $-1, %%rax\n\t"
+        "add $1, %%rax\n\t"          // CF ZF PF AF set
+        "popcnt %%rbx, %%rax\n\t"    // clears them all but ZF (rbx != 0)
+        "popcnt %%rdx, %%rcx\n\t"    // zero source: ZF
+        "add $1, %%rcx\n\t"
+        "popcnt (%%rsi), %%r8\n\t"
+        "popcnt 8(%%rsi), %%r9d\n\t"
+        "popcnt 2(%%rsi), %%r10w\n\t"
+        "stc\n\t"
+        "movbe (%%rsi), %%r11\n\t"   // flags kept
+        "movbe 4(%%rsi), %%r12d\n\t"
+        "movbe 6(%%rsi), %%r13w\n\t"
+        "movbe %%r11, 16(%%rsi)\n\t"
+        "movbe %%r12d, 24(%%rsi)\n\t"
+        "movbe %%r13w, 32(%%rsi)\n\t"
+        "add %%r8, %%rax\n\t"
+        "add %%rax, %0\n\t"
+        : "+r"(r)
+        : "b"(0x00ff00ff00ff00ffull << i), "d"(0ull), "S"(fid_data)
+        : "rax", "rcx", "r8", "r9", "r10", "r11", "r12", "r13", "memory", "cc");
+  }
+  fid_data[7] = r;
+}

@@ -1,0 +1,131 @@
+// POPCNT and MOVBE, which Unicorn 2.0.1 calls invalid (the recorder runs
+// them itself: tools/recorder/missing_instructions.h). Modes:
+//   run    every form: 64/32/16-bit, register and memory sources, a zero
+//          source (ZF), the flags after them, movbe loads and stores
+//   fault  their memory operand unmapped or read-only: SIGSEGV with
+//          si_code and si_addr, caught
+//   child  `run` in a fork's child (not recorded without --follow-fork)
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+#define FLAGS_MASK 0x8d5u  // CF PF AF ZF SF OF
+
+static uint64_t memory64 = 0xf00d00000000beefull;
+
+static void run(void) {
+  uint64_t r64, f;
+  uint32_t r32;
+  uint16_t r16;
+  // Flags set first so that clearing them shows.
+  __asm__ volatile("mov $-1, %%rax\n\tadd $1, %%rax\n\tstc\n\tpopcnt %2, %0\n\tpushfq\n\tpopq %1"
+                   : "=r"(r64), "=r"(f) : "r"(0xff00ff00ff00ff01ull) : "rax", "cc");
+  printf("popcnt64 reg %llu flags %#llx\n", (unsigned long long)r64, (unsigned long long)(f & FLAGS_MASK));
+  __asm__ volatile("popcnt %2, %0\n\tpushfq\n\tpopq %1" : "=r"(r64), "=r"(f) : "r"(0ull) : "cc");
+  printf("popcnt64 zero %llu flags %#llx\n", (unsigned long long)r64, (unsigned long long)(f & FLAGS_MASK));
+  __asm__ volatile("popcnt %2, %0\n\tpushfq\n\tpopq %1" : "=r"(r64), "=r"(f) : "m"(memory64) : "cc");
+  printf("popcnt64 mem %llu flags %#llx\n", (unsigned long long)r64, (unsigned long long)(f & FLAGS_MASK));
+  // A 32-bit destination clears the upper half.
+  r64 = ~0ull;
+  __asm__ volatile("popcnt %1, %k0" : "+r"(r64) : "r"(0x80000001u) : "cc");
+  printf("popcnt32 reg %#llx\n", (unsigned long long)r64);
+  __asm__ volatile("popcnt %1, %0" : "=r"(r32) : "m"(*(uint32_t*)&memory64) : "cc");
+  printf("popcnt32 mem %u\n", r32);
+  // A 16-bit destination keeps the rest.
+  r64 = 0x1234567890abcdefull;
+  __asm__ volatile("popcnt %1, %w0" : "+r"(r64) : "r"((uint16_t)0xffff) : "cc");
+  printf("popcnt16 reg %#llx\n", (unsigned long long)r64);
+  __asm__ volatile("popcnt %1, %0" : "=r"(r16) : "m"(*(uint16_t*)&memory64) : "cc");
+  printf("popcnt16 mem %u\n", r16);
+  // MOVBE: loads and stores, flags untouched.
+  __asm__ volatile("mov $-1, %%rax\n\tadd $1, %%rax\n\tmovbe %2, %0\n\tpushfq\n\tpopq %1"
+                   : "=r"(r64), "=r"(f) : "m"(memory64) : "rax", "cc");
+  printf("movbe64 load %#llx flags %#llx\n", (unsigned long long)r64, (unsigned long long)(f & FLAGS_MASK));
+  r64 = ~0ull;
+  __asm__ volatile("movbe %1, %k0" : "+r"(r64) : "m"(*(uint32_t*)&memory64));
+  printf("movbe32 load %#llx\n", (unsigned long long)r64);
+  r64 = ~0ull;
+  __asm__ volatile("movbe %1, %w0" : "+r"(r64) : "m"(*(uint16_t*)&memory64));
+  printf("movbe16 load %#llx\n", (unsigned long long)r64);
+  uint64_t out = 0;
+  __asm__ volatile("movbe %1, %0" : "=m"(out) : "r"(0x0102030405060708ull));
+  printf("movbe64 store %#llx\n", (unsigned long long)out);
+  out = ~0ull;
+  __asm__ volatile("movbe %1, %0" : "=m"(*(uint32_t*)&out) : "r"(0x0a0b0c0du));
+  printf("movbe32 store %#llx\n", (unsigned long long)out);
+  out = ~0ull;
+  __asm__ volatile("movbe %1, %0" : "=m"(*(uint16_t*)&out) : "r"((uint16_t)0x1122));
+  printf("movbe16 store %#llx\n", (unsigned long long)out);
+  // In a loop, as a program's hot path would run it.
+  uint64_t total = 0;
+  for (uint64_t i = 0; i < 1000; ++i) {
+    __asm__ volatile("popcnt %1, %0" : "=r"(r64) : "r"(i * 0x9e3779b97f4a7c15ull) : "cc");
+    total += r64;
+  }
+  printf("popcnt loop %llu\n", (unsigned long long)total);
+}
+
+static sigjmp_buf back;
+static uintptr_t fault_base;  // si_addr is printed from here (mmap's addresses differ between runs)
+static void on_segv(int sig, siginfo_t* si, void* ctx) {
+  (void)ctx;
+  printf("signal %d si_code %d si_addr base + %#llx\n", sig, si->si_code,
+         (unsigned long long)((uintptr_t)si->si_addr - fault_base));
+  siglongjmp(back, 1);
+}
+
+static void fault(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_segv;
+  sa.sa_flags = SA_SIGINFO;
+  sigaction(SIGSEGV, &sa, NULL);
+  uint64_t r = 7;
+  if (!sigsetjmp(back, 1)) {
+    __asm__ volatile("popcnt (%1), %0" : "+r"(r) : "r"((uint64_t*)0x10) : "cc", "memory");
+    printf("popcnt of an unmapped address did not fault\n");
+  }
+  printf("after: %llu\n", (unsigned long long)r);
+  uint64_t* ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  fault_base = (uintptr_t)ro;
+  if (!sigsetjmp(back, 1)) {
+    __asm__ volatile("movbe %1, (%0)" : : "r"(ro), "r"(r) : "memory");
+    printf("movbe to a read-only page did not fault\n");
+  }
+  printf("read-only page holds %llu\n", (unsigned long long)*ro);
+  munmap(ro, 4096);
+}
+
+#endif
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "run";
+  setvbuf(stdout, NULL, _IONBF, 0);
+#if !defined(__x86_64__)
+  printf("mode %s: x86-64 only\n", mode);
+  return 0;
+#else
+  if (!strcmp(mode, "run")) run();
+  else if (!strcmp(mode, "fault")) fault();
+  else if (!strcmp(mode, "child")) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      run();
+      _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    printf("child exited %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  } else {
+    return 2;
+  }
+  return 0;
+#endif
+}

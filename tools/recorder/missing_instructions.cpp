@@ -1,0 +1,145 @@
+#include "tools/recorder/missing_instructions.h"
+
+#include <cstring>
+
+#include "tools/recorder/memory_operand.h"
+
+namespace ttd::rec {
+
+namespace {
+
+constexpr x86_reg kCs16[16] = {X86_REG_AX,  X86_REG_CX,  X86_REG_DX,   X86_REG_BX,   X86_REG_SP,   X86_REG_BP,
+                               X86_REG_SI,  X86_REG_DI,  X86_REG_R8W,  X86_REG_R9W,  X86_REG_R10W, X86_REG_R11W,
+                               X86_REG_R12W, X86_REG_R13W, X86_REG_R14W, X86_REG_R15W};
+
+// General register number 0-15 of a 64-, 32- or 16-bit name; -1 otherwise.
+int gpr_number(x86_reg r) {
+  if (int n = x86_gpr_number(r, true); n >= 0) return n;
+  for (int i = 0; i < 16; ++i)
+    if (r == kCs16[i]) return i;
+  return -1;
+}
+
+uint64_t low_bytes(uint64_t v, uint32_t size) { return size >= 8 ? v : v & ((uint64_t(1) << (8 * size)) - 1); }
+
+uint64_t byte_swap(uint64_t v, uint32_t size) {
+  switch (size) {
+    case 2: return __builtin_bswap16(uint16_t(v));
+    case 4: return __builtin_bswap32(uint32_t(v));
+    default: return __builtin_bswap64(v);
+  }
+}
+
+uint64_t read_gpr(uc_engine* uc, int n) {
+  uint64_t v = 0;
+  uc_reg_read(uc, x86_gpr_unicorn_id(n), &v);
+  return v;
+}
+
+// Writes the low `size` bytes of a general register as x86-64 does: a
+// 32-bit write clears the upper half, a 16-bit one keeps the rest.
+void write_gpr(uc_engine* uc, int n, uint32_t size, uint64_t v) {
+  uint64_t full = v;
+  if (size == 4) full = uint32_t(v);
+  if (size == 2) full = (read_gpr(uc, n) & ~uint64_t(0xffff)) | uint16_t(v);
+  uc_reg_write(uc, x86_gpr_unicorn_id(n), &full);
+}
+
+constexpr uint8_t kProtRead = 1, kProtWrite = 2;
+
+// Why an access is refused (nullopt: allowed).
+std::optional<uc_err> access_fault(const GuestMemory& mem, uint64_t addr, uint32_t size, bool write) {
+  if (mem.accessible(addr, size, write ? kProtWrite : kProtRead)) return std::nullopt;
+  const bool mapped = mem.accessible(addr, size, 0);
+  if (write) return mapped ? UC_ERR_WRITE_PROT : UC_ERR_WRITE_UNMAPPED;
+  return mapped ? UC_ERR_READ_PROT : UC_ERR_READ_UNMAPPED;
+}
+
+}  // namespace
+
+MissingInstructions::~MissingInstructions() {
+  if (opened_) cs_close(&cs_);
+}
+
+std::optional<MissingInstructions::Outcome> MissingInstructions::run(uc_engine* uc, GuestMemory& mem, uint64_t pc) {
+  if (!opened_) {
+    if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs_) != CS_ERR_OK) return std::nullopt;
+    cs_option(cs_, CS_OPT_DETAIL, CS_OPT_ON);
+    opened_ = true;
+  }
+  // Up to 15 bytes, fewer at the end of the mapping.
+  uint8_t code[15] = {};
+  size_t have = sizeof code;
+  while (have > 0 && !mem.read(pc, {code, have})) --have;
+  cs_insn* insn = nullptr;
+  if (have == 0 || cs_disasm(cs_, code, have, pc, 1, &insn) != 1) return std::nullopt;
+  struct Free {
+    cs_insn* p;
+    ~Free() { cs_free(p, 1); }
+  } free_insn{insn};
+  const bool popcnt = insn->id == X86_INS_POPCNT, movbe = insn->id == X86_INS_MOVBE;
+  const cs_x86& x = insn->detail->x86;
+  if ((!popcnt && !movbe) || x.op_count != 2) return std::nullopt;
+  const cs_x86_op& dst = x.operands[0];
+  const cs_x86_op& src = x.operands[1];
+  const uint32_t size = dst.size;
+  if (size != 2 && size != 4 && size != 8) return std::nullopt;
+
+  Outcome out;
+  out.size = insn->size;
+  const uint64_t next = pc + insn->size;
+  std::optional<uint64_t> address;
+  if (dst.type == X86_OP_MEM || src.type == X86_OP_MEM) {
+    const MemoryOperand m = memory_operand(*insn);
+    if (!m.valid) return std::nullopt;
+    address = effective_address(uc, m, next);
+  }
+  // The source value.
+  uint64_t value = 0;
+  if (src.type == X86_OP_REG) {
+    const int n = gpr_number(src.reg);
+    if (n < 0) return std::nullopt;
+    value = low_bytes(read_gpr(uc, n), size);
+  } else if (src.type == X86_OP_MEM) {
+    out.access = Access{*address, size, false, 0};
+    if ((out.fault = access_fault(mem, *address, size, false))) return out;
+    uint8_t bytes[8] = {};
+    if (!mem.read(*address, {bytes, size})) {
+      out.fault = UC_ERR_READ_UNMAPPED;
+      return out;
+    }
+    std::memcpy(&value, bytes, size);
+  } else {
+    return std::nullopt;
+  }
+
+  if (popcnt) {
+    if (dst.type != X86_OP_REG) return std::nullopt;
+    const int n = gpr_number(dst.reg);
+    if (n < 0) return std::nullopt;
+    write_gpr(uc, n, size, uint64_t(__builtin_popcountll(value)));
+    // ZF says whether the source was 0; CF, PF, AF, SF and OF are cleared.
+    uint64_t flags = 0;
+    uc_reg_read(uc, UC_X86_REG_EFLAGS, &flags);
+    flags &= ~uint64_t(0x8d5);
+    if (value == 0) flags |= 0x40;
+    uc_reg_write(uc, UC_X86_REG_EFLAGS, &flags);
+    return out;
+  }
+  // MOVBE: a load or a store with the bytes reversed; no flags.
+  const uint64_t swapped = byte_swap(value, size);
+  if (dst.type == X86_OP_REG) {
+    const int n = gpr_number(dst.reg);
+    if (n < 0) return std::nullopt;
+    write_gpr(uc, n, size, swapped);
+    return out;
+  }
+  out.access = Access{*address, size, true, swapped};
+  if ((out.fault = access_fault(mem, *address, size, true))) return out;
+  uint8_t bytes[8];
+  std::memcpy(bytes, &swapped, size);
+  if (!mem.write(*address, {bytes, size})) out.fault = UC_ERR_WRITE_UNMAPPED;
+  return out;
+}
+
+}  // namespace ttd::rec
