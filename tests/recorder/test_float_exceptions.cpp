@@ -94,8 +94,10 @@ TEST_CASE("an SSE exception unmasked in MXCSR traps: SIGFPE at the instruction, 
 TEST_CASE("an x87 exception unmasked in the control word traps at the next waiting instruction, as on the CPU") {
   // #MF: si_code, si_addr, trapno 16, the saved x87 state (an untouched
   // destination, a bias-adjusted overflow and underflow, a suppressed
-  // store), fldcw unmasking a flag already set, fnstsw and fnclex not
-  // waiting, a handler that masks and returns. Before 2026-11-29 none was
+  // store), fldcw unmasking a flag already set, an MMX instruction and an
+  // SSE one with an mm register trapping (not its memory form, after which
+  // the x87 stack is as it was), fnstsw and fnclex not waiting, a handler
+  // that masks and returns. Before 2026-11-29 none was
   // delivered: "divide" printed "no trap" and an inf.
   const std::string prog = ttd::rec::test::program_path("x86_64-dyn", "x87_traps");
   if (prog.empty()) return;

@@ -25,6 +25,11 @@ class HostFpEval {
   // x87_host_eval.h), 0 if it runs.
   uint16_t before(uc_engine* uc, const HostFpOp& op) {
     if (op.op == HostFpOpcode::X87Wait) return x87_pending(uc);
+    if (op.op == HostFpOpcode::KeepX87Stack) {
+      uc_reg_read(uc, UC_X86_REG_FPSW, &kept_fsw_);
+      uc_reg_read(uc, UC_X86_REG_FPTAG, &kept_tags_);
+      return 0;
+    }
     if (is_x87(op)) return x87_.before(uc);
     sse_.before(uc, op);
     return 0;
@@ -44,6 +49,11 @@ class HostFpEval {
   Outcome after(uc_engine* uc, const HostFpOp& op) {
     Outcome o;
     if (op.op == HostFpOpcode::X87Wait) return o;
+    if (op.op == HostFpOpcode::KeepX87Stack) {
+      uc_reg_write(uc, UC_X86_REG_FPSW, &kept_fsw_);
+      uc_reg_write(uc, UC_X86_REG_FPTAG, &kept_tags_);
+      return o;
+    }
     if (is_x87(op)) o.store = x87_.after(uc, op);
     else o.unmasked = sse_.after(uc, op);
     return o;
@@ -60,6 +70,7 @@ class HostFpEval {
   }
   SseHostEval sse_;
   X87HostEval x87_;
+  uint64_t kept_fsw_ = 0, kept_tags_ = 0;  // KeepX87Stack's, before it ran
 };
 
 }  // namespace ttd::rec

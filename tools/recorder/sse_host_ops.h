@@ -42,8 +42,10 @@ enum class HostFpOpcode : uint8_t {
   CvtSd2Si32, CvtSd2Si64, CvttSd2Si32, CvttSd2Si64,
   Comiss, Comisd, Ucomiss, Ucomisd,
   // Not SSE: an x87 instruction, register or memory form (x87_host_eval.h),
-  // or one the host does not run that still signals a pending exception.
-  X87Register, X87Memory, X87Wait,
+  // or one the host does not run that still signals a pending exception;
+  // or cvtpi2ps/cvtpi2pd from memory, after which the x87 stack (TOP and
+  // tags) is put back (Unicorn enters MMX mode for them, the CPU does not).
+  X87Register, X87Memory, X87Wait, KeepX87Stack,
   Count
 };
 

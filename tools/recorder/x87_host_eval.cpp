@@ -47,6 +47,21 @@ HostFpOp classify_x87(const cs_insn& insn) {
       return op;
     }
   }
+  // So do SSE instructions with an mm register operand (cvtpi2ps, cvtps2pi,
+  // movq2dq ...); their memory forms do not touch the x87 state, but
+  // Unicorn enters MMX mode for cvtpi2ps/cvtpi2pd from memory too (TOP 0,
+  // every tag valid): the stack is put back after them.
+  for (uint8_t i = 0; i < insn.detail->x86.op_count; ++i) {
+    const cs_x86_op& o = insn.detail->x86.operands[i];
+    if (o.type == X86_OP_REG && o.reg >= X86_REG_MM0 && o.reg <= X86_REG_MM7) {
+      op.op = HostFpOpcode::X87Wait;
+      return op;
+    }
+  }
+  if (insn.id == X86_INS_CVTPI2PS || insn.id == X86_INS_CVTPI2PD) {
+    op.op = HostFpOpcode::KeepX87Stack;
+    return op;
+  }
   if (opcode < 0xd8 || opcode > 0xdf || insn.detail->x86.opcode[1] != 0) return {};
   const uint8_t modrm = insn.detail->x86.modrm;
   op.dst = opcode;

@@ -28,10 +28,13 @@ namespace ttd::rec {
 // host runs (x87_runs_on_host), op X87Memory with the opcode and the ModRM
 // reg field for a memory form (x87_memory_form), op X87Wait for any other
 // waiting x87 instruction (fwait, fldcw, fldenv, frstor, fcmov ...) and for
-// MMX instructions, else op None (the no-wait FN* instructions among them).
+// MMX instructions and SSE ones with an mm register operand, op
+// KeepX87Stack for cvtpi2ps/cvtpi2pd from memory, else op None (the
+// no-wait FN* instructions among them).
 HostFpOp classify_x87(const cs_insn& insn);
 inline bool is_x87(const HostFpOp& op) {
-  return op.op == HostFpOpcode::X87Register || op.op == HostFpOpcode::X87Memory || op.op == HostFpOpcode::X87Wait;
+  return op.op == HostFpOpcode::X87Register || op.op == HostFpOpcode::X87Memory || op.op == HostFpOpcode::X87Wait ||
+         op.op == HostFpOpcode::KeepX87Stack;
 }
 // The unmasked exception flags a waiting x87 instruction would signal
 // (#MF) given the status and control words: FSW & ~FCW, low six bits.

@@ -111,6 +111,20 @@ static void mmx(void) {
   cw = 0x37b;
   __asm__ volatile("fldcw %0\n\tfldt %1\n\tfdivl %2\n\tpxor %%mm0, %%mm0\n\temms" : : "m"(cw), "m"(one), "m"(zero_d));
 }
+static void sse_mm(void) {
+  /* So does an SSE instruction with an mm register operand: cvtpi2ps. */
+  cw = 0x37b;
+  __asm__ volatile("fldcw %0\n\tfldt %1\n\tfdivl %2\n\tcvtpi2ps %%mm0, %%xmm0\n\temms"
+                   : : "m"(cw), "m"(one), "m"(zero_d) : "xmm0");
+}
+static void sse_mm_memory(void) {
+  /* Its memory form takes no x87 exception (the next fwait does) and
+     leaves the x87 stack as it was (Unicorn alone enters MMX mode). */
+  cw = 0x37b;
+  static long long pair = 0x0000000200000001ll;
+  __asm__ volatile("fldcw %0\n\tfldt %1\n\tfdivl %2\n\tcvtpi2ps %3, %%xmm0\n\tcvtpi2pd %3, %%xmm1\n\tfwait"
+                   : : "m"(cw), "m"(one), "m"(zero_d), "m"(pair) : "xmm0", "xmm1");
+}
 static void no_wait(void) {
   /* fnstsw and fnclex do not wait: no trap, and nothing pending after. */
   unsigned short sw;
@@ -139,6 +153,8 @@ static int caught(void) {
   run("store suppressed", store_suppressed);
   run("unmasked later", unmasked_later);
   run("mmx", mmx);
+  run("sse with an mm register", sse_mm);
+  run("sse with an mm memory operand", sse_mm_memory);
   run("no wait", no_wait);
   return 0;
 }
