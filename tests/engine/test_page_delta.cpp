@@ -15,6 +15,7 @@
 #include "engine/page_cache.h"
 #include "engine/page_delta_codec.h"
 #include "engine/page_version_store.h"
+#include "crafted_blob_check.h"
 #include "index_file_damage.h"
 #include "temp_synthetic_trace.h"
 
@@ -334,25 +335,7 @@ TEST_CASE("page delta: crafted deltas behind correct checksums are errors with t
   // file, fixes every checksum up, and asks for page `ask`.
   // The error names blob `bad` (appended) and says `want`.
   auto craft = [&](const std::map<uint64_t, std::vector<uint8_t>>& blobs, uint64_t ask, uint64_t bad, const char* want) {
-    CAPTURE(want);
-    const std::map<uint64_t, uint64_t> at = test::write_with_crafted_blobs(index_path, original, IndexTable::Pages, blobs);
-    auto t = Trace::open(tt.path, tt.options(64));
-    REQUIRE(t.ok());
-    const IndexFile& idx = (*t)->index();
-    PageCache pages(idx);
-    CHECK(pages.get(ask) == nullptr);
-    const std::string msg = idx.chunk_error(0).to_string();
-    CHECK(msg.find(index_path) != std::string::npos);
-    CHECK(msg.find("at byte " + std::to_string(at.at(bad))) != std::string::npos);
-    CHECK(msg.find(want) != std::string::npos);
-    CHECK(!idx.verify().ok());
-    // No seek crashes or succeeds wrongly silently: each either reaches a
-    // state or reports the chunk.
-    Cursor c(*t);
-    for (uint64_t e = 0; e <= 2000; e += 64) {
-      Status s = c.seek(e);
-      if (!s.ok()) CHECK(s.error().to_string().find(index_path) != std::string::npos);
-    }
+    test::check_crafted_blob_error(tt, 64, original, IndexTable::Pages, blobs, ask, bad, want);
   };
   craft({{10, {0, 0x80, 0x24, 0, 1}}}, 10, 10, "past the page");
   craft({{10, {11, 0, 0, 1}}}, 10, 10, "cycle");           // base id 10: itself

@@ -15,6 +15,7 @@
 #include "engine/page_cache.h"
 #include "engine/segment_codec.h"
 #include "engine/segment_version_store.h"
+#include "crafted_blob_check.h"
 #include "index_file_damage.h"
 #include "temp_synthetic_trace.h"
 
@@ -224,27 +225,7 @@ TEST_CASE("segment delta: crafted segments behind correct checksums are errors w
   }
   const std::vector<uint8_t> original = test::read_file_bytes(index_path);
   auto craft = [&](const std::map<uint64_t, std::vector<uint8_t>>& blobs, uint64_t ask, uint64_t bad, const char* want) {
-    CAPTURE(want);
-    const std::map<uint64_t, uint64_t> at = test::write_with_crafted_blobs(index_path, original, IndexTable::Segments, blobs);
-    auto t = Trace::open(tt.path, tt.options(64));
-    REQUIRE(t.ok());
-    const IndexFile& idx = (*t)->index();
-    PageCache pages(idx);
-    CHECK(pages.segment(ask) == nullptr);
-    const std::string msg = idx.chunk_error(0).to_string();
-    CHECK(msg.find(index_path) != std::string::npos);
-    CHECK(msg.find("at byte " + std::to_string(at.at(bad))) != std::string::npos);
-    CHECK(msg.find(want) != std::string::npos);
-    CHECK(!idx.verify().ok());
-    Cursor c(*t);
-    for (uint64_t e = 0; e <= 1000; e += 64) {
-      Status s = c.seek(e);
-      if (s.ok()) {
-        (void)c.state().digest();
-        if (auto fault = c.memory_fault()) s = *fault;
-      }
-      if (!s.ok()) CHECK(s.error().to_string().find(index_path) != std::string::npos);
-    }
+    test::check_crafted_blob_error(tt, 64, original, IndexTable::Segments, blobs, ask, bad, want);
   };
   craft({{10, {1, 0, 1, 0, 2}}}, 10, 10, "not an older");
   craft({{10, {9, 1, 0}}}, 10, 10, "unknown segment kind");
