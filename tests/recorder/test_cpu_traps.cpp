@@ -81,6 +81,37 @@ TEST_CASE("POPCNT and MOVBE, which Unicorn calls invalid, run as on the CPU: res
   test::check_child_like_native("missing_insns", "child", "x86_64-dyn");
 }
 
+TEST_CASE("PDEP and PEXT, which Unicorn computes wrong, give the CPU's results") {
+  // Before 2026-11-29 a recorded pdep of 0x123456789abcdef1 under mask
+  // 0x0f0f00ff00f0f00f gave 0x1000007800b80071, not 0xa0b00cd00e0f001;
+  // CPUID reports BMI2, so programs that ask first use them too.
+  const std::string dyn = test::program_path("x86_64-dyn", "missing_insns");
+  if (dyn.empty()) return;
+  REQUIRE(test::run_native({dyn, "bmi2"}).out.find("pdep64 reg 0xa0b00cd00e0f001\n") != std::string::npos);
+  test::check_mode_like_native("missing_insns", "bmi2", {"x86_64", "x86_64-glibc", "x86_64-dyn"});
+}
+
+TEST_CASE("an AVX instruction raises SIGILL, as on the CPU the recording's CPUID describes, not a wrong sum") {
+  // Unicorn 2.0.1 runs `vpaddd %xmm2, %xmm1, %xmm0` as if xmm1 were xmm0
+  // (before 2026-11-29 the recording printed "vpaddd 10 20 30 40"); CPUID
+  // reports no AVX, so a CPU that answers so raises #UD there.
+  for (const char* variant : {"x86_64", "x86_64-dyn"}) {
+    const std::string prog = test::program_path(variant, "missing_insns");
+    if (prog.empty()) continue;
+    CAPTURE(variant);
+    CHECK(recorded(prog, "avx") == "signal 4 si_code 2 at c5 f1 fe rip at it 1 trapno 6\nafter avx\nstatus 0\n");
+    RecordOptions o = test::capture_options({prog, "avx-fatal"}, test::temp_trace("avx-fatal"));
+    auto sum = record(o);
+    REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
+    std::filesystem::remove(o.output);
+    CHECK(sum->signal == 4);
+    CHECK(sum->exit_code == 132);
+    REQUIRE(sum->fault.has_value());
+    CHECK(sum->fault->find("AVX-family instruction at pc 0x") == 0);
+    CHECK(sum->captured_stdout.empty());
+  }
+}
+
 TEST_CASE("AArch64's wfi and wfe run on in user mode") {
   const std::string prog = test::program_path("aarch64", "cpu_traps");
   if (prog.empty()) return;

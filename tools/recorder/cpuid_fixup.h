@@ -8,7 +8,8 @@
 // answers CPUID with Unicorn's own values plus those three bits. (Other
 // features Unicorn leaves out it does not run either: PCLMULQDQ and
 // RDRAND stay out, and so do POPCNT and MOVBE, which the recorder runs
-// itself for programs that use them without asking: missing_instructions.h.)
+// itself for programs that use them without asking: missing_instructions.h.
+// Nor AVX: its instructions raise SIGILL there, as on a CPU without it.)
 //
 // Contract: install() hooks the emulator's cpuid instruction; the result
 // registers change as the instruction's own effects (the trace records

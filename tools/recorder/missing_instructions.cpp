@@ -55,7 +55,35 @@ std::optional<uc_err> access_fault(const GuestMemory& mem, uint64_t addr, uint32
   return mapped ? UC_ERR_READ_PROT : UC_ERR_READ_UNMAPPED;
 }
 
+uint64_t deposit_bits(uint64_t v, uint64_t mask) {
+  uint64_t out = 0;
+  for (uint64_t bit = 1; mask; bit <<= 1, mask &= mask - 1)
+    if (v & bit) out |= mask & -mask;
+  return out;
+}
+
+uint64_t extract_bits(uint64_t v, uint64_t mask) {
+  uint64_t out = 0;
+  for (uint64_t bit = 1; mask; bit <<= 1, mask &= mask - 1)
+    if (v & mask & -mask) out |= bit;
+  return out;
+}
+
 }  // namespace
+
+OwnRun own_run(const cs_insn& insn) {
+  if (insn.id == X86_INS_PDEP || insn.id == X86_INS_PEXT) return OwnRun::Run;
+  if (!insn.detail) return OwnRun::No;
+  for (uint8_t g = 0; g < insn.detail->groups_count; ++g) {
+    switch (insn.detail->groups[g]) {
+      case X86_GRP_AVX: case X86_GRP_AVX2: case X86_GRP_AVX512: case X86_GRP_FMA: case X86_GRP_FMA4:
+      case X86_GRP_F16C: case X86_GRP_XOP:
+        return OwnRun::NoAvx;
+      default: break;
+    }
+  }
+  return OwnRun::No;
+}
 
 MissingInstructions::~MissingInstructions() {
   if (opened_) cs_close(&cs_);
@@ -77,8 +105,9 @@ std::optional<MissingInstructions::Outcome> MissingInstructions::run(uc_engine* 
     cs_insn* p;
     ~Free() { cs_free(p, 1); }
   } free_insn{insn};
-  const bool popcnt = insn->id == X86_INS_POPCNT, movbe = insn->id == X86_INS_MOVBE;
   const cs_x86& x = insn->detail->x86;
+  if (insn->id == X86_INS_PDEP || insn->id == X86_INS_PEXT) return run_bit_scatter(uc, mem, *insn);
+  const bool popcnt = insn->id == X86_INS_POPCNT, movbe = insn->id == X86_INS_MOVBE;
   if ((!popcnt && !movbe) || x.op_count != 2) return std::nullopt;
   const cs_x86_op& dst = x.operands[0];
   const cs_x86_op& src = x.operands[1];
@@ -139,6 +168,44 @@ std::optional<MissingInstructions::Outcome> MissingInstructions::run(uc_engine* 
   uint8_t bytes[8];
   std::memcpy(bytes, &swapped, size);
   if (!mem.write(*address, {bytes, size})) out.fault = UC_ERR_WRITE_UNMAPPED;
+  return out;
+}
+
+std::optional<MissingInstructions::Outcome> MissingInstructions::run_bit_scatter(uc_engine* uc, GuestMemory& mem,
+                                                                             const cs_insn& insn) {
+  // pdep/pext dst, src, mask: VEX, 32 or 64 bits, the mask a register or
+  // memory; the 32-bit forms clear the upper half. No flags.
+  const cs_x86& x = insn.detail->x86;
+  if (x.op_count != 3 || x.operands[0].type != X86_OP_REG || x.operands[1].type != X86_OP_REG) return std::nullopt;
+  const uint32_t size = x.operands[0].size;
+  const int dst = gpr_number(x.operands[0].reg), src = gpr_number(x.operands[1].reg);
+  if ((size != 4 && size != 8) || dst < 0 || src < 0) return std::nullopt;
+  Outcome out;
+  out.size = insn.size;
+  uint64_t mask = 0;
+  const cs_x86_op& m = x.operands[2];
+  if (m.type == X86_OP_REG) {
+    const int n = gpr_number(m.reg);
+    if (n < 0) return std::nullopt;
+    mask = read_gpr(uc, n);
+  } else if (m.type == X86_OP_MEM) {
+    const MemoryOperand mo = memory_operand(insn);
+    if (!mo.valid) return std::nullopt;
+    const uint64_t address = effective_address(uc, mo, insn.address + insn.size);
+    out.access = Access{address, size, false, 0};
+    if ((out.fault = access_fault(mem, address, size, false))) return out;
+    uint8_t bytes[8] = {};
+    if (!mem.read(address, {bytes, size})) {
+      out.fault = UC_ERR_READ_UNMAPPED;
+      return out;
+    }
+    std::memcpy(&mask, bytes, size);
+  } else {
+    return std::nullopt;
+  }
+  const uint64_t v = low_bytes(read_gpr(uc, src), size);
+  mask = low_bytes(mask, size);
+  write_gpr(uc, dst, size, insn.id == X86_INS_PDEP ? deposit_bits(v, mask) : extract_bits(v, mask));
   return out;
 }
 

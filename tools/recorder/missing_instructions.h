@@ -13,6 +13,13 @@
 // these; then it either completes it (registers, EFLAGS, memory written)
 // or, when its memory operand is not accessible, changes nothing and says
 // where it faulted.
+//
+// Two more kinds are not left to Unicorn although it runs them (own_run):
+// PDEP and PEXT (BMI2, which CPUID reports), whose results Unicorn 2.0.1
+// computes wrong, run here before Unicorn sees them; and AVX, AVX2,
+// AVX-512, FMA, F16C and XOP instructions, which CPUID does not report and
+// Unicorn 2.0.1 runs wrong (`vpaddd %xmm2, %xmm1, %xmm0` ignores xmm1),
+// raise SIGILL as on a CPU without them.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -24,6 +31,15 @@
 #include "tools/recorder/guest_memory.h"
 
 namespace ttd::rec {
+
+// What the recorder does with an instruction instead of letting Unicorn
+// run it, decided once per pc from Capstone's decode.
+enum class OwnRun : uint8_t {
+  No,
+  Run,     // PDEP, PEXT: MissingInstructions::run, then on after it
+  NoAvx,   // an AVX-family instruction: SIGILL, as on a CPU without AVX
+};
+OwnRun own_run(const cs_insn& insn);
 
 class MissingInstructions {
  public:
@@ -47,6 +63,7 @@ class MissingInstructions {
   std::optional<Outcome> run(uc_engine* uc, GuestMemory& mem, uint64_t pc);
 
  private:
+  std::optional<Outcome> run_bit_scatter(uc_engine* uc, GuestMemory& mem, const cs_insn& insn);
   csh cs_ = 0;
   bool opened_ = false;
 };

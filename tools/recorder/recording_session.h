@@ -118,6 +118,12 @@ class RecordingSession {
   // SIGFPE for a floating-point exception at pending_pc_ (trap number
   // `trapno`), to the guest's handler or ending the run; `unit` names it.
   bool fp_exception(uint32_t unmasked, uint64_t trapno, const char* unit);
+  // A fault at pending_pc_ raised from a code hook (the instruction did not
+  // run): `info` to the guest's handler, or the run ends saying `fatal`.
+  void fault_in_hook(SigInfo info, FaultTrap trap, const std::string& fatal);
+  // The instruction at pending_pc_ is one the recorder handles itself
+  // (InsnInfo::own, missing_instructions.h): run it, or SIGILL for AVX.
+  void own_instruction(OwnRun own);
   // A thread was just scheduled at `pc`: its pending signals are delivered
   // (nullopt: a fatal one ended the run).
   std::optional<uint64_t> deliver_on_schedule(uint64_t pc);

@@ -124,6 +124,11 @@ void RecordingSession::on_child_code(uc_engine* uc, uint64_t addr, uint32_t size
   if (s->stopped_) return;
   if (s->child_fp_ && !s->finish_child_fp()) return;
   InsnInfo& info = s->tracker_.lookup(addr, size);
+  if (info.own() != OwnRun::No) [[unlikely]] {
+    s->pending_pc_ = addr;
+    s->pending_size_ = size;
+    return s->own_instruction(info.own());
+  }
   const HostFpOp& op = info.host_fp;
   if (op.op == HostFpOpcode::None) return;
   // No memory hooks here: the operand's address from the decode.

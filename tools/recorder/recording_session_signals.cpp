@@ -245,24 +245,64 @@ bool RecordingSession::fp_exception(uint32_t unmasked, uint64_t trapno, const ch
                      : info.code == kFpeFltovf ? "overflow"
                      : info.code == kFpeFltund ? "underflow"
                                                : "inexact result";
-  if (kernel_.fault_handled(kSigFpe)) {
-    auto handler = kernel_.deliver_fault(info, pending_pc_, FaultTrap{trapno, 0, 0});
+  fault_in_hook(info, FaultTrap{trapno, 0, 0},
+                std::string(unit) + " floating-point exception (" + what + ") at pc " + hex_address(info.addr));
+  return false;
+}
+
+void RecordingSession::fault_in_hook(SigInfo info, FaultTrap trap, const std::string& fatal) {
+  if (kernel_.fault_handled(info.signo)) {
+    auto handler = kernel_.deliver_fault(info, pending_pc_, trap);
     pending_ = nullptr;
     if (handler) {
       emit_delivery();
       redirect(*handler);
-      return false;
+      return;
     }
     info.signo = kSigSegv;  // the stack could not take the frame
   }
-  emit_delivery();  // MXCSR's flags, which a core dump would show
-  res_.fault = std::string(unit) + " floating-point exception (" + what + ") at pc " + hex_address(info.addr);
+  emit_delivery();  // what the instruction's unit shows (MXCSR's flags), as a core dump would
+  res_.fault = fatal;
   res_.exited = true;
   res_.signal = info.signo;
   res_.exit_code = 128 + info.signo;
   pending_ = nullptr;
   stop();
-  return false;
+}
+
+void RecordingSession::own_instruction(OwnRun own) {
+  const uint64_t pc = pending_pc_;
+  SigInfo ill{kSigIll, kIllIllopn};
+  ill.fault = true;
+  ill.addr = pc;
+  constexpr uint64_t kInvalidOpcode = 6;
+  if (own == OwnRun::NoAvx)
+    return fault_in_hook(ill, FaultTrap{kInvalidOpcode, 0, 0},
+                         "AVX-family instruction at pc " + hex_address(pc) +
+                             ": the recorded CPU has no AVX (its CPUID does not report it, and Unicorn 2.0.1 "
+                             "computes such instructions wrong), so it raises SIGILL as such a CPU does");
+  auto done = missing_.run(uc_, mem_, pc);
+  if (!done) return fault_in_hook(ill, FaultTrap{kInvalidOpcode, 0, 0}, "invalid instruction at pc " + hex_address(pc));
+  if (done->fault) {
+    const bool write = done->access->write;
+    const bool mapped = *done->fault == UC_ERR_READ_PROT || *done->fault == UC_ERR_WRITE_PROT;
+    SigInfo segv{kSigSegv, mapped ? kSegvAccerr : kSegvMaperr};
+    segv.fault = true;
+    segv.addr = done->access->addr;
+    constexpr uint64_t kPageFault = 14;
+    return fault_in_hook(segv, FaultTrap{kPageFault, 4u | (write ? 2u : 0u) | (mapped ? 1u : 0u), segv.addr},
+                         std::string(uc_strerror(*done->fault)) + " at pc " + hex_address(pc) + " (address " +
+                             hex_address(segv.addr) + ")");
+  }
+  if (!child_) {  // a fork's child writes no trace
+    if (const auto& a = done->access) {
+      if (a->write) emit_.mem_write(a->addr, a->size, int64_t(a->value));
+      else emit_.mem_read(a->addr, a->size);
+    }
+    pending_size_ = done->size;
+    finish_instruction();
+  }
+  redirect(pc + done->size);
 }
 
 std::optional<uint64_t> RecordingSession::deliver_on_schedule(uint64_t pc) {

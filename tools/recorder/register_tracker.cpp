@@ -146,6 +146,7 @@ void RegisterTracker::decode(InsnInfo& info, uint32_t size) {
     if (info.host_fp.op != HostFpOpcode::None && !is_x87(info.host_fp)) names.push_back("mxcsr");
     info.x87_env_store = stores_x87_environment(*insn);
     info.tsc = insn->id == X86_INS_RDTSC ? 1 : insn->id == X86_INS_RDTSCP ? 2 : 0;
+    info.own_bits = uint8_t(own_run(*insn));
   }
   cs_free(insn, 1);
   for (const auto& n : names) {

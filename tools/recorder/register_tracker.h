@@ -22,6 +22,7 @@
 #include "state/error.h"
 #include "tools/recorder/guest_arch.h"
 #include "tools/recorder/memory_operand.h"
+#include "tools/recorder/missing_instructions.h"
 #include "tools/recorder/host_fp_eval.h"
 #include "tools/recorder/x87_image_fixup.h"
 
@@ -87,8 +88,11 @@ struct alignas(64) InsnInfo {
   uint64_t pc = 0;
   bool learned = false;         // first execution (full compare) done
   bool compare_all = false;     // Capstone could not decode it: compare everything
-  bool x87_env_store = false;   // fnsave / fnstenv: image corrected (x87_image_fixup.h)
-  uint8_t tsc = 0;              // 1 rdtsc, 2 rdtscp: the result is made virtual (recording_session.cpp)
+  // Bit fields: the entry has to stay one cache line.
+  bool x87_env_store : 1 = false;  // fnsave / fnstenv: image corrected (x87_image_fixup.h)
+  uint8_t tsc : 2 = 0;             // 1 rdtsc, 2 rdtscp: the result is made virtual (recording_session.cpp)
+  uint8_t own_bits : 2 = 0;        // an OwnRun: not left to Unicorn (missing_instructions.h)
+  OwnRun own() const { return OwnRun(own_bits); }
   HostFpOp host_fp;                // x86-64 SSE or x87 arithmetic evaluated on the host (sse_host_eval.h)
   SlotSet slots;
 };

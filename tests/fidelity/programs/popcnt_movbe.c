@@ -1,7 +1,8 @@
-// POPCNT and MOVBE, which Unicorn 2.0.1 calls invalid and the recorder
-// runs itself (tools/recorder/missing_instructions.h): every width, register
-// and memory operands, a zero source (ZF), flags set before each so that
-// what POPCNT clears and MOVBE keeps shows, stores into memory.
+// POPCNT and MOVBE, which Unicorn 2.0.1 calls invalid, and PDEP and PEXT,
+// which it computes wrong; the recorder runs them itself
+// (tools/recorder/missing_instructions.h): every width, register and memory
+// operands, a zero source (ZF), flags set before each so that what POPCNT
+// clears and MOVBE and PDEP keep shows, stores into memory.
 #include "start.h"
 
 unsigned long fid_data[8] = {0xf00d00000000beefull, 0x8000000000000001ull, 0, 0, 0, 0, 0, 0};
@@ -25,11 +26,17 @@ void fid_main(void) {
         "movbe %%r11, 16(%%rsi)\n\t"
         "movbe %%r12d, 24(%%rsi)\n\t"
         "movbe %%r13w, 32(%%rsi)\n\t"
+        "pdep %%rbx, %%r11, %%r14\n\t"
+        "pext 8(%%rsi), %%r11, %%r15\n\t"
+        "pdep %%ebx, %%r12d, %%r14d\n\t"
+        "pext (%%rsi), %%r12d, %%r15d\n\t"
+        "add %%r14, %%r8\n\t"
+        "add %%r15, %%r8\n\t"
         "add %%r8, %%rax\n\t"
         "add %%rax, %0\n\t"
         : "+r"(r)
         : "b"(0x00ff00ff00ff00ffull << i), "d"(0ull), "S"(fid_data)
-        : "rax", "rcx", "r8", "r9", "r10", "r11", "r12", "r13", "memory", "cc");
+        : "rax", "rcx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "memory", "cc");
   }
   fid_data[7] = r;
 }

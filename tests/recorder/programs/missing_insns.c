@@ -1,10 +1,15 @@
-// POPCNT and MOVBE, which Unicorn 2.0.1 calls invalid (the recorder runs
-// them itself: tools/recorder/missing_instructions.h). Modes:
+// POPCNT and MOVBE, which Unicorn 2.0.1 calls invalid, PDEP and PEXT,
+// which it computes wrong (the recorder runs them itself), and AVX, which
+// it computes wrong and CPUID does not report (SIGILL, as on a CPU without
+// it): tools/recorder/missing_instructions.h. Modes:
 //   run    every form: 64/32/16-bit, register and memory sources, a zero
 //          source (ZF), the flags after them, movbe loads and stores
 //   fault  their memory operand unmapped or read-only: SIGSEGV with
 //          si_code and si_addr, caught
 //   child  `run` in a fork's child (not recorded without --follow-fork)
+//   bmi2   pdep and pext, 32 and 64 bits, register and memory masks
+//   avx    vpaddd with a SIGILL handler (natively, on a CPU with AVX, the
+//          sum; recorded, SIGILL at it); avx-fatal: without a handler
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <signal.h>
@@ -12,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ucontext.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,6 +78,34 @@ static void run(void) {
   printf("popcnt loop %llu\n", (unsigned long long)total);
 }
 
+static void bmi2(void) {
+  uint64_t v = 0x123456789abcdef1ull, m = 0x0f0f00ff00f0f00full, r;
+  uint32_t r32;
+  __asm__("pdep %2, %1, %0" : "=r"(r) : "r"(v), "r"(m));
+  printf("pdep64 reg %#llx\n", (unsigned long long)r);
+  __asm__("pext %2, %1, %0" : "=r"(r) : "r"(v), "m"(m));
+  printf("pext64 mem %#llx\n", (unsigned long long)r);
+  r = ~0ull;
+  __asm__("pdep %2, %1, %k0" : "+r"(r) : "r"((uint32_t)v), "r"((uint32_t)m));
+  printf("pdep32 reg %#llx\n", (unsigned long long)r);
+  __asm__("pext %2, %1, %0" : "=r"(r32) : "r"((uint32_t)v), "m"(*(uint32_t*)&m));
+  printf("pext32 mem %#x\n", r32);
+  uint64_t total = 0;
+  for (uint64_t i = 1; i < 500; ++i) {
+    __asm__("pext %2, %1, %0" : "=r"(r) : "r"(i * 0x9e3779b97f4a7c15ull), "r"(i * 0x5bd1e995ull));
+    total += r;
+  }
+  printf("pext loop %llu\n", (unsigned long long)total);
+}
+
+static void avx(void) {
+  uint32_t a[4] = {1, 2, 3, 4}, b[4] = {10, 20, 30, 40}, c[4] = {0};
+  __asm__ volatile("movdqu %1, %%xmm1\n\tmovdqu %2, %%xmm2\n\tpxor %%xmm0, %%xmm0\n\t"
+                   "vpaddd %%xmm2, %%xmm1, %%xmm0\n\tmovdqu %%xmm0, %0"
+                   : "=m"(c) : "m"(a), "m"(b) : "xmm0", "xmm1", "xmm2");
+  printf("vpaddd %u %u %u %u\n", c[0], c[1], c[2], c[3]);
+}
+
 static sigjmp_buf back;
 static uintptr_t fault_base;  // si_addr is printed from here (mmap's addresses differ between runs)
 static void on_segv(int sig, siginfo_t* si, void* ctx) {
@@ -79,6 +113,24 @@ static void on_segv(int sig, siginfo_t* si, void* ctx) {
   printf("signal %d si_code %d si_addr base + %#llx\n", sig, si->si_code,
          (unsigned long long)((uintptr_t)si->si_addr - fault_base));
   siglongjmp(back, 1);
+}
+
+static void on_ill(int sig, siginfo_t* si, void* ctx) {
+  const unsigned char* at = si->si_addr;
+  const ucontext_t* uc = ctx;
+  printf("signal %d si_code %d at %02x %02x %02x rip at it %d trapno %lld\n", sig, si->si_code, at[0], at[1], at[2],
+         (uintptr_t)uc->uc_mcontext.gregs[REG_RIP] == (uintptr_t)at, (long long)uc->uc_mcontext.gregs[REG_TRAPNO]);
+  siglongjmp(back, 1);
+}
+
+static void avx_caught(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_ill;
+  sa.sa_flags = SA_SIGINFO;
+  sigaction(SIGILL, &sa, NULL);
+  if (!sigsetjmp(back, 1)) avx();
+  printf("after avx\n");
 }
 
 static void fault(void) {
@@ -114,6 +166,9 @@ int main(int argc, char** argv) {
 #else
   if (!strcmp(mode, "run")) run();
   else if (!strcmp(mode, "fault")) fault();
+  else if (!strcmp(mode, "bmi2")) bmi2();
+  else if (!strcmp(mode, "avx")) avx_caught();
+  else if (!strcmp(mode, "avx-fatal")) avx();
   else if (!strcmp(mode, "child")) {
     pid_t pid = fork();
     if (pid == 0) {
