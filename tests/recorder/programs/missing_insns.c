@@ -123,22 +123,22 @@ static void on_ill(int sig, siginfo_t* si, void* ctx) {
   siglongjmp(back, 1);
 }
 
-static void avx_caught(void) {
+static void catch_signal(int sig, void (*handler)(int, siginfo_t*, void*)) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_ill;
+  sa.sa_sigaction = handler;
   sa.sa_flags = SA_SIGINFO;
-  sigaction(SIGILL, &sa, NULL);
+  sigaction(sig, &sa, NULL);
+}
+
+static void avx_caught(void) {
+  catch_signal(SIGILL, on_ill);
   if (!sigsetjmp(back, 1)) avx();
   printf("after avx\n");
 }
 
 static void fault(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_segv;
-  sa.sa_flags = SA_SIGINFO;
-  sigaction(SIGSEGV, &sa, NULL);
+  catch_signal(SIGSEGV, on_segv);
   uint64_t r = 7;
   if (!sigsetjmp(back, 1)) {
     __asm__ volatile("popcnt (%1), %0" : "+r"(r) : "r"((uint64_t*)0x10) : "cc", "memory");
