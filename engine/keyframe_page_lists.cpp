@@ -112,7 +112,9 @@ void KeyframePageLists::store_segments(ProcessMap& map, const std::vector<uint64
   auto old = map.segments.begin();
   for (uint64_t key : keys) {
     for (; old != map.segments.end() && old->key < key; ++old) merged_.push_back(*old);
-    if (old != map.segments.end() && old->key == key) ++old;
+    // The id stored for the key before: seg.stored's, the delta base.
+    uint64_t previous_id = ~0ull;
+    if (old != map.segments.end() && old->key == key) previous_id = (old++)->id;
     auto it = map.by_key.find(key);
     if (it == map.by_key.end()) continue;
     if (it->second.pages.empty()) {
@@ -120,9 +122,8 @@ void KeyframePageLists::store_segments(ProcessMap& map, const std::vector<uint64
       continue;
     }
     Segment& seg = it->second;
-    seg.stored_id = store_segment_(seg.pages, key, seg.stored, seg.stored_id);
+    merged_.push_back(KeyframeSegment{key, store_segment_(seg.pages, key, seg.stored, previous_id)});
     seg.stored = seg.pages;
-    merged_.push_back(KeyframeSegment{key, seg.stored_id});
   }
   for (; old != map.segments.end(); ++old) merged_.push_back(*old);
   map.segments.swap(merged_);

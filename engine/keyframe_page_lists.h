@@ -38,7 +38,7 @@ class KeyframePageLists {
   using StorePage = std::function<uint64_t(const std::shared_ptr<Page>& page, const Page* previous, uint64_t previous_id)>;
   // Stores segment `key`'s pages (deduplicated) and returns its id;
   // `previous` is the version stored before for the key as `previous_id`
-  // (SegmentVersionStore::kNone and empty: none), a delta base.
+  // (~0 and empty: none), a delta base.
   using StoreSegment = std::function<uint64_t(const std::vector<KeyframePage>& pages, uint64_t key,
                                               const std::vector<KeyframePage>& previous, uint64_t previous_id)>;
   KeyframePageLists(StorePage store, StoreSegment store_segment)
@@ -74,8 +74,7 @@ class KeyframePageLists {
   struct Segment {
     std::vector<KeyframePage> pages;  // sorted by no
     std::vector<Held> holding;        // parallel
-    std::vector<KeyframePage> stored;  // pages as last stored (a delta base)
-    uint64_t stored_id = ~0ull;        // their segment id; ~0: none
+    std::vector<KeyframePage> stored;  // pages as last stored (a delta base), as `segments` lists them
   };
   class SpillSource;
   struct ProcessMap {

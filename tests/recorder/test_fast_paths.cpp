@@ -130,7 +130,7 @@ TEST_CASE("register tracker: narrow registers side by side are compared exactly,
     auto emit = [&](uint16_t index, std::span<const uint8_t> v) {
       seen[arch.regs[index].name] = std::vector<uint8_t>(v.begin(), v.end());
     };
-    InsnInfo& info = t.lookup(0x10000, sizeof fnop);
+    InsnInfo& info = t.lookup(0x10000);
     t.diff(info, emit);  // learns (full compare): nothing changed
     CHECK(seen.empty());
     REQUIRE(info.learned);

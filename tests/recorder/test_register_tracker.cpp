@@ -39,25 +39,25 @@ TEST_CASE("register tracker: invalidate(range) re-decodes code there and keeps t
   {
     RegisterTracker t;
     REQUIRE(t.init(uc, arch_desc(ArchId::X86_64), **guest));
-    InsnInfo* first = &t.lookup(0x10000, sizeof mov_rax);
-    InsnInfo* other = &t.lookup(0x12000, sizeof mov_rax);
+    InsnInfo* first = &t.lookup(0x10000);
+    InsnInfo* other = &t.lookup(0x12000);
     CHECK(writes(t, *first, "rax"));
 
     // The code at 0x10000 changes (a new mapping there, say).
     REQUIRE(uc_mem_write(uc, 0x10000, mov_rbx, sizeof mov_rbx) == UC_ERR_OK);
     t.invalidate(0x11000, 0x12000);  // a range without decoded code: nothing dropped
-    CHECK(&t.lookup(0x10000, sizeof mov_rbx) == first);
-    CHECK(writes(t, t.lookup(0x10000, sizeof mov_rbx), "rax"));
+    CHECK(&t.lookup(0x10000) == first);
+    CHECK(writes(t, t.lookup(0x10000), "rax"));
 
     t.invalidate(0x10000, 0x11000);
-    InsnInfo& again = t.lookup(0x10000, sizeof mov_rbx);
+    InsnInfo& again = t.lookup(0x10000);
     CHECK(writes(t, again, "rbx"));
     CHECK_FALSE(writes(t, again, "rax"));
-    CHECK(&t.lookup(0x12000, sizeof mov_rax) == other);  // outside the range: kept
+    CHECK(&t.lookup(0x12000) == other);  // outside the range: kept
 
     // A range that starts inside an instruction drops it too.
     t.invalidate(0x12003, 0x12004);
-    CHECK(writes(t, t.lookup(0x12000, sizeof mov_rax), "rax"));
+    CHECK(writes(t, t.lookup(0x12000), "rax"));
   }
   uc_close(uc);
 }
@@ -107,7 +107,7 @@ TEST_CASE("register tracker: an instruction that learned more registers than fit
     };
     // A nop writes nothing Capstone knows of; its first run "changes" nine
     // registers (as if Capstone had missed them), so it learns all nine.
-    InsnInfo& info = t.lookup(0x10000, sizeof nop);
+    InsnInfo& info = t.lookup(0x10000);
     set_all(0x100);
     t.diff(info, emit);
     REQUIRE(info.learned);

@@ -72,7 +72,10 @@ uint64_t extract_bits(uint64_t v, uint64_t mask) {
 }  // namespace
 
 OwnRun own_run(const cs_insn& insn) {
-  if (insn.id == X86_INS_PDEP || insn.id == X86_INS_PEXT) return OwnRun::Run;
+  switch (insn.id) {
+    case X86_INS_POPCNT: case X86_INS_MOVBE: case X86_INS_PDEP: case X86_INS_PEXT: return OwnRun::Run;
+    default: break;
+  }
   if (!insn.detail) return OwnRun::No;
   for (uint8_t g = 0; g < insn.detail->groups_count; ++g) {
     switch (insn.detail->groups[g]) {
@@ -87,6 +90,19 @@ OwnRun own_run(const cs_insn& insn) {
 
 MissingInstructions::~MissingInstructions() {
   if (opened_) cs_close(&cs_);
+}
+
+bool MissingInstructions::read_operand(const GuestMemory& mem, uint64_t addr, uint32_t size, Outcome& out,
+                                       uint64_t& value) {
+  out.access = Access{addr, size, false, 0};
+  if ((out.fault = access_fault(mem, addr, size, false))) return false;
+  uint8_t bytes[8] = {};
+  if (!mem.read(addr, {bytes, size})) {
+    out.fault = UC_ERR_READ_UNMAPPED;
+    return false;
+  }
+  std::memcpy(&value, bytes, size);
+  return true;
 }
 
 std::optional<MissingInstructions::Outcome> MissingInstructions::run(uc_engine* uc, GuestMemory& mem, uint64_t pc) {
@@ -130,14 +146,7 @@ std::optional<MissingInstructions::Outcome> MissingInstructions::run(uc_engine* 
     if (n < 0) return std::nullopt;
     value = low_bytes(read_gpr(uc, n), size);
   } else if (src.type == X86_OP_MEM) {
-    out.access = Access{*address, size, false, 0};
-    if ((out.fault = access_fault(mem, *address, size, false))) return out;
-    uint8_t bytes[8] = {};
-    if (!mem.read(*address, {bytes, size})) {
-      out.fault = UC_ERR_READ_UNMAPPED;
-      return out;
-    }
-    std::memcpy(&value, bytes, size);
+    if (!read_operand(mem, *address, size, out, value)) return out;
   } else {
     return std::nullopt;
   }
@@ -191,15 +200,7 @@ std::optional<MissingInstructions::Outcome> MissingInstructions::run_bit_scatter
   } else if (m.type == X86_OP_MEM) {
     const MemoryOperand mo = memory_operand(insn);
     if (!mo.valid) return std::nullopt;
-    const uint64_t address = effective_address(uc, mo, insn.address + insn.size);
-    out.access = Access{address, size, false, 0};
-    if ((out.fault = access_fault(mem, address, size, false))) return out;
-    uint8_t bytes[8] = {};
-    if (!mem.read(address, {bytes, size})) {
-      out.fault = UC_ERR_READ_UNMAPPED;
-      return out;
-    }
-    std::memcpy(&mask, bytes, size);
+    if (!read_operand(mem, effective_address(uc, mo, insn.address + insn.size), size, out, mask)) return out;
   } else {
     return std::nullopt;
   }

@@ -3,23 +3,21 @@
 // asking CPUID: POPCNT (every program built for x86-64-v2, the baseline of
 // RHEL 9 and of `-march=nehalem` and later, or with `-mpopcnt`) and MOVBE
 // (`-mmovbe`, `-march=atom`/`silvermont`). Under Unicorn alone such a
-// program dies of SIGILL at the first one. The recorder runs them here on
-// the emulator's registers and the guest's memory and resumes after them;
-// each costs an exit from and a restart of the emulator (microseconds).
-// CPUID still does not report them (cpuid_fixup.h), so programs that ask
-// first keep the paths they take today.
+// program dies of SIGILL at the first one. CPUID still does not report
+// them (cpuid_fixup.h), so programs that ask first keep the paths they
+// take today. PDEP and PEXT (BMI2, which CPUID reports) Unicorn 2.0.1 runs
+// but computes wrong. The recorder's code hook runs all four here, on the
+// emulator's registers and the guest's memory, before Unicorn sees them,
+// and resumes after them; each costs an exit from and a restart of the
+// emulator (microseconds). AVX, AVX2, AVX-512, FMA, F16C and XOP
+// instructions, which CPUID does not report and Unicorn 2.0.1 runs wrong
+// (`vpaddd %xmm2, %xmm1, %xmm0` ignores xmm1), raise SIGILL there, as on
+// a CPU without them. own_run() says which instruction is which.
 //
 // Contract: run() touches nothing unless the instruction at pc is one of
-// these; then it either completes it (registers, EFLAGS, memory written)
-// or, when its memory operand is not accessible, changes nothing and says
-// where it faulted.
-//
-// Two more kinds are not left to Unicorn although it runs them (own_run):
-// PDEP and PEXT (BMI2, which CPUID reports), whose results Unicorn 2.0.1
-// computes wrong, run here before Unicorn sees them; and AVX, AVX2,
-// AVX-512, FMA, F16C and XOP instructions, which CPUID does not report and
-// Unicorn 2.0.1 runs wrong (`vpaddd %xmm2, %xmm1, %xmm0` ignores xmm1),
-// raise SIGILL as on a CPU without them.
+// the four; then it either completes it (registers, EFLAGS, memory
+// written) or, when its memory operand is not accessible, changes nothing
+// and says where it faulted.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -36,7 +34,7 @@ namespace ttd::rec {
 // run it, decided once per pc from Capstone's decode.
 enum class OwnRun : uint8_t {
   No,
-  Run,     // PDEP, PEXT: MissingInstructions::run, then on after it
+  Run,     // POPCNT, MOVBE, PDEP, PEXT: MissingInstructions::run, then on after it
   NoAvx,   // an AVX-family instruction: SIGILL, as on a CPU without AVX
 };
 OwnRun own_run(const cs_insn& insn);
@@ -64,6 +62,8 @@ class MissingInstructions {
 
  private:
   std::optional<Outcome> run_bit_scatter(uc_engine* uc, GuestMemory& mem, const cs_insn& insn);
+  // Reads a memory operand into value; false (out.fault set) if it faults.
+  static bool read_operand(const GuestMemory& mem, uint64_t addr, uint32_t size, Outcome& out, uint64_t& value);
   csh cs_ = 0;
   bool opened_ = false;
 };

@@ -82,12 +82,6 @@ SessionResult RecordingSession::run(uint64_t entry) {
       else if (!finish_child_fp() && res_.exited) break;
     }
     if (err != UC_ERR_OK && !stopped_) {
-      if (err == UC_ERR_INSN_INVALID) {
-        if (auto next = missing_instruction(err)) {
-          pc = *next;
-          continue;
-        }
-      }
       if (auto handler = fault_handler(err)) {
         pc = *handler;
         continue;
@@ -274,7 +268,7 @@ void RecordingSession::on_code(uc_engine* uc, uint64_t addr, uint32_t size, void
     if (s->kernel_.threads().other_runnable()) return s->request_switch(addr);
     s->slice_left_ = s->quantum_;
   }
-  s->pending_ = &s->tracker_.lookup(addr, size);
+  s->pending_ = &s->tracker_.lookup(addr);
   s->pending_pc_ = addr;
   s->pending_size_ = size;
   if (s->pending_->own() != OwnRun::No) [[unlikely]]

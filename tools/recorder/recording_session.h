@@ -102,10 +102,6 @@ class RecordingSession {
   // icebp (int1), which Unicorn reports as invalid: SIGTRAP after it.
   bool is_icebp(uint64_t pc);
   std::optional<uint64_t> icebp();
-  // An instruction Unicorn refuses that the recorder runs itself
-  // (missing_instructions.h): the pc after it, or nullopt; when its memory
-  // operand faults, err becomes that fault (bad_access_ says where).
-  std::optional<uint64_t> missing_instruction(uc_err& err);
   // The pending SSE instruction raised exceptions its MXCSR unmasks
   // (`unmasked`: MXCSR bits 0-5): it is undone but for MXCSR's flags, and
   // SIGFPE goes to the guest's handler at it, or ends the run. Returns

@@ -123,7 +123,7 @@ void RecordingSession::on_child_code(uc_engine* uc, uint64_t addr, uint32_t size
   auto* s = static_cast<RecordingSession*>(p);
   if (s->stopped_) return;
   if (s->child_fp_ && !s->finish_child_fp()) return;
-  InsnInfo& info = s->tracker_.lookup(addr, size);
+  InsnInfo& info = s->tracker_.lookup(addr);
   if (info.own() != OwnRun::No) [[unlikely]] {
     s->pending_pc_ = addr;
     s->pending_size_ = size;
@@ -134,7 +134,7 @@ void RecordingSession::on_child_code(uc_engine* uc, uint64_t addr, uint32_t size
   // No memory hooks here: the operand's address from the decode.
   uint64_t at = 0;
   if (has_memory_operand(op)) {
-    const MemoryOperand& m = s->tracker_.memory_operand(addr, size);
+    const MemoryOperand& m = s->tracker_.memory_operand(addr);
     if (!m.valid) return;
     at = effective_address(uc, m, addr + size);
   }

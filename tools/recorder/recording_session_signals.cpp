@@ -168,32 +168,6 @@ bool RecordingSession::trap_handler(uint32_t intno) {
   return true;
 }
 
-std::optional<uint64_t> RecordingSession::missing_instruction(uc_err& err) {
-  if (guest_.id() != ArchId::X86_64) return std::nullopt;
-  uint64_t pc = pending_pc_;
-  if (!pending_) uc_reg_read(uc_, arch_.pc().unicorn_id, &pc);
-  // A recorded instruction is one the code hook saw: its step goes out.
-  if (!child_ && (!pending_ || pending_pc_ != pc)) return std::nullopt;
-  auto done = missing_.run(uc_, mem_, pc);
-  if (!done) return std::nullopt;
-  if (done->fault) {  // as if Unicorn had refused the operand's access
-    const bool write = done->access->write;
-    const bool prot = *done->fault == UC_ERR_READ_PROT || *done->fault == UC_ERR_WRITE_PROT;
-    bad_access_ = {write ? (prot ? UC_MEM_WRITE_PROT : UC_MEM_WRITE_UNMAPPED) : (prot ? UC_MEM_READ_PROT : UC_MEM_READ_UNMAPPED),
-                   done->access->addr};
-    err = *done->fault;
-    return std::nullopt;
-  }
-  if (child_) return pc + done->size;  // a fork's child writes no trace
-  if (const auto& a = done->access) {
-    if (a->write) emit_.mem_write(a->addr, a->size, int64_t(a->value));
-    else emit_.mem_read(a->addr, a->size);
-  }
-  pending_size_ = done->size;
-  finish_instruction();
-  return pc + done->size;
-}
-
 bool RecordingSession::is_icebp(uint64_t pc) {
   uint8_t byte = 0;
   return uc_mem_read(uc_, pc, &byte, 1) == UC_ERR_OK && byte == 0xf1;

@@ -100,33 +100,39 @@ uint64_t RegisterTracker::diff_all(InsnInfo* info, const Emit& emit) {
   return misses;
 }
 
-InsnInfo& RegisterTracker::lookup_slow(uint64_t pc, uint32_t size, InsnInfo*& f) {
+InsnInfo& RegisterTracker::lookup_slow(uint64_t pc, InsnInfo*& f) {
   auto& slot = cache_[pc];
   if (!slot) {
     slot = std::make_unique<InsnInfo>();
     slot->pc = pc;
-    decode(*slot, size);
+    decode(*slot);
     code_pages_.insert(pc >> kPageShift);
   }
   f = slot.get();
   return *slot;
 }
 
-cs_insn* RegisterTracker::disassemble(uint64_t pc, uint32_t size) const {
+cs_insn* RegisterTracker::disassemble(uint64_t pc) const {
+  // Capstone takes the first instruction of what it is given: 16 bytes,
+  // fewer at the end of a mapping. Not the code hook's size, which for an
+  // instruction Unicorn calls invalid is no length (0xf1f1f1f1 for
+  // popcnt, 5 for a 9-byte rip-relative movbe).
   uint8_t code[16] = {};
-  size = std::min<uint32_t>(size, sizeof code);
+  size_t n = sizeof code;
+  while (n > 0 && uc_mem_read(uc_, pc, code, n) != UC_ERR_OK) --n;
   cs_insn* insn = nullptr;
-  if (size == 0 || uc_mem_read(uc_, pc, code, size) != UC_ERR_OK || cs_disasm(cs_, code, size, pc, 1, &insn) != 1)
-    return nullptr;
+  if (n == 0 || cs_disasm(cs_, code, n, pc, 1, &insn) != 1) return nullptr;
   return insn;
 }
 
-void RegisterTracker::decode(InsnInfo& info, uint32_t size) {
-  cs_insn* insn = disassemble(info.pc, size);
+void RegisterTracker::decode(InsnInfo& info) {
+  cs_insn* insn = disassemble(info.pc);
   if (!insn) {
     info.compare_all = true;
     return;
   }
+  // Before the register lists: Capstone has none for some of these (movbe).
+  if (arch_->id == ArchId::X86_64) info.own_bits = uint8_t(own_run(*insn));
   cs_regs rd, wr;
   uint8_t nrd = 0, nwr = 0;
   if (cs_regs_access(cs_, insn, rd, &nrd, wr, &nwr) != CS_ERR_OK) {
@@ -146,7 +152,6 @@ void RegisterTracker::decode(InsnInfo& info, uint32_t size) {
     if (info.host_fp.op != HostFpOpcode::None && !is_x87(info.host_fp)) names.push_back("mxcsr");
     info.x87_env_store = stores_x87_environment(*insn);
     info.tsc = insn->id == X86_INS_RDTSC ? 1 : insn->id == X86_INS_RDTSCP ? 2 : 0;
-    info.own_bits = uint8_t(own_run(*insn));
   }
   cs_free(insn, 1);
   for (const auto& n : names) {
@@ -156,10 +161,10 @@ void RegisterTracker::decode(InsnInfo& info, uint32_t size) {
   }
 }
 
-const MemoryOperand& RegisterTracker::memory_operand(uint64_t pc, uint32_t size) {
+const MemoryOperand& RegisterTracker::memory_operand(uint64_t pc) {
   auto [it, fresh] = mem_operands_.try_emplace(pc);
   if (!fresh) return it->second;
-  if (cs_insn* insn = disassemble(pc, size)) {
+  if (cs_insn* insn = disassemble(pc)) {
     it->second = ttd::rec::memory_operand(*insn);
     cs_free(insn, 1);
   }

@@ -125,10 +125,10 @@ class RegisterTracker {
   }
 
   // The cached entry for the instruction at pc (decoded on first sight).
-  InsnInfo& lookup(uint64_t pc, uint32_t size) {
+  InsnInfo& lookup(uint64_t pc) {
     InsnInfo*& f = front_[(pc >> 1) & (kFrontSize - 1)];
     if (f && f->pc == pc) return *f;
-    return lookup_slow(pc, size, f);
+    return lookup_slow(pc, f);
   }
 
   // After the instruction ran: emits its registers that differ from the
@@ -164,7 +164,7 @@ class RegisterTracker {
   // The memory operand of the instruction at pc, decoded once: where a
   // fork child that is not recorded (no memory hooks) finds the operand of
   // a floating-point instruction it evaluates on the host.
-  const MemoryOperand& memory_operand(uint64_t pc, uint32_t size);
+  const MemoryOperand& memory_operand(uint64_t pc);
 
   // Forgets every cached decode (code may have changed: munmap, mprotect).
   void invalidate_cache();
@@ -240,10 +240,10 @@ class RegisterTracker {
     diff_all(&info, Emit(std::ref(emit)));
     info.learned = true;
   }
-  InsnInfo& lookup_slow(uint64_t pc, uint32_t size, InsnInfo*& f);
+  InsnInfo& lookup_slow(uint64_t pc, InsnInfo*& f);
   // Capstone's decode of the instruction at pc (cs_free it), or nullptr.
-  cs_insn* disassemble(uint64_t pc, uint32_t size) const;
-  void decode(InsnInfo& info, uint32_t size);
+  cs_insn* disassemble(uint64_t pc) const;
+  void decode(InsnInfo& info);
 
   uc_engine* uc_ = nullptr;
   const ArchDesc* arch_ = nullptr;
