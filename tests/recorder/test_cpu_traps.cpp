@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "tests/recorder/recording_support.h"
+#include "tools/recorder/sse_alignment.h"
 
 namespace test_cpu_traps {
 
@@ -117,6 +118,60 @@ TEST_CASE("an AVX instruction raises SIGILL, as on the CPU the recording's CPUID
     CHECK(sum->fault->find("AVX-family instruction at pc 0x") == 0);
     CHECK(sum->captured_stdout.empty());
   }
+}
+
+TEST_CASE("a misaligned 16-byte SSE operand raises SIGSEGV as on the CPU, and only where the CPU raises it") {
+  // Before 2026-11-29 Unicorn ran movaps, movdqa, paddd m128, movntdq,
+  // cmpxchg16b, fxsave ... on any address, so a program that crashes
+  // natively (#GP: SIGSEGV, si_code SI_KERNEL, si_addr 0, trapno 13) ran
+  // on when recorded (programs/sse_alignment.c; tools/recorder/sse_alignment.h).
+  const std::string dyn = test::program_path("x86_64-dyn", "sse_alignment");
+  if (dyn.empty()) return;
+  const std::string native_run = test::run_native({dyn, "caught"}).out;
+  REQUIRE(native_run.find("movaps load at +8:\n  signal 11 si_code 128 si_addr (nil) trapno 13 err 0 rip at it 1\n") !=
+          std::string::npos);
+  REQUIRE(native_run.find("movdqu store at +8:\n  ran\n") != std::string::npos);
+  test::check_mode_like_native("sse_alignment", "caught", {"x86_64", "x86_64-glibc", "x86_64-dyn"});
+  test::check_child_like_native("sse_alignment", "child", "x86_64-dyn");
+  // In braces: the shell's "Segmentation fault" goes to /dev/null too.
+  CHECK(test::run_shell("{ env -i '" + dyn + "' fatal; } 2>/dev/null; echo \"status $?\"").out == "before\nstatus 139\n");
+  RecordOptions o = test::capture_options({dyn, "fatal"}, test::temp_trace("sse-fatal"));
+  auto sum = record(o);
+  REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
+  std::filesystem::remove(o.output);
+  CHECK(sum->signal == 11);
+  CHECK(sum->exit_code == 139);
+  CHECK(sum->captured_stdout == "before\n");
+  REQUIRE(sum->fault.has_value());
+  CHECK(sum->fault->find("general protection fault at pc 0x") == 0);
+}
+
+TEST_CASE("which instructions want an aligned operand: Capstone's operand sizes, corrected") {
+  csh cs = 0;
+  REQUIRE(cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK);
+  cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+  auto wants = [&](std::initializer_list<uint8_t> code) {
+    const std::vector<uint8_t> bytes(code);
+    cs_insn* insn = nullptr;
+    REQUIRE(cs_disasm(cs, bytes.data(), bytes.size(), 0x1000, 1, &insn) == 1);
+    const bool r = needs_aligned_operand(*insn);
+    cs_free(insn, 1);
+    return r;
+  };
+  CHECK(wants({0x0f, 0x28, 0x00}));              // movaps (%rax), %xmm0
+  CHECK(wants({0x66, 0x0f, 0xfe, 0x00}));        // paddd (%rax), %xmm0
+  CHECK(wants({0x48, 0x0f, 0xc7, 0x08}));        // cmpxchg16b (%rax)
+  CHECK(wants({0x0f, 0xae, 0x00}));              // fxsave (%rax): Capstone says 8 bytes
+  CHECK_FALSE(wants({0x0f, 0x10, 0x00}));        // movups (%rax), %xmm0
+  CHECK_FALSE(wants({0xf3, 0x0f, 0x6f, 0x00}));  // movdqu (%rax), %xmm0
+  CHECK_FALSE(wants({0x66, 0x0f, 0x2f, 0x00}));  // comisd (%rax), %xmm0: m64, Capstone says 16
+  CHECK_FALSE(wants({0x0f, 0x2f, 0x00}));        // comiss (%rax), %xmm0: m32, Capstone says 16
+  CHECK_FALSE(wants({0xf2, 0x0f, 0x10, 0x00}));  // movsd (%rax), %xmm0
+  CHECK_FALSE(wants({0x0f, 0xfe, 0x00}));        // paddd (%rax), %mm0: MMX, m64
+  CHECK_FALSE(wants({0x66, 0x0f, 0x3a, 0x63, 0x00, 0x00}));  // pcmpistri $0, (%rax), %xmm0
+  CHECK_FALSE(wants({0xc5, 0xf8, 0x28, 0x00}));  // vmovaps (%rax), %xmm0: VEX
+  CHECK_FALSE(wants({0x0f, 0x28, 0xc1}));        // movaps %xmm1, %xmm0: no memory
+  cs_close(&cs);
 }
 
 TEST_CASE("AArch64's wfi and wfe run on in user mode") {

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "tools/recorder/memory_operand.h"
+#include "tools/recorder/sse_alignment.h"
 
 namespace ttd::rec {
 
@@ -85,7 +86,7 @@ OwnRun own_run(const cs_insn& insn) {
       default: break;
     }
   }
-  return OwnRun::No;
+  return needs_aligned_operand(insn) ? OwnRun::CheckAlignment : OwnRun::No;
 }
 
 MissingInstructions::~MissingInstructions() {

@@ -272,7 +272,7 @@ void RecordingSession::on_code(uc_engine* uc, uint64_t addr, uint32_t size, void
   s->pending_pc_ = addr;
   s->pending_size_ = size;
   if (s->pending_->own() != OwnRun::No) [[unlikely]]
-    return s->own_instruction(s->pending_->own());
+    if (!s->own_instruction(s->pending_->own())) return;
   if (s->pending_->host_fp.op != HostFpOpcode::None)
     if (const uint16_t unmasked = s->fp_eval_.before(uc, s->pending_->host_fp)) return void(s->x87_exception(unmasked));
   if (s->mirror_ || s->opts_.on_step) s->view_.at(addr);

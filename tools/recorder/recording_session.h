@@ -118,8 +118,10 @@ class RecordingSession {
   // run): `info` to the guest's handler, or the run ends saying `fatal`.
   void fault_in_hook(SigInfo info, FaultTrap trap, const std::string& fatal);
   // The instruction at pending_pc_ is one the recorder handles itself
-  // (InsnInfo::own, missing_instructions.h): run it, or SIGILL for AVX.
-  void own_instruction(OwnRun own);
+  // (InsnInfo::own, missing_instructions.h): run it, SIGILL for AVX, or
+  // SIGSEGV for a misaligned SSE operand (sse_alignment.h). True: Unicorn
+  // runs it as it is (an operand that is aligned).
+  bool own_instruction(OwnRun own);
   // A thread was just scheduled at `pc`: its pending signals are delivered
   // (nullopt: a fatal one ended the run).
   std::optional<uint64_t> deliver_on_schedule(uint64_t pc);

@@ -127,7 +127,7 @@ void RecordingSession::on_child_code(uc_engine* uc, uint64_t addr, uint32_t size
   if (info.own() != OwnRun::No) [[unlikely]] {
     s->pending_pc_ = addr;
     s->pending_size_ = size;
-    return s->own_instruction(info.own());
+    if (!s->own_instruction(info.own())) return;
   }
   const HostFpOp& op = info.host_fp;
   if (op.op == HostFpOpcode::None) return;

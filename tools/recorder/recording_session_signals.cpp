@@ -6,6 +6,7 @@
 // which they are effects of (the faulting instruction itself has no step:
 // it did not complete).
 #include "tools/recorder/recording_session.h"
+#include "tools/recorder/sse_alignment.h"
 
 namespace ttd::rec {
 
@@ -244,19 +245,38 @@ void RecordingSession::fault_in_hook(SigInfo info, FaultTrap trap, const std::st
   stop();
 }
 
-void RecordingSession::own_instruction(OwnRun own) {
+bool RecordingSession::own_instruction(OwnRun own) {
   const uint64_t pc = pending_pc_;
+  if (own == OwnRun::CheckAlignment) {
+    const MemoryOperand& m = tracker_.memory_operand(pc);
+    if (!m.valid) return true;  // an addressing form not decoded: left to Unicorn
+    const uint64_t at = effective_address(uc_, m, pc + pending_size_);
+    if (at % kSseAlignment == 0) return true;
+    // #GP: Linux's SIGSEGV with SI_KERNEL and no address.
+    SigInfo segv{kSigSegv, SigInfo::kKernel};
+    segv.fault = true;
+    constexpr uint64_t kGeneralProtection = 13;
+    fault_in_hook(segv, FaultTrap{kGeneralProtection, 0, 0},
+                  "general protection fault at pc " + hex_address(pc) + ": its 16-byte memory operand at " +
+                      hex_address(at) + " is not 16-byte aligned");
+    return false;
+  }
   SigInfo ill{kSigIll, kIllIllopn};
   ill.fault = true;
   ill.addr = pc;
   constexpr uint64_t kInvalidOpcode = 6;
-  if (own == OwnRun::NoAvx)
-    return fault_in_hook(ill, FaultTrap{kInvalidOpcode, 0, 0},
-                         "AVX-family instruction at pc " + hex_address(pc) +
-                             ": the recorded CPU has no AVX (its CPUID does not report it, and Unicorn 2.0.1 "
-                             "computes such instructions wrong), so it raises SIGILL as such a CPU does");
+  if (own == OwnRun::NoAvx) {
+    fault_in_hook(ill, FaultTrap{kInvalidOpcode, 0, 0},
+                  "AVX-family instruction at pc " + hex_address(pc) +
+                      ": the recorded CPU has no AVX (its CPUID does not report it, and Unicorn 2.0.1 "
+                      "computes such instructions wrong), so it raises SIGILL as such a CPU does");
+    return false;
+  }
   auto done = missing_.run(uc_, mem_, pc);
-  if (!done) return fault_in_hook(ill, FaultTrap{kInvalidOpcode, 0, 0}, "invalid instruction at pc " + hex_address(pc));
+  if (!done) {
+    fault_in_hook(ill, FaultTrap{kInvalidOpcode, 0, 0}, "invalid instruction at pc " + hex_address(pc));
+    return false;
+  }
   if (done->fault) {
     const bool write = done->access->write;
     const bool mapped = *done->fault == UC_ERR_READ_PROT || *done->fault == UC_ERR_WRITE_PROT;
@@ -264,9 +284,10 @@ void RecordingSession::own_instruction(OwnRun own) {
     segv.fault = true;
     segv.addr = done->access->addr;
     constexpr uint64_t kPageFault = 14;
-    return fault_in_hook(segv, FaultTrap{kPageFault, 4u | (write ? 2u : 0u) | (mapped ? 1u : 0u), segv.addr},
-                         std::string(uc_strerror(*done->fault)) + " at pc " + hex_address(pc) + " (address " +
-                             hex_address(segv.addr) + ")");
+    fault_in_hook(segv, FaultTrap{kPageFault, 4u | (write ? 2u : 0u) | (mapped ? 1u : 0u), segv.addr},
+                  std::string(uc_strerror(*done->fault)) + " at pc " + hex_address(pc) + " (address " +
+                      hex_address(segv.addr) + ")");
+    return false;
   }
   if (!child_) {  // a fork's child writes no trace
     if (const auto& a = done->access) {
@@ -277,6 +298,7 @@ void RecordingSession::own_instruction(OwnRun own) {
     finish_instruction();
   }
   redirect(pc + done->size);
+  return false;
 }
 
 std::optional<uint64_t> RecordingSession::deliver_on_schedule(uint64_t pc) {
