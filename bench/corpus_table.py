@@ -80,9 +80,11 @@ def cell(fn, row, ref):
 def print_speeds(speeds):
     """bench/cpu_speeds.py's rows: each CPU's speed and the two-core ceiling."""
     for r in speeds:
-        print("CPU speeds %s (fastest = 1.00): %s; two-core ceiling %.2f x" % (
+        h = r.get("handoff") or {}
+        handoff = ("; hand-off between CPUs %.2f x one thread" % h["handoff_ratio"]) if "handoff_ratio" in h else ""
+        print("CPU speeds %s (fastest = 1.00): %s; two-core ceiling %.2f x%s" % (
             r.get("when", ""), ", ".join("cpu%s %.2f" % kv for kv in sorted(r["cpu_speeds"].items())),
-            r["ceiling_2cpu"]))
+            r["ceiling_2cpu"], handoff))
 
 
 def print_tables(rows, ref_ms, ref_row):

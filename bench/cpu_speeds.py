@@ -11,7 +11,7 @@ While it lasts, a perfectly split two-core build can reach at most
 1.7x, whatever the code does. The corpus prints this before and after its
 table.
 
-    cpu_speeds.py [--json] [--rounds N]
+    cpu_speeds.py [--json] [--rounds N] [--handoff PROBE]
 
 The work is a fixed integer loop in a child Python process pinned to one
 CPU (taskset); its CPU time (user + system) is the figure, the fastest of
@@ -19,6 +19,12 @@ N rounds (default 3), rounds alternating between CPUs. Speed = fastest
 CPU's time / this CPU's time. "ceiling" = the sum of the two fastest
 speeds: the best two-core / one-core ratio a perfectly divisible job can
 reach when the one-core run uses the fastest CPU.
+
+--handoff PROBE also runs bench/handoff_probe (its path), which measures
+what a two-thread build's hand-offs cost here: blocks filled on one CPU
+and read on the other, against one thread doing both ("handoff_ratio",
+about 2 where the CPUs share a cache; 0.5 was seen on this VM, when a
+two-thread build spent twice the CPU of a one-thread one).
 """
 import json
 import os
@@ -50,6 +56,17 @@ def measure(rounds):
             "ceiling_2cpu": ceiling}
 
 
+def handoff_text(r):
+    """What --handoff found, as a clause for the speeds line ("" without it)."""
+    h = r.get("handoff")
+    if not h:
+        return ""
+    if "handoff_ratio" not in h:
+        return "; hand-off probe: %s" % h.get("error", "no figure")
+    return "; hand-off between CPUs %.2f x one thread (%.1f GB/s two threads, %.1f one)" % (
+        h["handoff_ratio"], h["two_threads_gbs"], h["one_thread_gbs"])
+
+
 def main():
     args = sys.argv[1:]
     rounds = 3
@@ -62,15 +79,28 @@ def main():
         if rounds < 1:
             sys.exit("cpu_speeds: --rounds must be at least 1")
         del args[i:i + 2]
+    probe = None
+    if "--handoff" in args:
+        i = args.index("--handoff")
+        if i + 1 >= len(args):
+            sys.exit("cpu_speeds: --handoff needs the probe's path")
+        probe = args[i + 1]
+        del args[i:i + 2]
     as_json = "--json" in args
     if [a for a in args if a != "--json"]:
         sys.exit(__doc__)
     r = measure(rounds)
+    if probe:
+        try:
+            out = subprocess.run([probe], check=True, capture_output=True, text=True).stdout
+            r["handoff"] = json.loads(out)
+        except (OSError, subprocess.CalledProcessError, ValueError) as e:
+            r["handoff"] = {"error": str(e)}
     if as_json:
         print(json.dumps(r))
     else:
         print("CPU speeds (fastest = 1.00): " + ", ".join("cpu%s %.2f" % kv for kv in r["cpu_speeds"].items())
-              + "; two-core ceiling %.2f x" % r["ceiling_2cpu"])
+              + "; two-core ceiling %.2f x" % r["ceiling_2cpu"] + handoff_text(r))
 
 
 if __name__ == "__main__":

@@ -84,7 +84,7 @@ done
 
 if [ "$BUILD_FIRST" = 1 ]; then
   [ -f "$BUILD/build.ninja" ] || cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  cmake --build "$BUILD" -j"$JOBS" --target ttd corpus_probe gen_tenet
+  cmake --build "$BUILD" -j"$JOBS" --target ttd corpus_probe gen_tenet handoff_probe
 fi
 TTD=$BUILD/ttd PROBE=$BUILD/bench/corpus_probe GEN_TENET=$BUILD/tests/formats_tenet/gen_tenet
 for f in "$TTD" "$PROBE" "$GEN_TENET"; do
@@ -171,7 +171,9 @@ ROWS=$DATA/rows.jsonl
 : >"$ROWS"
 # The CPUs' relative speeds, before and after: a VM's vCPUs can differ for
 # a while, which caps the two-core ratio (bench/cpu_speeds.py).
-python3 bench/cpu_speeds.py --json | sed 's/^{/{"when": "before", /' >>"$ROWS"
+HANDOFF=()
+[ -x "$BUILD/bench/handoff_probe" ] && HANDOFF=(--handoff "$BUILD/bench/handoff_probe")
+python3 bench/cpu_speeds.py --json "${HANDOFF[@]}" | sed 's/^{/{"when": "before", /' >>"$ROWS"
 echo "# bench-corpus $([ "$QUICK" = 1 ] && echo --quick) at $(date -u '+%Y-%m-%d %H:%M UTC'), commit" \
      "$(git rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 t_start=$(date +%s)
@@ -190,6 +192,6 @@ measure ref-1k "${MEASURE[@]}" --query-only
 for n in ${NAMES//,/ }; do
   measure "$n" "${MEASURE[@]}" "${KEEP[@]}"
 done
-python3 bench/cpu_speeds.py --json | sed 's/^{/{"when": "after", /' >>"$ROWS"
+python3 bench/cpu_speeds.py --json "${HANDOFF[@]}" | sed 's/^{/{"when": "after", /' >>"$ROWS"
 echo "# took $(( $(date +%s) - t_start )) s; load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 bench/corpus_table.py "$ROWS" --check "$NAMES"

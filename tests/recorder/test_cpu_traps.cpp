@@ -92,6 +92,17 @@ TEST_CASE("PDEP and PEXT, which Unicorn computes wrong, give the CPU's results")
   test::check_mode_like_native("missing_insns", "bmi2", {"x86_64", "x86_64-glibc", "x86_64-dyn"});
 }
 
+TEST_CASE("PCLMULQDQ, RDRAND and RDSEED, which Unicorn calls invalid, run as on the CPU") {
+  // Before 2026-11-29 a program built with -mpclmul, -mrdrnd or -mrdseed
+  // ended with SIGILL at the first one.
+  const std::string dyn = test::program_path("x86_64-dyn", "missing_insns");
+  if (dyn.empty()) return;
+  for (const char* mode : {"clmul", "rdrand"})
+    test::check_mode_like_native("missing_insns", mode, {"x86_64", "x86_64-glibc", "x86_64-dyn"});
+  CHECK(recorded(dyn, "rdseed") ==
+        "rdseed64 flags 0x1\nrdseed64 values vary 1\nrdseed32 upper 0\nrdseed16 upper 0x1234567890ab\nstatus 0\n");
+}
+
 TEST_CASE("SSE to SSE4.2, AES-NI, ADX and LZCNT results are the CPU's") {
   // About 80 instructions' results printed (programs/simd_results.c): a
   // guard for answers the emulator or the host evaluation of floating

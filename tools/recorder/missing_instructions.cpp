@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include <sys/random.h>
+
 #include "tools/recorder/memory_operand.h"
 #include "tools/recorder/sse_alignment.h"
 
@@ -70,11 +72,23 @@ uint64_t extract_bits(uint64_t v, uint64_t mask) {
   return out;
 }
 
+// The low 64 bits and the high 64 bits of the carry-less product a * b.
+void carry_less_multiply(uint64_t a, uint64_t b, uint64_t& low, uint64_t& high) {
+  low = high = 0;
+  for (int i = 0; i < 64; ++i) {
+    if (!(b >> i & 1)) continue;
+    low ^= a << i;
+    if (i) high ^= a >> (64 - i);
+  }
+}
+
 }  // namespace
 
 OwnRun own_run(const cs_insn& insn) {
   switch (insn.id) {
-    case X86_INS_POPCNT: case X86_INS_MOVBE: case X86_INS_PDEP: case X86_INS_PEXT: return OwnRun::Run;
+    case X86_INS_POPCNT: case X86_INS_MOVBE: case X86_INS_PDEP: case X86_INS_PEXT:
+    case X86_INS_PCLMULQDQ: case X86_INS_RDRAND: case X86_INS_RDSEED:
+      return OwnRun::Run;
     default: break;
   }
   if (!insn.detail) return OwnRun::No;
@@ -124,6 +138,8 @@ std::optional<MissingInstructions::Outcome> MissingInstructions::run(uc_engine* 
   } free_insn{insn};
   const cs_x86& x = insn->detail->x86;
   if (insn->id == X86_INS_PDEP || insn->id == X86_INS_PEXT) return run_bit_scatter(uc, mem, *insn);
+  if (insn->id == X86_INS_PCLMULQDQ) return run_carry_less(uc, mem, *insn);
+  if (insn->id == X86_INS_RDRAND || insn->id == X86_INS_RDSEED) return run_random(uc, *insn);
   const bool popcnt = insn->id == X86_INS_POPCNT, movbe = insn->id == X86_INS_MOVBE;
   if ((!popcnt && !movbe) || x.op_count != 2) return std::nullopt;
   const cs_x86_op& dst = x.operands[0];
@@ -208,6 +224,68 @@ std::optional<MissingInstructions::Outcome> MissingInstructions::run_bit_scatter
   const uint64_t v = low_bytes(read_gpr(uc, src), size);
   mask = low_bytes(mask, size);
   write_gpr(uc, dst, size, insn.id == X86_INS_PDEP ? deposit_bits(v, mask) : extract_bits(v, mask));
+  return out;
+}
+
+}  // namespace ttd::rec
+
+namespace ttd::rec {
+
+std::optional<MissingInstructions::Outcome> MissingInstructions::run_carry_less(uc_engine* uc, GuestMemory& mem,
+                                                                            const cs_insn& insn) {
+  // pclmulqdq xmm1, xmm2/m128, imm8: imm8 bit 0 picks xmm1's quadword,
+  // bit 4 the source's; the 128-bit product replaces xmm1. No flags. A
+  // legacy SSE m128 operand: #GP unless 16-byte aligned (sse_alignment.h).
+  const cs_x86& x = insn.detail->x86;
+  if (x.op_count != 3 || x.operands[0].type != X86_OP_REG || x.operands[2].type != X86_OP_IMM) return std::nullopt;
+  const int dst = int(x.operands[0].reg) - X86_REG_XMM0;
+  if (dst < 0 || dst > 15) return std::nullopt;
+  Outcome out;
+  out.size = insn.size;
+  uint64_t a[2] = {}, b[2] = {};
+  uc_reg_read(uc, UC_X86_REG_XMM0 + dst, a);
+  const cs_x86_op& src = x.operands[1];
+  if (src.type == X86_OP_REG) {
+    const int n = int(src.reg) - X86_REG_XMM0;
+    if (n < 0 || n > 15) return std::nullopt;
+    uc_reg_read(uc, UC_X86_REG_XMM0 + n, b);
+  } else if (src.type == X86_OP_MEM) {
+    const MemoryOperand m = memory_operand(insn);
+    if (!m.valid) return std::nullopt;
+    const uint64_t at = effective_address(uc, m, insn.address + insn.size);
+    if (at % 16) {
+      out.misaligned_at = at;
+      return out;
+    }
+    if (!read_operand(mem, at, 8, out, b[0]) || !read_operand(mem, at + 8, 8, out, b[1])) return out;
+    out.access = Access{at, 16, false, 0};
+  } else {
+    return std::nullopt;
+  }
+  const uint64_t imm = uint64_t(x.operands[2].imm);
+  uint64_t product[2];
+  carry_less_multiply(a[imm & 1], b[(imm >> 4) & 1], product[0], product[1]);
+  uc_reg_write(uc, UC_X86_REG_XMM0 + dst, product);
+  return out;
+}
+
+std::optional<MissingInstructions::Outcome> MissingInstructions::run_random(uc_engine* uc, const cs_insn& insn) {
+  // rdrand/rdseed r16/r32/r64: random bits, CF = 1 (a value was ready),
+  // OF SF ZF AF PF = 0. The trace keeps the value like any register write.
+  const cs_x86& x = insn.detail->x86;
+  if (x.op_count != 1 || x.operands[0].type != X86_OP_REG) return std::nullopt;
+  const uint32_t size = x.operands[0].size;
+  const int n = gpr_number(x.operands[0].reg);
+  if (n < 0 || (size != 2 && size != 4 && size != 8)) return std::nullopt;
+  uint64_t value = 0;
+  if (getrandom(&value, sizeof value, 0) != ssize_t(sizeof value)) return std::nullopt;
+  write_gpr(uc, n, size, value);
+  uint64_t flags = 0;
+  uc_reg_read(uc, UC_X86_REG_EFLAGS, &flags);
+  flags = (flags & ~uint64_t(0x8d5)) | 1;
+  uc_reg_write(uc, UC_X86_REG_EFLAGS, &flags);
+  Outcome out;
+  out.size = insn.size;
   return out;
 }
 

@@ -122,6 +122,9 @@ class RecordingSession {
   // SIGSEGV for a misaligned SSE operand (sse_alignment.h). True: Unicorn
   // runs it as it is (an operand that is aligned).
   bool own_instruction(OwnRun own);
+  // #GP for the instruction at pending_pc_, whose 16-byte operand at `at`
+  // is not aligned: SIGSEGV (SI_KERNEL, no address) or the run's end.
+  void misaligned_operand(uint64_t at);
   // A thread was just scheduled at `pc`: its pending signals are delivered
   // (nullopt: a fatal one ended the run).
   std::optional<uint64_t> deliver_on_schedule(uint64_t pc);

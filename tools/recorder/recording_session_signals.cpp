@@ -245,6 +245,16 @@ void RecordingSession::fault_in_hook(SigInfo info, FaultTrap trap, const std::st
   stop();
 }
 
+void RecordingSession::misaligned_operand(uint64_t at) {
+  // #GP: Linux's SIGSEGV with SI_KERNEL and no address.
+  SigInfo segv{kSigSegv, SigInfo::kKernel};
+  segv.fault = true;
+  constexpr uint64_t kGeneralProtection = 13;
+  fault_in_hook(segv, FaultTrap{kGeneralProtection, 0, 0},
+                "general protection fault at pc " + hex_address(pending_pc_) + ": its 16-byte memory operand at " +
+                    hex_address(at) + " is not 16-byte aligned");
+}
+
 bool RecordingSession::own_instruction(OwnRun own) {
   const uint64_t pc = pending_pc_;
   if (own == OwnRun::CheckAlignment) {
@@ -252,13 +262,7 @@ bool RecordingSession::own_instruction(OwnRun own) {
     if (!m.valid) return true;  // an addressing form not decoded: left to Unicorn
     const uint64_t at = effective_address(uc_, m, pc + pending_size_);
     if (at % kSseAlignment == 0) return true;
-    // #GP: Linux's SIGSEGV with SI_KERNEL and no address.
-    SigInfo segv{kSigSegv, SigInfo::kKernel};
-    segv.fault = true;
-    constexpr uint64_t kGeneralProtection = 13;
-    fault_in_hook(segv, FaultTrap{kGeneralProtection, 0, 0},
-                  "general protection fault at pc " + hex_address(pc) + ": its 16-byte memory operand at " +
-                      hex_address(at) + " is not 16-byte aligned");
+    misaligned_operand(at);
     return false;
   }
   SigInfo ill{kSigIll, kIllIllopn};
@@ -275,6 +279,10 @@ bool RecordingSession::own_instruction(OwnRun own) {
   auto done = missing_.run(uc_, mem_, pc);
   if (!done) {
     fault_in_hook(ill, FaultTrap{kInvalidOpcode, 0, 0}, "invalid instruction at pc " + hex_address(pc));
+    return false;
+  }
+  if (done->misaligned_at) {
+    misaligned_operand(*done->misaligned_at);
     return false;
   }
   if (done->fault) {

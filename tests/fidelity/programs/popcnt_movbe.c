@@ -1,11 +1,11 @@
-// POPCNT and MOVBE, which Unicorn 2.0.1 calls invalid, and PDEP and PEXT,
+// POPCNT, MOVBE and PCLMULQDQ, which Unicorn 2.0.1 calls invalid, and PDEP and PEXT,
 // which it computes wrong; the recorder runs them itself
 // (tools/recorder/missing_instructions.h): every width, register and memory
 // operands, a zero source (ZF), flags set before each so that what POPCNT
 // clears and MOVBE and PDEP keep shows, stores into memory.
 #include "start.h"
 
-unsigned long fid_data[8] = {0xf00d00000000beefull, 0x8000000000000001ull, 0, 0, 0, 0, 0, 0};
+unsigned long fid_data[8] __attribute__((aligned(16))) = {0xf00d00000000beefull, 0x8000000000000001ull, 0, 0, 0, 0, 0, 0};
 
 void fid_main(void) {
   unsigned long r = 0;
@@ -34,9 +34,14 @@ void fid_main(void) {
         "add %%r15, %%r8\n\t"
         "add %%r8, %%rax\n\t"
         "add %%rax, %0\n\t"
+        "movq %%rbx, %%xmm1\n\t"
+        "movq %%r11, %%xmm2\n\t"
+        "pclmulqdq $0x00, %%xmm1, %%xmm2\n\t"  // register source
+        "pclmulqdq $0x10, (%%rsi), %%xmm1\n\t" // aligned memory source, its high quadword
+        "movdqa %%xmm2, 48(%%rsi)\n\t"
         : "+r"(r)
         : "b"(0x00ff00ff00ff00ffull << i), "d"(0ull), "S"(fid_data)
-        : "rax", "rcx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "memory", "cc");
+        : "rax", "rcx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "xmm1", "xmm2", "memory", "cc");
   }
   fid_data[7] = r;
 }

@@ -10,6 +10,13 @@
 //   bmi2   pdep and pext, 32 and 64 bits, register and memory masks
 //   avx    vpaddd with a SIGILL handler (natively, on a CPU with AVX, the
 //          sum; recorded, SIGILL at it); avx-fatal: without a handler
+//   clmul  pclmulqdq, the four quadword choices, register and memory
+//          sources (PCLMULQDQ, invalid under Unicorn)
+//   rdrand rdrand (invalid under Unicorn): CF and the other flags, the
+//          16- and 32-bit forms' upper bits, values that vary (the values
+//          themselves cannot match a native run)
+//   rdseed the same for rdseed (a CPU without RDSEED, as this project's
+//          test machines, raises SIGILL natively)
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <signal.h>
@@ -106,6 +113,52 @@ static void avx(void) {
   printf("vpaddd %u %u %u %u\n", c[0], c[1], c[2], c[3]);
 }
 
+static void clmul(void) {
+  static uint64_t source[2] __attribute__((aligned(16))) = {0x8000000000000001ull, 0xfedcba9876543210ull};
+  const uint64_t a[2] = {0x0123456789abcdefull, 0xffffffff00000001ull};
+  for (int imm = 0; imm < 4; ++imm) {
+    uint64_t r[2] = {0, 0}, m[2] = {0, 0};
+    // Register source (xmm1 = source), then memory; the immediate is fixed
+    // per instruction, so one asm per choice.
+#define CLMUL(IMM)                                                                          \
+  __asm__ volatile("movdqu %2, %%xmm0\n\tmovdqu %3, %%xmm1\n\tpclmulqdq $" #IMM ", %%xmm1, %%xmm0\n\t" \
+                   "movdqu %%xmm0, %0\n\tmovdqu %2, %%xmm0\n\tpclmulqdq $" #IMM ", %4, %%xmm0\n\t"     \
+                   "movdqu %%xmm0, %1"                                                        \
+                   : "=m"(r), "=m"(m) : "m"(a), "m"(source), "m"(source) : "xmm0", "xmm1")
+    switch (imm) {
+      case 0: CLMUL(0x00); break;
+      case 1: CLMUL(0x01); break;
+      case 2: CLMUL(0x10); break;
+      default: CLMUL(0x11); break;
+    }
+#undef CLMUL
+    printf("pclmulqdq %d reg %016llx%016llx mem %016llx%016llx\n", imm, (unsigned long long)r[1],
+           (unsigned long long)r[0], (unsigned long long)m[1], (unsigned long long)m[0]);
+  }
+}
+
+// rdrand or rdseed (`seed`) in every width.
+static void random_bits(int seed) {
+  const char* name = seed ? "rdseed" : "rdrand";
+  uint64_t v, f, distinct = 0, last = 0;
+  for (int i = 0; i < 64; ++i) {
+    if (seed) __asm__ volatile("mov $-1, %%rax\n\tadd $1, %%rax\n\trdseed %0\n\tpushfq\n\tpopq %1" : "=r"(v), "=r"(f) : : "rax", "cc");
+    else __asm__ volatile("mov $-1, %%rax\n\tadd $1, %%rax\n\trdrand %0\n\tpushfq\n\tpopq %1" : "=r"(v), "=r"(f) : : "rax", "cc");
+    if (i == 0) printf("%s64 flags %#llx\n", name, (unsigned long long)(f & FLAGS_MASK));
+    distinct += v != last;
+    last = v;
+  }
+  printf("%s64 values vary %d\n", name, distinct > 60);
+  v = 0x1234567800000000ull;
+  if (seed) __asm__ volatile("rdseed %k0" : "+r"(v) : : "cc");
+  else __asm__ volatile("rdrand %k0" : "+r"(v) : : "cc");
+  printf("%s32 upper %#llx\n", name, (unsigned long long)(v >> 32));
+  v = 0x1234567890ab0000ull;
+  if (seed) __asm__ volatile("rdseed %w0" : "+r"(v) : : "cc");
+  else __asm__ volatile("rdrand %w0" : "+r"(v) : : "cc");
+  printf("%s16 upper %#llx\n", name, (unsigned long long)(v >> 16));
+}
+
 static sigjmp_buf back;
 static uintptr_t fault_base;  // si_addr is printed from here (mmap's addresses differ between runs)
 static void on_segv(int sig, siginfo_t* si, void* ctx) {
@@ -167,6 +220,9 @@ int main(int argc, char** argv) {
   if (!strcmp(mode, "run")) run();
   else if (!strcmp(mode, "fault")) fault();
   else if (!strcmp(mode, "bmi2")) bmi2();
+  else if (!strcmp(mode, "clmul")) clmul();
+  else if (!strcmp(mode, "rdrand")) random_bits(0);
+  else if (!strcmp(mode, "rdseed")) random_bits(1);
   else if (!strcmp(mode, "avx")) avx_caught();
   else if (!strcmp(mode, "avx-fatal")) avx();
   else if (!strcmp(mode, "child")) {

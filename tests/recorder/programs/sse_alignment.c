@@ -74,6 +74,7 @@ SSE_TEST(pshufd_m128, "pshufd $0x1b, (%0), %%xmm0")
 SSE_TEST(movntdq_store, "movntdq %%xmm0, (%0)")
 SSE_TEST(movntdqa_load, "movntdqa (%0), %%xmm0")
 SSE_TEST(aesenc_m128, "aesenc (%0), %%xmm0")
+SSE_TEST(pclmulqdq_m128, "pclmulqdq $0x11, (%0), %%xmm0")
 // Any address: no fault.
 SSE_TEST(movups_load, "movups (%0), %%xmm0")
 SSE_TEST(movdqu_store, "movdqu %%xmm0, (%0)")
@@ -113,7 +114,7 @@ static void caught(void) {
       {"movapd store", movapd_store},   {"paddd m128", paddd_m128},       {"pcmpeqb m128", pcmpeqb_m128},
       {"pand m128", pand_m128},         {"addps m128", addps_m128},       {"punpcklqdq m128", punpcklqdq_m128},
       {"pshufd m128", pshufd_m128},     {"movntdq store", movntdq_store}, {"movntdqa load", movntdqa_load},
-      {"aesenc m128", aesenc_m128},     {"movups load", movups_load},     {"movdqu store", movdqu_store},
+      {"aesenc m128", aesenc_m128},     {"pclmulqdq m128", pclmulqdq_m128}, {"movups load", movups_load},     {"movdqu store", movdqu_store},
       {"lddqu load", lddqu_load},       {"pcmpistri m128", pcmpistri_m128}, {"movq m64", movq_m64},
       {"movsd m64", movsd_m64},         {"cmpxchg16b", cmpxchg16b_test},
   };
