@@ -22,6 +22,15 @@ std::string native(const std::string& prog, const char* mode) {
   return test::run_shell("env -i '" + prog + "' " + mode + "; echo \"status $?\"").out;
 }
 
+// The summary of a recording expected to end with a fatal signal.
+RecordSummary recorded_fatal(const std::string& prog, const char* mode) {
+  RecordOptions o = test::capture_options({prog, mode}, test::temp_trace("cpu-traps-fatal"));
+  auto sum = record(o);
+  REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
+  std::filesystem::remove(o.output);
+  return *sum;
+}
+
 std::string recorded(const std::string& prog, const char* mode) {
   RecordOptions o = test::capture_options({prog, mode}, test::temp_trace("cpu-traps"));
   auto sum = record(o);
@@ -119,15 +128,12 @@ TEST_CASE("an AVX instruction raises SIGILL, as on the CPU the recording's CPUID
     if (prog.empty()) continue;
     CAPTURE(variant);
     CHECK(recorded(prog, "avx") == "signal 4 si_code 2 at c5 f1 fe rip at it 1 trapno 6\nafter avx\nstatus 0\n");
-    RecordOptions o = test::capture_options({prog, "avx-fatal"}, test::temp_trace("avx-fatal"));
-    auto sum = record(o);
-    REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
-    std::filesystem::remove(o.output);
-    CHECK(sum->signal == 4);
-    CHECK(sum->exit_code == 132);
-    REQUIRE(sum->fault.has_value());
-    CHECK(sum->fault->find("AVX-family instruction at pc 0x") == 0);
-    CHECK(sum->captured_stdout.empty());
+    const RecordSummary sum = recorded_fatal(prog, "avx-fatal");
+    CHECK(sum.signal == 4);
+    CHECK(sum.exit_code == 132);
+    REQUIRE(sum.fault.has_value());
+    CHECK(sum.fault->find("AVX-family instruction at pc 0x") == 0);
+    CHECK(sum.captured_stdout.empty());
   }
 }
 
@@ -146,15 +152,12 @@ TEST_CASE("a misaligned 16-byte SSE operand raises SIGSEGV as on the CPU, and on
   test::check_child_like_native("sse_alignment", "child", "x86_64-dyn");
   // In braces: the shell's "Segmentation fault" goes to /dev/null too.
   CHECK(test::run_shell("{ env -i '" + dyn + "' fatal; } 2>/dev/null; echo \"status $?\"").out == "before\nstatus 139\n");
-  RecordOptions o = test::capture_options({dyn, "fatal"}, test::temp_trace("sse-fatal"));
-  auto sum = record(o);
-  REQUIRE_MESSAGE(sum.ok(), test::error_text(sum));
-  std::filesystem::remove(o.output);
-  CHECK(sum->signal == 11);
-  CHECK(sum->exit_code == 139);
-  CHECK(sum->captured_stdout == "before\n");
-  REQUIRE(sum->fault.has_value());
-  CHECK(sum->fault->find("general protection fault at pc 0x") == 0);
+  const RecordSummary sum = recorded_fatal(dyn, "fatal");
+  CHECK(sum.signal == 11);
+  CHECK(sum.exit_code == 139);
+  CHECK(sum.captured_stdout == "before\n");
+  REQUIRE(sum.fault.has_value());
+  CHECK(sum.fault->find("general protection fault at pc 0x") == 0);
 }
 
 TEST_CASE("which instructions want an aligned operand: Capstone's operand sizes, corrected") {

@@ -6,8 +6,8 @@
 // instruction (haddps, movddup, lddqu, fisttp ...); Debian's numpy is built
 // for an SSE3 baseline and refuses to import without it. The fix-up
 // answers CPUID with Unicorn's own values plus those three bits. (Other
-// features Unicorn leaves out it does not run either: PCLMULQDQ and
-// RDRAND stay out, and so do POPCNT and MOVBE, which the recorder runs
+// features Unicorn leaves out it does not run either, so they stay out:
+// POPCNT, MOVBE, PCLMULQDQ, RDRAND and RDSEED, which the recorder runs
 // itself for programs that use them without asking: missing_instructions.h.
 // Nor AVX: its instructions raise SIGILL there, as on a CPU without it.)
 //

@@ -3,7 +3,7 @@
 // asking CPUID: POPCNT (every program built for x86-64-v2, the baseline of
 // RHEL 9 and of `-march=nehalem` and later, or with `-mpopcnt`), MOVBE
 // (`-mmovbe`, `-march=atom`/`silvermont`), PCLMULQDQ (`-mpclmul`, CRC and
-// GCM code built for x86-64-v2 and later) and RDRAND/RDSEED (`-mrdrnd`,
+// GCM code built for them) and RDRAND/RDSEED (`-mrdrnd`,
 // `-mrdseed`). Under Unicorn alone such a program dies of SIGILL at the
 // first one. CPUID still does not report them (cpuid_fixup.h), so programs
 // that ask first keep the paths they take today. PDEP and PEXT (BMI2,
