@@ -227,10 +227,6 @@ std::optional<MissingInstructions::Outcome> MissingInstructions::run_bit_scatter
   return out;
 }
 
-}  // namespace ttd::rec
-
-namespace ttd::rec {
-
 std::optional<MissingInstructions::Outcome> MissingInstructions::run_carry_less(uc_engine* uc, GuestMemory& mem,
                                                                             const cs_insn& insn) {
   // pclmulqdq xmm1, xmm2/m128, imm8: imm8 bit 0 picks xmm1's quadword,

@@ -36,7 +36,7 @@ namespace ttd::rec {
 // run it, decided once per pc from Capstone's decode.
 enum class OwnRun : uint8_t {
   No,
-  Run,     // POPCNT, MOVBE, PDEP, PEXT: MissingInstructions::run, then on after it
+  Run,     // POPCNT, MOVBE, PDEP, PEXT, PCLMULQDQ, RDRAND, RDSEED: MissingInstructions::run, then on after it
   NoAvx,   // an AVX-family instruction: SIGILL, as on a CPU without AVX
   CheckAlignment,  // Unicorn runs it if its memory operand is 16-byte aligned; else SIGSEGV (sse_alignment.h)
 };
