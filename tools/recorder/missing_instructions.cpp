@@ -72,6 +72,17 @@ uint64_t extract_bits(uint64_t v, uint64_t mask) {
   return out;
 }
 
+constexpr uint64_t kCf = 0x1, kZf = 0x40;
+constexpr uint64_t kStatusFlags = 0x8d5;  // CF PF AF ZF SF OF
+
+// Clears the six status flags in EFLAGS, then sets those of `set`.
+void set_status_flags(uc_engine* uc, uint64_t set) {
+  uint64_t flags = 0;
+  uc_reg_read(uc, UC_X86_REG_EFLAGS, &flags);
+  flags = (flags & ~kStatusFlags) | set;
+  uc_reg_write(uc, UC_X86_REG_EFLAGS, &flags);
+}
+
 // The low 64 bits and the high 64 bits of the carry-less product a * b.
 void carry_less_multiply(uint64_t a, uint64_t b, uint64_t& low, uint64_t& high) {
   low = high = 0;
@@ -91,15 +102,7 @@ OwnRun own_run(const cs_insn& insn) {
       return OwnRun::Run;
     default: break;
   }
-  if (!insn.detail) return OwnRun::No;
-  for (uint8_t g = 0; g < insn.detail->groups_count; ++g) {
-    switch (insn.detail->groups[g]) {
-      case X86_GRP_AVX: case X86_GRP_AVX2: case X86_GRP_AVX512: case X86_GRP_FMA: case X86_GRP_FMA4:
-      case X86_GRP_F16C: case X86_GRP_XOP:
-        return OwnRun::NoAvx;
-      default: break;
-    }
-  }
+  if (is_avx_family(insn)) return OwnRun::NoAvx;
   return needs_aligned_operand(insn) ? OwnRun::CheckAlignment : OwnRun::No;
 }
 
@@ -174,11 +177,7 @@ std::optional<MissingInstructions::Outcome> MissingInstructions::run(uc_engine* 
     if (n < 0) return std::nullopt;
     write_gpr(uc, n, size, uint64_t(__builtin_popcountll(value)));
     // ZF says whether the source was 0; CF, PF, AF, SF and OF are cleared.
-    uint64_t flags = 0;
-    uc_reg_read(uc, UC_X86_REG_EFLAGS, &flags);
-    flags &= ~uint64_t(0x8d5);
-    if (value == 0) flags |= 0x40;
-    uc_reg_write(uc, UC_X86_REG_EFLAGS, &flags);
+    set_status_flags(uc, value == 0 ? kZf : 0);
     return out;
   }
   // MOVBE: a load or a store with the bytes reversed; no flags.
@@ -249,7 +248,7 @@ std::optional<MissingInstructions::Outcome> MissingInstructions::run_carry_less(
     const MemoryOperand m = memory_operand(insn);
     if (!m.valid) return std::nullopt;
     const uint64_t at = effective_address(uc, m, insn.address + insn.size);
-    if (at % 16) {
+    if (at % kSseAlignment) {
       out.misaligned_at = at;
       return out;
     }
@@ -276,10 +275,7 @@ std::optional<MissingInstructions::Outcome> MissingInstructions::run_random(uc_e
   uint64_t value = 0;
   if (getrandom(&value, sizeof value, 0) != ssize_t(sizeof value)) return std::nullopt;
   write_gpr(uc, n, size, value);
-  uint64_t flags = 0;
-  uc_reg_read(uc, UC_X86_REG_EFLAGS, &flags);
-  flags = (flags & ~uint64_t(0x8d5)) | 1;
-  uc_reg_write(uc, UC_X86_REG_EFLAGS, &flags);
+  set_status_flags(uc, kCf);
   Outcome out;
   out.size = insn.size;
   return out;

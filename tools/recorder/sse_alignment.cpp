@@ -2,6 +2,19 @@
 
 namespace ttd::rec {
 
+bool is_avx_family(const cs_insn& insn) {
+  if (!insn.detail) return false;
+  for (uint8_t g = 0; g < insn.detail->groups_count; ++g) {
+    switch (insn.detail->groups[g]) {
+      case X86_GRP_AVX: case X86_GRP_AVX2: case X86_GRP_AVX512: case X86_GRP_FMA: case X86_GRP_FMA4:
+      case X86_GRP_F16C: case X86_GRP_XOP:
+        return true;
+      default: break;
+    }
+  }
+  return false;
+}
+
 bool needs_aligned_operand(const cs_insn& insn) {
   if (!insn.detail) return false;
   switch (insn.id) {
@@ -18,16 +31,8 @@ bool needs_aligned_operand(const cs_insn& insn) {
       return false;
     default: break;
   }
+  if (is_avx_family(insn)) return false;
   const cs_x86& x = insn.detail->x86;
-  // VEX and EVEX forms take any address (and are not run: AVX raises SIGILL).
-  for (uint8_t g = 0; g < insn.detail->groups_count; ++g) {
-    switch (insn.detail->groups[g]) {
-      case X86_GRP_AVX: case X86_GRP_AVX2: case X86_GRP_AVX512: case X86_GRP_FMA: case X86_GRP_FMA4:
-      case X86_GRP_F16C: case X86_GRP_XOP:
-        return false;
-      default: break;
-    }
-  }
   // Only SSE has 16-byte memory operands among what Unicorn runs
   // (cmpxchg16b is above).
   for (uint8_t i = 0; i < x.op_count; ++i)

@@ -21,6 +21,11 @@ namespace ttd::rec {
 
 constexpr unsigned kSseAlignment = 16;
 
+// True if insn (decoded with details) is of the AVX family: AVX, AVX2,
+// AVX-512, FMA, FMA4, F16C or XOP, VEX- or EVEX-encoded. Such forms take
+// any address, and the recorder does not run them (missing_instructions.h).
+bool is_avx_family(const cs_insn& insn);
+
 // True if insn (decoded with details) raises #GP on a memory operand that
 // is not 16-byte aligned.
 bool needs_aligned_operand(const cs_insn& insn);
